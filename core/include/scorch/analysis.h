@@ -1,0 +1,34 @@
+// Analyses over a profile's call tree: bottom-up inversion, per-function aggregates, thread filtering.
+#pragma once
+
+#include "scorch/profile.h"
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace scorch {
+
+/// The inverted (callers) tree: its first level holds the functions where cost was spent (self cost),
+/// their children are their callers, and so on up to the original roots. A node's total is the cost of
+/// the samples whose stack ends with that caller chain; every sample's cost lands once in each level.
+CallTree bottomUpTree(const Profile& profile);
+
+/// Self and total cost of one function (frame) summed over all its call sites. Total counts each sample
+/// once even under recursion.
+struct FunctionCost {
+    FrameId frame;
+    std::vector<int64_t> self, total; ///< per cost type
+    uint32_t callSites = 0;           ///< nodes of the tree with this frame
+};
+std::vector<FunctionCost> functionCosts(const Profile& profile);
+
+/// Functions sorted by descending self cost of `costType`, at most `limit`.
+std::vector<FunctionCost> topFunctions(const Profile& profile, std::size_t costType, std::size_t limit);
+
+/// Self costs restricted to the given threads (indices into profile.threads), one array per cost type;
+/// feed to CallTree::setSelfCosts() on a copy of the tree to view a subset of threads.
+std::vector<std::vector<int64_t>> selfCostsForThreads(const Profile& profile,
+                                                      std::span<const uint32_t> threads);
+
+} // namespace scorch

@@ -1,0 +1,90 @@
+// TreeBuilder: the one way importers turn neutral sample records into a Profile.
+#pragma once
+
+#include "scorch/profile.h"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace scorch {
+
+struct CostValue {
+    uint32_t costType;
+    int64_t value;
+};
+
+/// Accumulates samples `{thread, frames root->leaf, costs}` into a hashed call tree. Child lookup is a hash
+/// on (parent, frame). Importers that parse in parallel give each worker its own builder and merge them.
+///
+/// Ordering: cost types and threads are reported in the order they were first seen in the input. A parallel
+/// importer calls setPosition() with a monotonic input position (e.g. chunk index << 32 | line) before it
+/// adds samples so that first-seen order survives merging.
+class TreeBuilder {
+public:
+    TreeBuilder();
+
+    StringTable& strings() { return m_strings; }
+    const StringTable& strings() const { return m_strings; }
+    FrameId frame(const Frame& f) { return m_frames.intern(f); }
+    FrameId frame(std::string_view name, std::string_view module = {}, FrameKind kind = FrameKind::Native);
+
+    void setPosition(uint64_t position) { m_position = position; }
+
+    /// Index of the cost type with this name, created on first use.
+    uint32_t costType(std::string_view name, CostUnit unit);
+    /// Raise the fixed-point decimals of a cost type; existing values are rescaled.
+    void ensureDecimals(uint32_t costType, int decimals);
+    int decimals(uint32_t costType) const { return m_costTypes[costType].type.decimals; }
+    void setUnit(uint32_t costType, CostUnit unit) { m_costTypes[costType].type.unit = unit; }
+
+    /// Index of the thread with this identity, created on first use.
+    uint32_t thread(std::string_view name, int64_t pid, int64_t tid);
+
+    void addSample(uint32_t thread, std::span<const FrameId> rootToLeaf, std::span<const CostValue> costs);
+    void noteTime(double seconds);
+
+    uint64_t samples() const { return m_samples; }
+    std::size_t nodeCount() const { return m_parent.size(); }
+
+    /// Moves everything `other` holds into this builder (strings and frames are re-interned).
+    void merge(TreeBuilder&& other);
+
+    /// Freezes into an immutable profile; the builder is left empty.
+    Profile finish(ProfileMeta meta);
+
+private:
+    NodeId child(NodeId parent, FrameId frame);
+    uint32_t entry(uint32_t thread, NodeId node);
+
+    struct TypeSlot {
+        CostType type;
+        uint64_t firstSeen;
+    };
+    struct ThreadSlot {
+        ThreadInfo info;
+        uint64_t firstSeen;
+    };
+
+    StringTable m_strings;
+    FrameTable m_frames;
+    std::vector<TypeSlot> m_costTypes;
+    std::vector<ThreadSlot> m_threads;
+    std::unordered_map<std::string, uint32_t> m_threadIndex;
+    std::vector<NodeId> m_parent;
+    std::vector<FrameId> m_frame;
+    std::vector<uint64_t> m_childSlots; // open addressing over (parent, frame) -> node
+    std::vector<uint32_t> m_entryThread;
+    std::vector<NodeId> m_entryNode;
+    std::vector<std::vector<int64_t>> m_entryCost; // [costType][entry]
+    std::vector<uint64_t> m_entrySlots;            // open addressing over (thread, node) -> entry
+    uint64_t m_position = 0;
+    uint64_t m_samples = 0;
+    double m_timeMin = 0, m_timeMax = 0;
+    bool m_hasTime = false;
+};
+
+} // namespace scorch

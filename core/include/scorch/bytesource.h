@@ -1,0 +1,31 @@
+// ByteSource: a stream of input bytes, transparently decompressed (gzip, zstd, xz by magic bytes).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace scorch {
+
+class ByteSource {
+public:
+    virtual ~ByteSource() = default;
+    /// Reads up to n bytes; returns 0 at the end. Throws ImportError on read or decompression errors.
+    virtual std::size_t read(char* buffer, std::size_t n) = 0;
+    /// Bytes consumed from the underlying file (compressed bytes for a compressed file): for progress.
+    virtual uint64_t consumed() const = 0;
+    /// Size of the underlying file, or 0 when unknown (a pipe).
+    virtual uint64_t totalSize() const = 0;
+    /// "gzip", "zstd", "xz" or empty.
+    virtual std::string compression() const { return {}; }
+};
+
+/// Opens a file ("-" = standard input) and wraps it in a decompressor when its magic bytes say so.
+/// Throws ImportError naming the file when it cannot be opened.
+std::unique_ptr<ByteSource> openByteSource(const std::string& path);
+
+/// A source over bytes in memory (tests, fuzzers); decompressed like a file.
+std::unique_ptr<ByteSource> memoryByteSource(std::string bytes, const std::string& name = "<memory>");
+
+} // namespace scorch

@@ -1,0 +1,36 @@
+// Cost types: what a number in the call tree means.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace scorch {
+
+enum class CostUnit : uint8_t {
+    Samples,     ///< one per sample
+    Count,       ///< a unitless count (folded stacks)
+    Period,      ///< the perf event period (cycles, instructions, ns for cpu-clock, ...)
+    Nanoseconds, ///< time
+    Bytes,       ///< memory
+};
+
+std::string_view costUnitName(CostUnit unit);
+
+/// One kind of cost carried by a profile. Values are signed 64-bit fixed-point numbers: the real value is
+/// `value / 10^decimals` (folded files may carry decimal counts; diffs make values negative).
+struct CostType {
+    std::string name;
+    CostUnit unit = CostUnit::Samples;
+    int decimals = 0;
+};
+
+/// `value` in `type`'s fixed-point scale as text with exactly the decimals that are needed ("12", "0.5").
+std::string formatCostValue(int64_t value, int decimals);
+
+/// Human-readable cost with unit: "1,234 samples", "12.3 ms", "4.0 MiB".
+std::string formatCost(int64_t value, const CostType& type);
+
+int64_t pow10(int exponent);
+
+} // namespace scorch

@@ -1,0 +1,64 @@
+// Importers: bytes from a file or pipe -> Profile. Formats are detected from the content.
+#pragma once
+
+#include "scorch/profile.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace scorch {
+
+class ByteSource;
+
+enum class Format { Unknown, PerfScript, Folded, FoldedDiff, PerfData, Json, Binary, Empty };
+std::string_view formatName(Format format);
+
+/// Guesses the format from the first bytes of the (decompressed) input.
+Format detectFormat(std::string_view head);
+
+struct ImportOptions {
+    /// perf script: name unresolved frames `[module <addr>]` instead of `[module]` (stackcollapse --addrs).
+    bool perfAddresses = false;
+    /// Worker threads for large inputs; 0 = one per core.
+    unsigned threads = 0;
+    /// Input is handed to workers in pieces of about this size, split on record boundaries.
+    std::size_t chunkBytes = 4u << 20;
+    /// Lines longer than this are skipped with a warning (a single line never takes more memory).
+    std::size_t maxLineBytes = 16u << 20;
+    /// Samples deeper than this are truncated at the leaf end with a warning.
+    std::size_t maxStackDepth = 65536;
+};
+
+/// Progress and cancellation. The callback runs on an importer thread, not the caller's.
+struct ImportControl {
+    std::function<void(uint64_t done, uint64_t total)> progress; ///< total = 0 when unknown (a pipe)
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+/// A failed import. what() names the file and, where it applies, the line or byte offset.
+class ImportError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// The import was stopped through ImportControl::cancel.
+class ImportCancelled : public std::runtime_error {
+public:
+    ImportCancelled()
+        : std::runtime_error("import cancelled") {}
+};
+
+/// Imports a file; `path` "-" reads standard input. Throws ImportError or ImportCancelled.
+Profile importProfile(const std::string& path, const ImportOptions& options = {},
+                      const ImportControl& control = {});
+
+/// Imports from an already opened source; `displayName` is used in messages.
+Profile importProfile(std::unique_ptr<ByteSource> source, const std::string& displayName,
+                      const ImportOptions& options = {}, const ImportControl& control = {});
+
+} // namespace scorch

@@ -1,0 +1,65 @@
+// A loaded profile: frames, call tree, cost types, threads and what the importer noticed on the way.
+#pragma once
+
+#include "scorch/calltree.h"
+#include "scorch/costs.h"
+#include "scorch/frames.h"
+#include "scorch/strings.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace scorch {
+
+/// One thread (or process, or profile in a multi-profile file) that samples came from.
+struct ThreadInfo {
+    std::string name; ///< perf's comm, or the profile name
+    int64_t pid = -1; ///< -1 when unknown
+    int64_t tid = -1; ///< -1 when unknown
+    uint64_t samples = 0;
+};
+
+/// Something the importer skipped or repaired. `line` is 1-based; 0 when the warning has no line.
+struct ImportWarning {
+    uint64_t line = 0;
+    std::string message;
+};
+
+struct ProfileMeta {
+    std::string source;                       ///< file name as given by the user ("-" for standard input)
+    std::string format;                       ///< detected format, e.g. "perf script"
+    std::string compression;                  ///< "gzip", "zstd", "xz" or empty
+    uint64_t inputBytes = 0;                  ///< bytes read (after decompression)
+    uint64_t samples = 0;                     ///< sample records (folded: lines)
+    std::optional<double> timeStart, timeEnd; ///< seconds, when the input has timestamps
+    uint64_t warningCount = 0;
+    std::vector<ImportWarning> warnings; ///< the first kMaxKeptWarnings, in input order
+    static constexpr std::size_t kMaxKeptWarnings = 20;
+};
+
+/// Self costs of the tree split by thread: entry i says that thread[i] spent cost[type][i] in node[i].
+/// The tree's own self costs are the sum over threads; filtering the view by threads re-sums these.
+struct ThreadCosts {
+    std::vector<uint32_t> thread;
+    std::vector<NodeId> node;
+    std::vector<std::vector<int64_t>> cost; ///< [costType][entry]
+};
+
+struct Profile {
+    ProfileMeta meta;
+    StringTable strings;
+    FrameTable frames;
+    std::vector<CostType> costTypes;
+    std::vector<ThreadInfo> threads;
+    CallTree tree;
+    ThreadCosts threadCosts;
+
+    std::string_view frameName(FrameId id) const { return strings.view(frames[id].name); }
+    std::string_view nodeName(NodeId n) const { return frameName(tree.frame(n)); }
+    /// Index of the cost type with this name, or -1.
+    int costTypeIndex(std::string_view name) const;
+};
+
+} // namespace scorch

@@ -1,0 +1,235 @@
+#include "scorch/import.h"
+
+#include "pipeline.h"
+#include "scorch/bytesource.h"
+#include "textutil.h"
+
+#include <algorithm>
+
+namespace scorch {
+
+using namespace detail;
+
+std::string_view formatName(Format format) {
+    switch (format) {
+    case Format::PerfScript:
+        return "perf script";
+    case Format::Folded:
+        return "folded stacks";
+    case Format::FoldedDiff:
+        return "differential folded stacks";
+    case Format::PerfData:
+        return "perf.data";
+    case Format::Json:
+        return "JSON";
+    case Format::Binary:
+        return "binary data";
+    case Format::Empty:
+        return "empty";
+    case Format::Unknown:
+        break;
+    }
+    return "unknown";
+}
+
+namespace {
+
+constexpr std::size_t kHeadBytes = 64 * 1024;
+
+bool looksLikeFoldedCount(std::string_view tok) {
+    if (!tok.empty() && tok[0] == '-')
+        tok.remove_prefix(1);
+    const std::size_t dot = tok.find('.');
+    if (dot == std::string_view::npos)
+        return allDigits(tok);
+    return allDigits(tok.substr(0, dot)) && allDigits(tok.substr(dot + 1));
+}
+
+std::string_view lastToken(std::string_view& line) {
+    const std::size_t sp = line.find_last_of(" \t");
+    if (sp == std::string_view::npos)
+        return {};
+    const std::string_view tok = line.substr(sp + 1);
+    line = rtrim(line.substr(0, sp));
+    return tok;
+}
+
+/// An indented (or not) `ADDRESS SYMBOL (MODULE)` line.
+bool looksLikePerfFrame(std::string_view line) {
+    line = ltrim(line);
+    std::size_t i = 0;
+    while (i < line.size() && isWordChar(line[i]))
+        ++i;
+    return i > 0 && i < line.size() && isSpace(line[i]) && line.find(" (") != std::string_view::npos &&
+           line.back() == ')';
+}
+
+/// An unindented line that ends with "EVENT:" and has a numeric pid/tid field after the comm.
+bool looksLikePerfHeader(std::string_view line) {
+    if (line.empty() || isSpace(line[0]))
+        return false;
+    line = rtrim(line);
+    if (line.size() < 4 || line.back() != ':')
+        return false;
+    for (std::size_t i = 1; i + 1 < line.size(); ++i) {
+        if (!isSpace(line[i - 1]) || !isDigit(line[i]))
+            continue;
+        std::size_t j = i;
+        while (j < line.size() && (isDigit(line[j]) || line[j] == '/'))
+            ++j;
+        if (j < line.size() && isSpace(line[j]))
+            return true;
+    }
+    return false;
+}
+
+std::string printable(std::string_view s) {
+    std::string out;
+    for (char c : s.substr(0, 60))
+        out.push_back(static_cast<unsigned char>(c) < 0x20 ? '?' : c);
+    return out;
+}
+
+} // namespace
+
+Format detectFormat(std::string_view head) {
+    if (head.empty())
+        return Format::Empty;
+    if (head.starts_with("PERFILE2") || head.starts_with("PERFFILE"))
+        return Format::PerfData;
+    const std::string_view probe = head.substr(0, 4096);
+    std::size_t control = 0;
+    for (char c : probe) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u == 0)
+            return Format::Binary;
+        if (u < 0x20 && c != '\n' && c != '\r' && c != '\t')
+            ++control;
+    }
+    if (control * 20 > probe.size())
+        return Format::Binary;
+    const std::string_view body = ltrim(head);
+    if (body.starts_with('{') || body.starts_with('['))
+        return Format::Json;
+
+    // Look at complete lines only (the head may end in the middle of one).
+    std::string_view text = head;
+    if (head.size() >= kHeadBytes) {
+        const std::size_t nl = text.rfind('\n');
+        if (nl != std::string_view::npos)
+            text = text.substr(0, nl + 1);
+    }
+    int perfHeaders = 0, perfFrames = 0, folded = 0, foldedDiff = 0, other = 0, lines = 0;
+    std::size_t pos = 0;
+    while (pos < text.size() && lines < 400) {
+        std::size_t nl = text.find('\n', pos);
+        if (nl == std::string_view::npos)
+            nl = text.size();
+        const std::string_view line = rtrim(text.substr(pos, nl - pos));
+        pos = nl + 1;
+        if (line.empty() || line[0] == '#')
+            continue;
+        ++lines;
+        if (looksLikePerfFrame(line)) {
+            ++perfFrames;
+            continue;
+        }
+        if (looksLikePerfHeader(line)) {
+            ++perfHeaders;
+            continue;
+        }
+        std::string_view rest = line;
+        const std::string_view last = lastToken(rest);
+        if (!last.empty() && looksLikeFoldedCount(last) && !rest.empty()) {
+            ++folded;
+            std::string_view rest2 = rest;
+            const std::string_view prev = lastToken(rest2);
+            if (!prev.empty() && looksLikeFoldedCount(prev) && !rest2.empty())
+                ++foldedDiff;
+            continue;
+        }
+        ++other;
+    }
+    if (perfHeaders + perfFrames > 0 && perfHeaders + perfFrames >= folded)
+        return Format::PerfScript;
+    if (folded > 0 && folded >= 4 * other) {
+        if (foldedDiff == folded)
+            return Format::FoldedDiff;
+        return Format::Folded;
+    }
+    return Format::Unknown;
+}
+
+Profile importProfile(const std::string& path, const ImportOptions& options, const ImportControl& control) {
+    return importProfile(openByteSource(path), path == "-" ? std::string("<stdin>") : path, options, control);
+}
+
+Profile importProfile(std::unique_ptr<ByteSource> source, const std::string& name,
+                      const ImportOptions& options, const ImportControl& control) {
+    std::string head(kHeadBytes, '\0');
+    std::size_t have = 0;
+    while (have < head.size()) {
+        const std::size_t got = source->read(head.data() + have, head.size() - have);
+        if (!got)
+            break;
+        have += got;
+    }
+    head.resize(have);
+    const Format format = detectFormat(head);
+    switch (format) {
+    case Format::Empty:
+        throw ImportError(name + ": the file is empty");
+    case Format::PerfData:
+        throw ImportError(name +
+                          ": binary perf.data file; this version of Scorch reads its text form: "
+                          "run `perf script -i " +
+                          name + " > " + name + ".perf` and open that");
+    case Format::Json:
+        throw ImportError(name + ": JSON profiles (speedscope, Chrome) are not supported yet");
+    case Format::Binary: {
+        std::size_t offset = 0;
+        while (offset < head.size() && (static_cast<unsigned char>(head[offset]) >= 0x20 ||
+                                        head[offset] == '\n' || head[offset] == '\t' || head[offset] == '\r'))
+            ++offset;
+        throw ImportError(name + ": binary data (byte offset " + std::to_string(offset) +
+                          "), not a profile format Scorch reads (perf script text or folded stacks)");
+    }
+    case Format::Unknown: {
+        std::string_view first = ltrim(head);
+        first = first.substr(0, first.find('\n'));
+        throw ImportError(name +
+                          ": not a recognised profile format (expected perf script text or folded stacks); "
+                          "it starts with \"" +
+                          printable(first) + "\"");
+    }
+    default:
+        break;
+    }
+
+    const Boundary boundary = format == Format::PerfScript ? Boundary::BlankLine : Boundary::Line;
+    auto makeParser = [&]() -> std::unique_ptr<ChunkParser> {
+        if (format == Format::PerfScript)
+            return makePerfScriptParser(options);
+        return makeFoldedParser(format == Format::FoldedDiff);
+    };
+    PipelineResult result =
+        runPipeline(*source, std::move(head), boundary, makeParser, options, control, name);
+
+    ProfileMeta meta;
+    meta.source = name;
+    meta.format = std::string(formatName(format));
+    meta.compression = source->compression();
+    meta.inputBytes = result.bytes;
+    meta.warningCount = result.diagnostics.count();
+    meta.warnings = result.diagnostics.kept();
+    if (result.builder.samples() == 0) {
+        std::string why = name + ": no samples found in " + std::string(formatName(format)) + " input";
+        if (!meta.warnings.empty())
+            why +=
+                "; line " + std::to_string(meta.warnings.front().line) + ": " + meta.warnings.front().message;
+        throw ImportError(why);
+    }
+    return result.builder.finish(std::move(meta));
+}
+
+} // namespace scorch

@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# collapse-bench.sh - time `scorch collapse` against FlameGraph's stackcollapse-perf.pl
+# on real `perf script` text, side by side in the same run.
+#
+# Usage: tests/bench/collapse-bench.sh [--scorch PATH] [--flamegraph DIR] [--data DIR]
+#                                      [--runs N] [--check] [--big MB] [workload...]
+#   --scorch PATH     scorch binary (default: <repo>/build/app/scorch)
+#   --flamegraph DIR  dir holding stackcollapse-perf.pl (default: /tmp/FlameGraph;
+#                     keep it outside the repo)
+#   --data DIR        workload dir (default: ${BENCH_DATA:-/tmp/bench-data})
+#   --runs N          timed runs of scorch per workload; the median is shown (default 3)
+#   --check           also compare both outputs as sorted line sets (LC_ALL=C sort + cmp)
+#   --big MB          also time scorch alone on DATA/big.txt: fp-medium.txt (or fp-small.txt)
+#                     concatenated until >= MB megabytes (built once), to show that peak
+#                     RSS does not grow with input size
+#   workload          name of DATA/<name>.txt (default: fp-small, and fp-medium if present)
+# Exit status: 0 ok, 1 a tool failed or --check found a mismatch, 2 usage / missing input.
+#
+# Data: make it once with the shared recorder (nothing is downloaded):
+#   BENCH_DATA=/tmp/bench-data bash /work/shared/bench/make-workloads.sh small medium
+#
+# Method: each input is read once before timing (page cache warm). Every run is wrapped
+# in GNU `/usr/bin/time -f '%e %M'` (wall s, peak RSS KiB), output goes to /dev/null.
+# scorch runs N times (median wall, max RSS); perl runs N times too, but only once on
+# inputs above PERL_ONCE_MB (default 200; it needs ~65 s for 1.3 GB). samples = event
+# header lines (lines not starting with blank or '#'), cached in DATA/<w>.samples.
+# Needs: bash, GNU time, perl, coreutils, grep, awk.
+set -euo pipefail
+shopt -s inherit_errexit   # errors inside $(...) abort too
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+SCORCH="$root/build/app/scorch"
+FG=/tmp/FlameGraph
+DATA=${BENCH_DATA:-/tmp/bench-data}
+RUNS=3
+CHECK=0
+BIG_MB=0
+PERL_ONCE_MB=${PERL_ONCE_MB:-200}
+MAKE_WORKLOADS=${MAKE_WORKLOADS:-/work/shared/bench/make-workloads.sh}
+
+usage() { sed -n '5,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+die() { echo "collapse-bench: $*" >&2; exit 2; }
+
+workloads=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --scorch)     SCORCH=${2:?--scorch needs a path}; shift 2 ;;
+    --flamegraph) FG=${2:?--flamegraph needs a dir}; shift 2 ;;
+    --data)       DATA=${2:?--data needs a dir}; shift 2 ;;
+    --runs)       RUNS=${2:?--runs needs a number}; shift 2 ;;
+    --big)        BIG_MB=${2:?--big needs a size in MB}; shift 2 ;;
+    --check)      CHECK=1; shift ;;
+    -h|--help)    usage 0 ;;
+    -*)           echo "unknown option $1" >&2; usage 2 ;;
+    *)            workloads+=("$1"); shift ;;
+  esac
+done
+[[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "--runs must be a positive integer"
+[[ $BIG_MB =~ ^[0-9]+$ ]] || die "--big must be a size in MB"
+
+# --- prerequisites ---------------------------------------------------------------
+[ -x /usr/bin/time ] || die "GNU time missing: apt-get install time"
+command -v perl >/dev/null || die "perl missing"
+SC_PL="$FG/stackcollapse-perf.pl"
+[ -f "$SC_PL" ] || die "no $SC_PL (extract it, outside the repo: git --git-dir=<FlameGraph mirror> show HEAD:stackcollapse-perf.pl > $SC_PL)"
+[ -x "$SCORCH" ] || die "scorch binary not found or not executable: $SCORCH (build it, or pass --scorch PATH)"
+
+if [ ${#workloads[@]} -eq 0 ]; then
+  workloads=(fp-small)
+  [ -f "$DATA/fp-medium.txt" ] && workloads+=(fp-medium)
+fi
+for w in "${workloads[@]}"; do
+  if [ ! -f "$DATA/$w.txt" ]; then
+    echo "collapse-bench: missing $DATA/$w.txt. Create the workloads with:" >&2
+    echo "  BENCH_DATA=$DATA bash $MAKE_WORKLOADS small medium" >&2
+    exit 2
+  fi
+done
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/collapse-bench.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+# --- helpers -----------------------------------------------------------------------
+# samples FILE NAME: count event headers once, cache in DATA/NAME.samples
+samples() {
+  local f=$1 c="$DATA/$2.samples"
+  if [ ! -s "$c" ] || [ "$f" -nt "$c" ]; then
+    LC_ALL=C grep -c '^[^[:space:]#]' "$f" > "$c" || true
+  fi
+  cat "$c"
+}
+
+# timed N CMD...: run CMD N times (stdout to /dev/null); prints "median_wall_s max_rss_kib",
+# or "FAIL" if any run failed (its stderr is shown)
+timed() {
+  local n=$1 i line; shift
+  : > "$TMP/runs"
+  for ((i = 0; i < n; i++)); do
+    if ! /usr/bin/time -f '%e %M' -o "$TMP/time" "$@" > /dev/null 2> "$TMP/err"; then
+      echo "  FAILED: $* (exit status in: $(head -n 1 "$TMP/time"))" >&2
+      tail -n 5 "$TMP/err" >&2
+      echo FAIL; return 0
+    fi
+    line=$(tail -n 1 "$TMP/time"); echo "$line" >> "$TMP/runs"
+    echo "  run $((i + 1))/$n: ${line% *} s, $(( ${line#* } / 1024 )) MiB  ($(basename "$1"))" >&2
+  done
+  sort -n -k1,1 "$TMP/runs" | awk '{ t[NR] = $1; if ($2 > m) m = $2 }
+    END { med = (NR % 2) ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2; print med, m }'
+}
+
+# check FILE NAME: compare scorch's and perl's folded output as sorted line sets
+check() {
+  local f=$1 w=$2 ref="$DATA/$2.folded"
+  # perl reference output is cached (same file anchors.sh makes); redo if stale
+  if [ ! -s "$ref" ] || [ "$f" -nt "$ref" ] || [ "$SC_PL" -nt "$ref" ]; then
+    perl "$SC_PL" "$f" > "$ref.tmp" && mv "$ref.tmp" "$ref"
+  fi
+  "$SCORCH" collapse "$f" > "$TMP/scorch.folded" || { echo "scorch-failed"; return 0; }
+  LC_ALL=C sort -S 25% "$ref" > "$TMP/perl.sorted"
+  LC_ALL=C sort -S 25% "$TMP/scorch.folded" > "$TMP/scorch.sorted"
+  rm -f "$TMP/scorch.folded"
+  if cmp -s "$TMP/perl.sorted" "$TMP/scorch.sorted"; then
+    rm -f "$DATA/check/$w.perl.sorted" "$DATA/check/$w.scorch.sorted"   # stale evidence
+    echo "match($(wc -l < "$TMP/perl.sorted")-lines)"
+  else
+    # keep the evidence next to the data, show a short summary
+    mkdir -p "$DATA/check"
+    mv "$TMP/perl.sorted" "$DATA/check/$w.perl.sorted"
+    mv "$TMP/scorch.sorted" "$DATA/check/$w.scorch.sorted"
+    echo "  $w: $(LC_ALL=C comm -23 "$DATA/check/$w.perl.sorted" "$DATA/check/$w.scorch.sorted" | wc -l) lines only in perl," \
+         "$(LC_ALL=C comm -13 "$DATA/check/$w.perl.sorted" "$DATA/check/$w.scorch.sorted" | wc -l) only in scorch;" \
+         "sorted outputs kept in $DATA/check/" >&2
+    echo "MISMATCH"
+  fi
+  rm -f "$TMP/perl.sorted" "$TMP/scorch.sorted"
+}
+
+# row W MB SAMPLES TOOL RUNS "MEDIAN RSS" RATIO CHECK: one table line (FAIL-safe)
+row() {
+  local r=$6
+  if [ "$r" = FAIL ]; then
+    printf '%-10s %9s %8s %-8s %4s %9s\n' "$1" "$2" "$3" "$4" "$5" FAILED
+    return
+  fi
+  awk -v w="$1" -v mb="$2" -v s="$3" -v tool="$4" -v n="$5" -v t="${r% *}" -v k="${r#* }" \
+      -v ratio="$7" -v chk="$8" 'BEGIN {
+    tt = (t > 0) ? t : 0.005            # /usr/bin/time has 10 ms resolution
+    printf "%-10s %9s %8s %-8s %4s %9.2f %8.1f %9.1f %9.1f %8s  %s\n",
+      w, mb, s, tool, n, t, mb / tt, s / 1000 / tt, k / 1024, ratio, chk }'
+}
+
+# --- optional synthetic big input ------------------------------------------------
+if [ "$BIG_MB" -gt 0 ]; then
+  big="$DATA/big.txt"
+  if [ ! -f "$big" ]; then
+    src="$DATA/fp-medium.txt"; [ -f "$src" ] || src="$DATA/fp-small.txt"
+    [ -f "$src" ] || die "--big needs $DATA/fp-medium.txt or fp-small.txt"
+    echo "building $big (>= $BIG_MB MB) from $(basename "$src") ..." >&2
+    : > "$big.tmp"
+    # perf script text is a list of blank-line separated samples: concatenation is valid
+    while [ "$(stat -L -c %s "$big.tmp")" -lt $((BIG_MB * 1000000)) ]; do cat "$src" >> "$big.tmp"; done
+    mv "$big.tmp" "$big"
+  fi
+fi
+
+# --- benchmark ---------------------------------------------------------------------
+echo "collapse-bench: $(date -u +%FT%TZ), $(nproc) cores, scorch=$SCORCH, perl=$SC_PL, runs=$RUNS" >&2
+table=()
+for w in "${workloads[@]}"; do
+  f="$DATA/$w.txt"
+  bytes=$(stat -L -c %s "$f"); mb=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1e6 }')
+  n=$(samples "$f" "$w")
+  cat "$f" > /dev/null                         # warm the page cache
+  prun=$RUNS; [ "$bytes" -gt $((PERL_ONCE_MB * 1000000)) ] && prun=1
+  echo "== $w: $mb MB, $n samples" >&2
+  ts=$(timed "$RUNS" "$SCORCH" collapse "$f")
+  tp=$(timed "$prun" perl "$SC_PL" "$f")
+  ratio=-
+  if [ "$ts" != FAIL ] && [ "$tp" != FAIL ]; then
+    ratio=$(awk -v a="${tp% *}" -v b="${ts% *}" 'BEGIN { printf "%.1fx", a / (b > 0 ? b : 0.005) }')
+  fi
+  chk=-
+  if [ "$CHECK" = 1 ]; then echo "  checking outputs ..." >&2; chk=$(check "$f" "$w"); fi
+  table+=("$(row "$w" "$mb" "$n" scorch "$RUNS" "$ts" "$ratio" "$chk")")
+  table+=("$(row "$w" "$mb" "$n" perl "$prun" "$tp" 1.0x -)")
+done
+if [ "$BIG_MB" -gt 0 ]; then
+  f="$DATA/big.txt"
+  mb=$(awk -v b="$(stat -L -c %s "$f")" 'BEGIN { printf "%.1f", b / 1e6 }')
+  n=$(samples "$f" big)
+  echo "== big: $mb MB, $n samples (scorch only)" >&2
+  table+=("$(row big "$mb" "$n" scorch "$RUNS" "$(timed "$RUNS" "$SCORCH" collapse "$f")" - -)")
+fi
+
+echo
+printf '%-10s %9s %8s %-8s %4s %9s %8s %9s %9s %8s  %s\n' workload input_MB samples tool runs \
+  median_s MB/s ksmp/s RSS_MiB speedup check
+printf '%s\n' "${table[@]}"
+echo "(median wall of 'runs' runs; RSS = max peak RSS over runs; speedup = perl time / scorch time)"
+# non-zero exit if any tool failed or any output check mismatched
+case "${table[*]}" in *FAILED* | *MISMATCH* | *scorch-failed*) exit 1 ;; esac

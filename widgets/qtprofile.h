@@ -1,0 +1,20 @@
+// Bridges between the core model (UTF-8 std::string) and Qt types.
+#pragma once
+
+#include "scorch/profile.h"
+
+#include <QString>
+
+namespace scorch {
+
+inline QString toQString(std::string_view s) {
+    return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
+
+/// The frame's function name for display (invalid UTF-8 shows as U+FFFD).
+QString frameDisplayName(const Profile& profile, FrameId frame);
+
+/// "1,234 samples (12.5%)"-style cost text for tooltips and tables.
+QString costWithPercent(const Profile& profile, std::size_t costType, int64_t value, int64_t whole);
+
+} // namespace scorch
