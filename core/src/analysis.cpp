@@ -1,43 +1,22 @@
 #include "scorch/analysis.h"
 
-#include "hash.h"
+#include "pathtree.h"
 
 #include <algorithm>
-#include <unordered_map>
 
 namespace scorch {
 
 CallTree bottomUpTree(const Profile& profile) {
     const CallTree& tree = profile.tree;
-    const std::size_t types = tree.costTypeCount();
-    std::vector<NodeId> parent{0};
-    std::vector<FrameId> frame{FrameId{}};
-    std::vector<std::vector<int64_t>> self(types, std::vector<int64_t>(1, 0));
-    std::unordered_map<uint64_t, NodeId> children;
-    auto child = [&](NodeId p, FrameId f) {
-        const uint64_t key = (static_cast<uint64_t>(p) << 32) | f.value;
-        auto [it, inserted] = children.try_emplace(key, static_cast<NodeId>(parent.size()));
-        if (inserted) {
-            parent.push_back(p);
-            frame.push_back(f);
-            for (auto& s : self)
-                s.push_back(0);
-        }
-        return it->second;
-    };
-    for (NodeId n = 1; n < tree.size(); ++n) {
-        bool any = false;
-        for (std::size_t t = 0; t < types && !any; ++t)
-            any = tree.self(t, n) != 0;
-        if (!any)
-            continue;
-        NodeId inv = kRootNode;
+    detail::PathTree inverted(tree.costTypeCount());
+    std::vector<FrameId> path;
+    detail::forEachNodeWithSelfCost(tree, [&](NodeId n) {
+        path.clear();
         for (NodeId m = n; m != kRootNode; m = tree.parent(m))
-            inv = child(inv, tree.frame(m));
-        for (std::size_t t = 0; t < types; ++t)
-            self[t][inv] += tree.self(t, n);
-    }
-    return CallTree::fromParentArray(parent, frame, std::move(self), profile.frames, profile.strings);
+            path.push_back(tree.frame(m)); // leaf first: the inverted tree's root-to-leaf order
+        inverted.add(path, [&](std::size_t t) { return tree.self(t, n); });
+    });
+    return inverted.finish(profile.frames, profile.strings);
 }
 
 std::vector<FunctionCost> functionCosts(const Profile& profile) {

@@ -109,8 +109,13 @@ Format detectFormat(std::string_view head) {
     if (control * 20 > probe.size())
         return Format::Binary;
     const std::string_view body = ltrim(head);
-    if (body.starts_with('{') || body.starts_with('['))
+    if (body.starts_with('{'))
         return Format::Json;
+    if (body.starts_with('[')) { // a JSON array, unless it is a folded frame like "[unknown];..."
+        const std::string_view next = ltrim(body.substr(1));
+        if (next.empty() || std::string_view("{[\"]-0123456789").find(next[0]) != std::string_view::npos)
+            return Format::Json;
+    }
 
     // Look at complete lines only (the head may end in the middle of one).
     std::string_view text = head;
@@ -166,15 +171,26 @@ Profile importProfile(const std::string& path, const ImportOptions& options, con
 
 Profile importProfile(std::unique_ptr<ByteSource> source, const std::string& name,
                       const ImportOptions& options, const ImportControl& control) {
-    std::string head(kHeadBytes, '\0');
-    std::size_t have = 0;
-    while (have < head.size()) {
-        const std::size_t got = source->read(head.data() + have, head.size() - have);
-        if (!got)
+    // Read the head for format detection: at least one whole line (up to the line limit), 64 KiB at most
+    // otherwise. The pipeline continues from these bytes.
+    std::string head;
+    std::size_t want = kHeadBytes;
+    for (bool eof = false; !eof;) {
+        std::size_t have = head.size();
+        head.resize(want);
+        while (have < head.size()) {
+            const std::size_t got = source->read(head.data() + have, head.size() - have);
+            if (!got) {
+                eof = true;
+                break;
+            }
+            have += got;
+        }
+        head.resize(have);
+        if (head.find('\n') != std::string::npos || want >= options.maxLineBytes)
             break;
-        have += got;
+        want = std::min(want * 4, std::max(options.maxLineBytes, kHeadBytes));
     }
-    head.resize(have);
     const Format format = detectFormat(head);
     switch (format) {
     case Format::Empty:

@@ -1,0 +1,93 @@
+// The command line: help for every subcommand, standard input, info, exit status and one-line errors.
+#include "clirunner.h"
+#include "testutil.h"
+
+#include <QTemporaryDir>
+
+class TestCli : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void help() {
+        for (const QStringList& args : {QStringList{QStringLiteral("--help")},
+                                        QStringList{QStringLiteral("collapse"), QStringLiteral("--help")},
+                                        QStringList{QStringLiteral("info"), QStringLiteral("--help")}}) {
+            const CliResult r = runScorch(args);
+            QCOMPARE(r.exitCode, 0);
+            QVERIFY(r.out.startsWith("Usage: scorch"));
+        }
+        const CliResult v = runScorch({QStringLiteral("--version")});
+        QCOMPARE(v.exitCode, 0);
+        QVERIFY(v.out.startsWith("scorch "));
+    }
+
+    void usageErrors() {
+        CliResult r = runScorch({QStringLiteral("collapse")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.err.contains("no FILE"));
+        r = runScorch({QStringLiteral("collapse"), QStringLiteral("--bogus"), QStringLiteral("x")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.err.contains("--bogus"));
+    }
+
+    void standardInputIsStreamed() {
+        const QByteArray perf =
+            scorch::test::readAll(scorch::test::testData(QStringLiteral("perf/two-events.perf")));
+        const CliResult fromFile = runScorch(
+            {QStringLiteral("collapse"), scorch::test::testData(QStringLiteral("perf/two-events.perf"))});
+        const CliResult fromPipe = runScorch({QStringLiteral("collapse"), QStringLiteral("-")}, perf);
+        QCOMPARE(fromPipe.exitCode, 0);
+        QCOMPARE(fromPipe.out, fromFile.out);
+        QCOMPARE(fromFile.out, QByteArray("demo;__libc_start_main;main;middle;leaf_a 600\n"
+                                          "demo;__libc_start_main;main;middle;leaf_b 300\n"
+                                          "worker_thread_2;start_thread;worker_loop;do_syscall_64 200\n"));
+        // compressed data on a pipe is detected by its magic bytes too
+        const QByteArray gz =
+            scorch::test::readAll(scorch::test::testData(QStringLiteral("perf/two-events.perf.gz")));
+        QCOMPARE(runScorch({QStringLiteral("collapse"), QStringLiteral("-")}, gz).out, fromFile.out);
+    }
+
+    void eventSelection() {
+        const QString file = scorch::test::testData(QStringLiteral("perf/two-events.perf"));
+        CliResult r = runScorch(
+            {QStringLiteral("collapse"), QStringLiteral("--event"), QStringLiteral("instructions:u"), file});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(r.out, QByteArray("demo;__libc_start_main;main;middle;leaf_a 700\n"));
+        r = runScorch(
+            {QStringLiteral("collapse"), QStringLiteral("--event"), QStringLiteral("branches"), file});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("cycles:u") && r.err.contains("instructions:u"), r.err.constData());
+        QCOMPARE(r.err.count('\n'), 1);
+    }
+
+    void info() {
+        const CliResult r = runScorch(
+            {QStringLiteral("info"), scorch::test::testData(QStringLiteral("perf/two-events.perf.xz"))});
+        QCOMPARE(r.exitCode, 0);
+        for (const char* expected :
+             {"format:        perf script (xz-compressed)", "samples:       5", "cycles:u (period): 1,100",
+              "instructions:u (period): 700", "unique stacks: 3", "max depth:     5", "threads:       3",
+              "worker thread 2 [pid 1000 tid 1002]", "54.5% self  54.5% total  leaf_a", "warnings:      0"})
+            QVERIFY2(r.out.contains(expected), expected);
+    }
+
+    void badInputExitsNonZeroWithOneLine() {
+        QTemporaryDir dir;
+        const QString junk = dir.filePath(QStringLiteral("junk"));
+        QFile f(junk);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QByteArray(1000, '\x07'));
+        f.close();
+        for (const QString& file : {junk, QStringLiteral("/nonexistent.perf")}) {
+            for (const char* cmd : {"collapse", "info"}) {
+                const CliResult r = runScorch({QString::fromUtf8(cmd), file});
+                QCOMPARE(r.exitCode, 1);
+                QVERIFY(r.err.startsWith("scorch: " + file.toUtf8() + ": "));
+                QCOMPARE(r.err.count('\n'), 1);
+                QVERIFY(r.out.isEmpty());
+            }
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"

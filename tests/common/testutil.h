@@ -1,0 +1,66 @@
+// Shared helpers for Scorch's Qt tests: building profiles from folded literals, corpus paths, files.
+#pragma once
+
+#include "scorch/bytesource.h"
+#include "scorch/import.h"
+
+#include <QByteArray>
+#include <QDir>
+#include <QFile>
+#include <QString>
+#include <QTest>
+
+#include <map>
+#include <string>
+
+namespace scorch::test {
+
+/// A profile from folded-stack text, e.g. "main;a;b 3\nmain;c 1\n".
+inline Profile fromFolded(const std::string& text, const ImportOptions& options = {}) {
+    return importProfile(memoryByteSource(text, "literal.folded"), "literal.folded", options);
+}
+
+/// A profile from any text held in memory (format detected like a file).
+inline Profile fromText(const std::string& text, const std::string& name = "literal",
+                        const ImportOptions& options = {}) {
+    return importProfile(memoryByteSource(text, name), name, options);
+}
+
+inline QString corpusDir() {
+    return QString::fromUtf8(SCORCH_CORPUS_DIR);
+}
+inline QString testData(const QString& relative) {
+    return QString::fromUtf8(SCORCH_TEST_DATA) + u'/' + relative;
+}
+
+/// QSKIP-friendly check: the shared corpus lives beside the repository, not in it.
+inline bool haveCorpus() {
+    return QDir(corpusDir()).exists(QStringLiteral("MANIFEST.md"));
+}
+
+inline QByteArray readAll(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return f.readAll();
+}
+
+/// Folded text as a map stack -> count (ignores line order).
+inline std::map<std::string, std::string> foldedLines(const QByteArray& text) {
+    std::map<std::string, std::string> out;
+    for (const QByteArray& line : text.split('\n')) {
+        if (line.isEmpty())
+            continue;
+        const qsizetype sp = line.lastIndexOf(' ');
+        out[line.left(sp).toStdString()] = line.mid(sp + 1).toStdString();
+    }
+    return out;
+}
+
+} // namespace scorch::test
+
+#define SCORCH_REQUIRE_CORPUS()                                                                              \
+    do {                                                                                                     \
+        if (!scorch::test::haveCorpus())                                                                     \
+            QSKIP("../shared/corpus is absent (expected beside the repository): corpus tests skipped");      \
+    } while (false)
