@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs every build and test dependency of Scorch from Debian 12 packages (run as root).
+# Idempotent: prints nothing and exits 0 when everything is already installed.
+set -euo pipefail
+
+packages=(
+    # toolchain
+    g++ cmake ninja-build pkg-config git
+    # Qt 6 (base, svg, tools) and the OpenGL headers Qt6Gui's CMake config wants
+    qt6-base-dev qt6-base-dev-tools qt6-svg-dev qt6-tools-dev libgl-dev
+    # core: compression, JSON, DWARF/ELF symbols, unwinding
+    zlib1g-dev libzstd-dev liblzma-dev libsimdjson-dev libdw-dev libelf-dev libunwind-dev
+    # tests: a real X server for window tests, compressors for fixtures, screenshots
+    xvfb xauth xz-utils zstd gzip imagemagick fonts-dejavu-core
+)
+
+missing=()
+for p in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+        missing+=("$p")
+    fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "install-deps.sh: missing packages: ${missing[*]}; run as root (or: sudo $0)" >&2
+    exit 1
+fi
+echo "install-deps.sh: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
