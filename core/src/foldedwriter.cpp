@@ -29,35 +29,130 @@ std::string foldedFrameName(const Profile& profile, FrameId frame, const FoldedO
 
 namespace {
 
-int64_t costOf(const Profile& p, const FoldedOptions& o, const std::vector<std::vector<int64_t>>& costs,
-               std::size_t i) {
-    int64_t v = costs[static_cast<std::size_t>(o.costType)][i];
-    if (o.alwaysIncludedCostType >= 0 && o.alwaysIncludedCostType != o.costType) {
-        const int from = p.costTypes[static_cast<std::size_t>(o.alwaysIncludedCostType)].decimals;
-        const int to = p.costTypes[static_cast<std::size_t>(o.costType)].decimals;
-        const int64_t extra = costs[static_cast<std::size_t>(o.alwaysIncludedCostType)][i];
-        v += to >= from ? extra * pow10(to - from) : extra / pow10(from - to);
-    }
-    return v;
-}
+constexpr uint32_t kNoThread = UINT32_MAX;
 
-/// Calls f(node, path) for every node in preorder; `skipRoot` leaves the first frame out of the path.
-template <typename F>
-void forEachPath(const Profile& p, const FoldedOptions& o, bool skipRoot, F&& f) {
-    const CallTree& tree = p.tree;
-    std::string path;
-    std::vector<std::size_t> lengthAtDepth(tree.maxDepth() + 2, 0);
-    for (NodeId n = 1; n < tree.size(); ++n) {
-        const uint32_t d = tree.depth(n);
-        path.resize(lengthAtDepth[d - 1]);
-        if (!(skipRoot && d == 1)) {
-            if (!path.empty())
-                path.push_back(';');
-            path += foldedFrameName(p, tree.frame(n), o);
-        }
-        lengthAtDepth[d] = path.size();
-        f(n, path);
+/// One output line before sorting: the stack is the path to `node`, with the root frame replaced by the
+/// thread's `comm-PID[/TID]` name when `thread` is set. Lines are sorted without ever materialising all
+/// stacks as strings (folded output can be as large as the input), by comparing them segment by segment.
+struct Line {
+    NodeId node;
+    uint32_t thread;
+    int64_t a, b;
+};
+
+class Writer {
+public:
+    Writer(const Profile& p, const FoldedOptions& o)
+        : m_p(p)
+        , m_o(o)
+        , m_names(p.frames.size())
+        , m_named(p.frames.size(), 0) {}
+
+    void setRootNames(std::vector<std::string> names) { m_rootNames = std::move(names); }
+
+    /// The frame names of a line, root first.
+    void segments(const Line& l, std::vector<std::string_view>& out) {
+        out.clear();
+        for (NodeId n = l.node; n != kRootNode; n = m_p.tree.parent(n))
+            out.push_back(name(m_p.tree.frame(n)));
+        std::reverse(out.begin(), out.end());
+        if (l.thread != kNoThread && !out.empty())
+            out.front() = m_rootNames[l.thread];
     }
+
+    /// Bytewise comparison of the stacks "seg;seg;...;seg" of two lines (stackcollapse sorts the stack
+    /// strings). Fast path: the stacks agree up to the two nodes' lowest common ancestor, so usually the
+    /// names of the two frames just below it decide; prefix cases fall back to walking the bytes.
+    int compare(const Line& x, const Line& y) {
+        if (x.node == y.node && (x.thread == y.thread || rootName(x) == rootName(y)))
+            return 0;
+        if (x.thread != y.thread && rootName(x) != rootName(y))
+            return decide(rootName(x), rootName(y), x, y);
+        const CallTree& t = m_p.tree;
+        NodeId a = x.node, b = y.node;
+        while (t.depth(a) > t.depth(b))
+            a = t.parent(a);
+        while (t.depth(b) > t.depth(a))
+            b = t.parent(b);
+        if (a == b) // one stack extends the other: the shorter sorts first
+            return t.depth(x.node) < t.depth(y.node) ? -1 : 1;
+        while (t.parent(a) != t.parent(b)) {
+            a = t.parent(a);
+            b = t.parent(b);
+        }
+        if (t.parent(a) == kRootNode && x.thread != kNoThread) // roots named by thread; same name, other comm
+            return compareBytes(x, y);
+        return decide(name(t.frame(a)), name(t.frame(b)), x, y);
+    }
+
+    void write(const Line& l, std::string& buffer) {
+        segments(l, m_sx);
+        for (std::size_t i = 0; i < m_sx.size(); ++i) {
+            if (i)
+                buffer.push_back(';');
+            buffer.append(m_sx[i]);
+        }
+    }
+
+private:
+    std::string_view rootName(const Line& l) const {
+        return l.thread == kNoThread ? std::string_view() : std::string_view(m_rootNames[l.thread]);
+    }
+    /// Two different names at the same position decide unless one is a prefix of the other.
+    int decide(std::string_view p, std::string_view q, const Line& x, const Line& y) {
+        const std::size_t n = std::min(p.size(), q.size());
+        const int c = p.substr(0, n).compare(q.substr(0, n));
+        if (c != 0)
+            return c < 0 ? -1 : 1;
+        return compareBytes(x, y);
+    }
+    int compareBytes(const Line& x, const Line& y) {
+        segments(x, m_sx);
+        segments(y, m_sy);
+        std::size_t i = 0, j = 0, oi = 0, oj = 0;
+        for (;;) {
+            const int cx = byteAt(m_sx, i, oi), cy = byteAt(m_sy, j, oj);
+            if (cx != cy)
+                return cx < cy ? -1 : 1;
+            if (cx < 0)
+                return 0;
+            advance(m_sx, i, oi);
+            advance(m_sy, j, oj);
+        }
+    }
+    std::string_view name(FrameId f) {
+        if (!m_named[f.value]) {
+            m_names[f.value] = foldedFrameName(m_p, f, m_o);
+            m_named[f.value] = 1;
+        }
+        return m_names[f.value];
+    }
+    static int byteAt(const std::vector<std::string_view>& s, std::size_t i, std::size_t o) {
+        if (i >= s.size())
+            return -1; // the end of a stack sorts before any byte
+        if (o >= s[i].size())
+            return i + 1 < s.size() ? ';' : -1;
+        return static_cast<unsigned char>(s[i][o]);
+    }
+    static void advance(const std::vector<std::string_view>& s, std::size_t& i, std::size_t& o) {
+        if (o >= s[i].size()) {
+            ++i;
+            o = 0;
+        } else {
+            ++o;
+        }
+    }
+
+    const Profile& m_p;
+    const FoldedOptions& m_o;
+    std::vector<std::string> m_names;
+    std::vector<char> m_named;
+    std::vector<std::string> m_rootNames;
+    std::vector<std::string_view> m_sx, m_sy;
+};
+
+int64_t rescale(int64_t v, int from, int to) {
+    return to >= from ? v * pow10(to - from) : v / pow10(from - to);
 }
 
 } // namespace
@@ -65,68 +160,72 @@ void forEachPath(const Profile& p, const FoldedOptions& o, bool skipRoot, F&& f)
 void writeFolded(const Profile& p, const FoldedOptions& o, std::ostream& out) {
     if (o.costType < 0 || static_cast<std::size_t>(o.costType) >= p.costTypes.size())
         return;
-    struct Line {
-        std::string stack;
-        int64_t a, b;
-    };
-    std::vector<Line> lines;
+    const auto type = static_cast<std::size_t>(o.costType);
     const bool two = o.secondCostType >= 0 && static_cast<std::size_t>(o.secondCostType) < p.costTypes.size();
-    auto second = [&](const std::vector<std::vector<int64_t>>& costs, std::size_t i) {
+    const bool extra = o.alwaysIncludedCostType >= 0 && o.alwaysIncludedCostType != o.costType &&
+                       static_cast<std::size_t>(o.alwaysIncludedCostType) < p.costTypes.size();
+    auto valueOf = [&](const std::vector<std::vector<int64_t>>& costs, std::size_t i) {
+        int64_t v = costs[type][i];
+        if (extra) {
+            const auto x = static_cast<std::size_t>(o.alwaysIncludedCostType);
+            v += rescale(costs[x][i], p.costTypes[x].decimals, p.costTypes[type].decimals);
+        }
+        return v;
+    };
+    auto secondOf = [&](const std::vector<std::vector<int64_t>>& costs, std::size_t i) -> int64_t {
         return two ? costs[static_cast<std::size_t>(o.secondCostType)][i] : 0;
     };
+
+    Writer writer(p, o);
+    std::vector<Line> lines;
     bool processRoots = false;
     p.tree.forEachChild(kRootNode, [&](NodeId c) {
         processRoots = processRoots || p.frames[p.tree.frame(c)].kind == FrameKind::Process;
     });
     if ((o.includePid || o.includeTid) && processRoots) {
         // the root frame becomes comm-PID[/TID] of each sample's thread
-        const ThreadCosts& tc = p.threadCosts;
-        std::vector<std::vector<uint32_t>> entriesOf(p.tree.size());
-        for (std::size_t e = 0; e < tc.node.size(); ++e)
-            entriesOf[tc.node[e]].push_back(static_cast<uint32_t>(e));
-        std::vector<std::string> rootName(p.threads.size());
-        for (std::size_t t = 0; t < p.threads.size(); ++t) {
-            const ThreadInfo& th = p.threads[t];
-            std::string pid = th.pid < 0 ? "?" : std::to_string(th.pid);
-            std::string name = th.name + "-" + pid;
+        std::vector<std::string> rootNames;
+        for (const ThreadInfo& th : p.threads) {
+            std::string name = th.name + "-" + (th.pid < 0 ? std::string("?") : std::to_string(th.pid));
             if (o.includeTid)
                 name += "/" + std::to_string(th.tid);
             std::replace(name.begin(), name.end(), ' ', '_');
             std::replace(name.begin(), name.end(), ';', ':');
-            rootName[t] = std::move(name);
+            rootNames.push_back(std::move(name));
         }
-        forEachPath(p, o, true, [&](NodeId n, const std::string& path) {
-            for (uint32_t e : entriesOf[n]) {
-                const int64_t v = costOf(p, o, tc.cost, e), v2 = second(tc.cost, e);
-                if (v || v2)
-                    lines.push_back(
-                        {path.empty() ? rootName[tc.thread[e]] : rootName[tc.thread[e]] + ";" + path, v, v2});
-            }
-        });
+        writer.setRootNames(std::move(rootNames));
+        const ThreadCosts& tc = p.threadCosts;
+        for (std::size_t e = 0; e < tc.node.size(); ++e) {
+            const int64_t v = valueOf(tc.cost, e), v2 = secondOf(tc.cost, e);
+            if ((v || v2) && tc.node[e] != kRootNode)
+                lines.push_back({tc.node[e], tc.thread[e], v, v2});
+        }
     } else {
         std::vector<std::vector<int64_t>> self;
         for (std::size_t t = 0; t < p.tree.costTypeCount(); ++t)
             self.emplace_back(p.tree.selfCosts(t).begin(), p.tree.selfCosts(t).end());
-        forEachPath(p, o, false, [&](NodeId n, const std::string& path) {
-            const int64_t v = costOf(p, o, self, n), v2 = second(self, n);
+        for (NodeId n = 1; n < p.tree.size(); ++n) {
+            const int64_t v = valueOf(self, n), v2 = secondOf(self, n);
             if (v || v2)
-                lines.push_back({path, v, v2});
-        });
+                lines.push_back({n, kNoThread, v, v2});
+        }
     }
-    std::sort(lines.begin(), lines.end(), [](const Line& x, const Line& y) { return x.stack < y.stack; });
-    const int decimals = p.costTypes[static_cast<std::size_t>(o.costType)].decimals;
+    std::sort(lines.begin(), lines.end(),
+              [&](const Line& x, const Line& y) { return writer.compare(x, y) < 0; });
+
+    const int decimals = p.costTypes[type].decimals;
     const int decimals2 = two ? p.costTypes[static_cast<std::size_t>(o.secondCostType)].decimals : 0;
     std::string buffer;
     buffer.reserve(1 << 20);
     for (std::size_t i = 0; i < lines.size();) {
         int64_t sum = 0, sum2 = 0;
         std::size_t j = i;
-        for (; j < lines.size() && lines[j].stack == lines[i].stack; ++j) {
+        for (; j < lines.size() && (j == i || writer.compare(lines[i], lines[j]) == 0); ++j) {
             sum += lines[j].a;
             sum2 += lines[j].b;
         }
         if (sum || sum2) {
-            buffer += lines[i].stack;
+            writer.write(lines[i], buffer);
             buffer.push_back(' ');
             buffer += formatCostValue(sum, decimals);
             if (two) {

@@ -275,12 +275,8 @@ public:
                 startSample(h, lineNo);
                 return;
             }
-            std::string_view pc, sym, mod;
-            if (parseFrameLine(line, pc, sym, mod)) {
-                if (m_active)
-                    addFrameLine(pc, sym, mod, lineNo);
+            if (frameLine(line, lineNo))
                 return;
-            }
             diagnostics.warn(lineNo, "unrecognized line: " + std::string(line.substr(0, 80)));
         });
         flush(); // the last sample counts even without a blank line after it
@@ -311,7 +307,57 @@ private:
             m_builder->noteTime(h.time);
     }
 
-    void addFrameLine(std::string_view pc, std::string_view sym, std::string_view mod, uint64_t lineNo) {
+    /// Handles an `ADDRESS SYMBOL (MODULE)` line; false when the line is not one.
+    bool frameLine(std::string_view line, uint64_t lineNo) {
+        std::string_view pc, sym, mod;
+        if (!m_active) // the Perl script ignores frames outside a sample
+            return parseFrameLine(line, pc, sym, mod);
+        // Frames repeat a lot: cache the result by the line's text after the address. The address is part of
+        // the key where the result depends on it (--addrs, or an empty symbol that the regex takes from it).
+        std::size_t i = 0;
+        while (i < line.size() && isSpace(line[i]))
+            ++i;
+        const std::size_t pc0 = i;
+        while (i < line.size() && isWordChar(line[i]))
+            ++i;
+        if (i == pc0)
+            return false;
+        while (i < line.size() && isSpace(line[i]))
+            ++i;
+        const bool whole = m_options.perfAddresses || i >= line.size() || line[i] == '(';
+        const std::string_view keyText = whole ? line.substr(pc0) : line.substr(i);
+        Cache& cache = m_cache[m_java ? 1 : 0];
+        StringId key = cache.keys.find(keyText);
+        if (!key) {
+            if (!parseFrameLine(line, pc, sym, mod))
+                return false;
+            if (cache.keys.memoryBytes() > (64u << 20)) { // bound the cache on inputs with endless addresses
+                m_cache[0] = Cache();
+                m_cache[1] = Cache();
+                m_pool.clear();
+            }
+            key = cache.keys.intern(keyText);
+            cache.groups.resize(key.value + 1);
+            cache.groups[key.value] = makeGroup(pc, sym, mod, lineNo);
+        }
+        const auto [offset, count] = cache.groups[key.value];
+        // the line's frames, root-most first, are pushed reversed: m_frames is leaf-first
+        for (uint32_t k = count; k-- > 0;) {
+            if (m_frames.size() >= m_options.maxStackDepth) {
+                if (!m_truncated)
+                    m_diag->warn(m_line, "stack deeper than " + std::to_string(m_options.maxStackDepth) +
+                                             " frames; the outermost callers were dropped");
+                m_truncated = true;
+                return true;
+            }
+            m_frames.push_back(m_pool[offset + k]);
+        }
+        return true;
+    }
+
+    /// The frames one line stands for (several with inlined `A->B->C`, none for `(...)` symbols).
+    std::pair<uint32_t, uint32_t> makeGroup(std::string_view pc, std::string_view sym, std::string_view mod,
+                                            uint64_t lineNo) {
         // strip a trailing +0x<hex> offset
         const std::size_t plus = sym.rfind("+0x");
         if (plus != std::string_view::npos && plus + 3 < sym.size()) {
@@ -321,36 +367,8 @@ private:
             if (hex)
                 sym = sym.substr(0, plus);
         }
-        if (!sym.empty() && sym[0] == '(')
-            return; // the Perl script skips these (process names)
-        const bool withAddress = m_options.perfAddresses && sym.find("[unknown]") != std::string_view::npos;
-        m_key.assign(sym);
-        m_key.push_back('\x1f');
-        m_key.append(mod);
-        m_key.push_back(m_java ? 'J' : '-');
-        if (withAddress)
-            m_key.append(pc);
-        const StringId key = m_keys.intern(m_key);
-        if (key.value >= m_groups.size()) {
-            m_groups.resize(key.value + 1);
-            m_groups[key.value] = makeGroup(pc, sym, mod, lineNo);
-        }
-        const auto [offset, count] = m_groups[key.value];
-        // the line's frames, root-most first, are pushed reversed: m_frames is leaf-first
-        for (uint32_t k = count; k-- > 0;) {
-            if (m_frames.size() >= m_options.maxStackDepth) {
-                if (!m_truncated)
-                    m_diag->warn(m_line, "stack deeper than " + std::to_string(m_options.maxStackDepth) +
-                                             " frames; the outermost callers were dropped");
-                m_truncated = true;
-                return;
-            }
-            m_frames.push_back(m_pool[offset + k]);
-        }
-    }
-
-    std::pair<uint32_t, uint32_t> makeGroup(std::string_view pc, std::string_view sym, std::string_view mod,
-                                            uint64_t lineNo) {
+        if (!sym.empty() && sym[0] == '(') // the Perl script skips these (process names)
+            return {static_cast<uint32_t>(m_pool.size()), 0};
         if (!isValidUtf8(sym) || !isValidUtf8(mod))
             m_diag->warn(lineNo, "invalid UTF-8 in a frame name or module (kept as bytes)");
         const auto offset = static_cast<uint32_t>(m_pool.size());
@@ -415,10 +433,12 @@ private:
     std::string m_lastCommStorage, m_lastEventStorage;
     std::string_view m_lastComm{"\x01\x02"}, m_lastEvent{"\x01\x02"};
     int64_t m_lastPid = -2, m_lastTid = -2;
-    StringTable m_keys;
-    std::vector<std::pair<uint32_t, uint32_t>> m_groups; // key id -> (offset, count) in m_pool
+    struct Cache {
+        StringTable keys;                                  // frame line text (see frameLine)
+        std::vector<std::pair<uint32_t, uint32_t>> groups; // key id -> (offset, count) in m_pool
+    };
+    Cache m_cache[2]; // [comm starts with "java"]
     std::vector<FrameId> m_pool;
-    std::string m_key;
 };
 
 } // namespace

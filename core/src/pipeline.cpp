@@ -5,6 +5,7 @@
 #include <cstring>
 #include <deque>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -104,8 +105,56 @@ std::size_t countLines(std::string_view s) {
     return n;
 }
 
+/// A reusable byte buffer: growing it never zero-fills, and chunks hand their buffers back to a pool, so
+/// the reader does not fault in fresh pages for every chunk.
+struct Buffer {
+    std::unique_ptr<char[]> data;
+    std::size_t capacity = 0, size = 0;
+
+    void reserve(std::size_t n) {
+        if (n <= capacity)
+            return;
+        auto bigger = std::make_unique_for_overwrite<char[]>(n);
+        if (size)
+            std::memcpy(bigger.get(), data.get(), size);
+        data = std::move(bigger);
+        capacity = n;
+    }
+    std::string_view view() const { return {data.get(), size}; }
+    void consume(std::size_t n) {
+        std::memmove(data.get(), data.get() + n, size - n);
+        size -= n;
+    }
+};
+
+class BufferPool {
+public:
+    Buffer take(std::size_t capacity) {
+        Buffer b;
+        {
+            std::lock_guard lock(m_mutex);
+            if (!m_free.empty()) {
+                b = std::move(m_free.back());
+                m_free.pop_back();
+            }
+        }
+        b.size = 0;
+        b.reserve(capacity);
+        return b;
+    }
+    void give(Buffer&& b) {
+        std::lock_guard lock(m_mutex);
+        if (m_free.size() < 16)
+            m_free.push_back(std::move(b));
+    }
+
+private:
+    std::mutex m_mutex;
+    std::vector<Buffer> m_free;
+};
+
 struct OwnedChunk {
-    std::string text;
+    Buffer buffer;
     uint64_t index;
     uint64_t firstLine;
 };
@@ -113,9 +162,11 @@ struct OwnedChunk {
 class Workers {
 public:
     Workers(unsigned count, std::size_t capacity,
-            const std::function<std::unique_ptr<ChunkParser>()>& makeParser, const std::atomic<bool>* cancel)
+            const std::function<std::unique_ptr<ChunkParser>()>& makeParser, const std::atomic<bool>* cancel,
+            BufferPool& pool)
         : m_capacity(capacity)
-        , m_cancel(cancel) {
+        , m_cancel(cancel)
+        , m_pool(pool) {
         m_slots.resize(count);
         for (auto& slot : m_slots)
             slot.parser = makeParser();
@@ -181,8 +232,9 @@ private:
                 return;
             }
             try {
-                slot.parser->parse(Chunk{chunk.text, chunk.index, chunk.firstLine}, slot.builder,
+                slot.parser->parse(Chunk{chunk.buffer.view(), chunk.index, chunk.firstLine}, slot.builder,
                                    slot.diagnostics);
+                m_pool.give(std::move(chunk.buffer));
             } catch (...) {
                 std::lock_guard lock(m_mutex);
                 if (!m_error)
@@ -197,6 +249,7 @@ private:
 
     std::size_t m_capacity;
     const std::atomic<bool>* m_cancel;
+    BufferPool& m_pool;
     std::mutex m_mutex;
     std::condition_variable m_notEmpty, m_notFull;
     std::deque<OwnedChunk> m_queue;
@@ -229,27 +282,32 @@ PipelineResult runPipeline(ByteSource& source, std::string head, Boundary bounda
     std::unique_ptr<ChunkParser> inlineParser;
     uint64_t index = 0, nextLine = 1, bytes = head.size();
 
-    auto dispatch = [&](std::string text) {
-        const uint64_t lines = countLines(text);
-        OwnedChunk chunk{std::move(text), index++, nextLine};
+    BufferPool pool;
+    auto dispatch = [&](Buffer buffer) {
+        const uint64_t lines = countLines(buffer.view());
+        OwnedChunk chunk{std::move(buffer), index++, nextLine};
         nextLine += lines;
         if (!workers && !inlineParser) {
             // Small inputs (one chunk, already at the end) are parsed on this thread.
-            if (threads <= 1 || chunk.text.size() < chunkBytes / 2)
+            if (threads <= 1 || chunk.buffer.size < chunkBytes / 2)
                 inlineParser = makeParser();
             else
-                workers = std::make_unique<Workers>(threads, threads * 2, makeParser, control.cancel);
+                workers = std::make_unique<Workers>(threads, threads * 2, makeParser, control.cancel, pool);
         }
         if (inlineParser) {
-            inlineParser->parse(Chunk{chunk.text, chunk.index, chunk.firstLine}, result.builder,
+            inlineParser->parse(Chunk{chunk.buffer.view(), chunk.index, chunk.firstLine}, result.builder,
                                 result.diagnostics);
+            pool.give(std::move(chunk.buffer));
             return;
         }
         if (!workers->push(std::move(chunk)) && workers->error())
             std::rethrow_exception(workers->error());
     };
 
-    std::string buf = std::move(head);
+    Buffer buf = pool.take(std::max(chunkBytes, head.size()));
+    std::memcpy(buf.data.get(), head.data(), head.size());
+    buf.size = head.size();
+    head = std::string();
     std::size_t target = chunkBytes;
     bool eof = false;
     bool skippingLongLine = false;
@@ -263,11 +321,10 @@ PipelineResult runPipeline(ByteSource& source, std::string head, Boundary bounda
                     std::rethrow_exception(workers->error());
                 throw ImportCancelled();
             }
-            while (!eof && buf.size() < target) {
-                const std::size_t old = buf.size();
-                buf.resize(std::max(target, old + 65536));
-                const std::size_t got = source.read(buf.data() + old, buf.size() - old);
-                buf.resize(old + got);
+            buf.reserve(target);
+            while (!eof && buf.size < target) {
+                const std::size_t got = source.read(buf.data.get() + buf.size, target - buf.size);
+                buf.size += got;
                 bytes += got;
                 if (!got)
                     eof = true;
@@ -275,44 +332,46 @@ PipelineResult runPipeline(ByteSource& source, std::string head, Boundary bounda
             if (control.progress)
                 control.progress(source.consumed(), source.totalSize());
             if (skippingLongLine) { // drop bytes up to the end of an over-long line
-                const void* nl = std::memchr(buf.data(), '\n', buf.size());
+                const void* nl = std::memchr(buf.data.get(), '\n', buf.size);
                 if (!nl) {
-                    longLineBytes += buf.size();
-                    buf.clear();
+                    longLineBytes += buf.size;
+                    buf.size = 0;
                     if (eof)
                         break;
                     continue;
                 }
-                const auto cut = static_cast<std::size_t>(static_cast<const char*>(nl) - buf.data()) + 1;
+                const auto cut = static_cast<std::size_t>(static_cast<const char*>(nl) - buf.data.get()) + 1;
                 longLineBytes += cut - 1;
                 readerDiagnostics.warn(nextLine, "line is " + std::to_string(longLineBytes) +
                                                      " bytes long, over the limit of " +
                                                      mib(options.maxLineBytes) + "; skipped");
-                buf.erase(0, cut);
+                buf.consume(cut);
                 ++nextLine;
                 skippingLongLine = false;
                 continue;
             }
-            if (buf.empty() && eof)
+            if (buf.size == 0 && eof)
                 break;
-            std::size_t cut = eof ? buf.size() : lastBoundary(buf, boundary);
+            std::size_t cut = eof ? buf.size : lastBoundary(buf.view(), boundary);
             if (!cut) {
-                const std::size_t lineCut = lastBoundary(buf, Boundary::Line);
-                if (boundary == Boundary::BlankLine && lineCut && buf.size() >= maxChunk) {
+                const std::size_t lineCut = lastBoundary(buf.view(), Boundary::Line);
+                if (boundary == Boundary::BlankLine && lineCut && buf.size >= maxChunk) {
                     cut = lineCut; // a huge record without blank lines: split between lines
-                } else if (!lineCut && buf.size() > options.maxLineBytes) {
+                } else if (!lineCut && buf.size > options.maxLineBytes) {
                     skippingLongLine = true;
                     longLineBytes = 0;
                     continue;
                 } else {
-                    target = std::min(maxChunk, std::max(target * 2, buf.size() + chunkBytes));
+                    target = std::min(maxChunk, std::max(target * 2, buf.size + chunkBytes));
                     continue;
                 }
             }
-            std::string rest = buf.substr(cut);
-            buf.resize(cut);
+            Buffer next = pool.take(std::max(chunkBytes, buf.size - cut));
+            std::memcpy(next.data.get(), buf.data.get() + cut, buf.size - cut);
+            next.size = buf.size - cut;
+            buf.size = cut;
             dispatch(std::move(buf));
-            buf = std::move(rest);
+            buf = std::move(next);
             target = chunkBytes;
         }
         if (workers) {
