@@ -16,6 +16,21 @@ uint64_t hashBytes(std::string_view s, uint64_t seed) {
     const char* p = s.data();
     std::size_t n = s.size();
     uint64_t h = seed ^ k0 ^ (n * k1);
+    if (n >= 32) { // two independent lanes keep the multiplier busy on long names
+        uint64_t h2 = h ^ k2;
+        do {
+            uint64_t a, b, c, d;
+            std::memcpy(&a, p, 8);
+            std::memcpy(&b, p + 8, 8);
+            std::memcpy(&c, p + 16, 8);
+            std::memcpy(&d, p + 24, 8);
+            h = mix64(a ^ k1, b ^ h);
+            h2 = mix64(c ^ k2, d ^ h2);
+            p += 32;
+            n -= 32;
+        } while (n >= 32);
+        h ^= h2;
+    }
     while (n >= 16) {
         uint64_t a, b;
         std::memcpy(&a, p, 8);

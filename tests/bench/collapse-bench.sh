@@ -17,7 +17,7 @@
 # Exit status: 0 ok, 1 a tool failed or --check found a mismatch, 2 usage / missing input.
 #
 # Data: make it once with the shared recorder (nothing is downloaded):
-#   BENCH_DATA=/tmp/bench-data bash /work/shared/bench/make-workloads.sh small medium
+#   BENCH_DATA=/tmp/bench-data bash ../shared/bench/make-workloads.sh small medium
 #
 # Method: each input is read once before timing (page cache warm). Every run is wrapped
 # in GNU `/usr/bin/time -f '%e %M'` (wall s, peak RSS KiB), output goes to /dev/null.
@@ -37,7 +37,7 @@ RUNS=3
 CHECK=0
 BIG_MB=0
 PERL_ONCE_MB=${PERL_ONCE_MB:-200}
-MAKE_WORKLOADS=${MAKE_WORKLOADS:-/work/shared/bench/make-workloads.sh}
+MAKE_WORKLOADS=${MAKE_WORKLOADS:-$root/../shared/bench/make-workloads.sh}
 
 usage() { sed -n '5,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 die() { echo "collapse-bench: $*" >&2; exit 2; }
