@@ -137,9 +137,22 @@ uint32_t TreeBuilder::entry(uint32_t thread, NodeId node) {
 
 void TreeBuilder::addSample(uint32_t thread, std::span<const FrameId> rootToLeaf,
                             std::span<const CostValue> costs) {
+    // Consecutive samples usually share their outer frames: reuse the previous sample's nodes for the common
+    // prefix instead of hashing every (parent, frame) again.
+    std::size_t i = 0;
     NodeId n = kRootNode;
-    for (FrameId f : rootToLeaf)
-        n = child(n, f);
+    const std::size_t shared = std::min(rootToLeaf.size(), m_lastFrames.size());
+    while (i < shared && rootToLeaf[i] == m_lastFrames[i]) {
+        n = m_lastNodes[i];
+        ++i;
+    }
+    m_lastFrames.resize(rootToLeaf.size());
+    m_lastNodes.resize(rootToLeaf.size());
+    for (; i < rootToLeaf.size(); ++i) {
+        n = child(n, rootToLeaf[i]);
+        m_lastFrames[i] = rootToLeaf[i];
+        m_lastNodes[i] = n;
+    }
     const uint32_t e = entry(thread, n);
     for (const CostValue& c : costs)
         m_entryCost[c.costType][e] += c.value;
@@ -193,6 +206,8 @@ void TreeBuilder::merge(TreeBuilder&& other) {
         m_threads[mine].info.samples += slot.info.samples;
         threadMap[t] = mine;
     }
+    m_lastFrames.clear(); // node ids below are created out of sample order
+    m_lastNodes.clear();
     // nodes: parents precede children
     std::vector<NodeId> nodeMap(other.m_parent.size(), kRootNode);
     for (std::size_t i = 1; i < other.m_parent.size(); ++i)

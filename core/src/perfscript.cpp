@@ -434,7 +434,7 @@ private:
     std::string_view m_lastComm{"\x01\x02"}, m_lastEvent{"\x01\x02"};
     int64_t m_lastPid = -2, m_lastTid = -2;
     struct Cache {
-        StringTable keys;                                  // frame line text (see frameLine)
+        StringTable keys{StringTable::Hashing::Sampled};   // frame line text (see frameLine)
         std::vector<std::pair<uint32_t, uint32_t>> groups; // key id -> (offset, count) in m_pool
     };
     Cache m_cache[2]; // [comm starts with "java"]

@@ -52,9 +52,20 @@ uint64_t hashBytes(std::string_view s, uint64_t seed) {
     return mix64(h, k0 ^ s.size());
 }
 
-StringTable::StringTable()
+StringTable::StringTable(Hashing hashing)
     : m_views{std::string_view{}}
-    , m_slots(1024, 0) {}
+    , m_slots(1024, 0)
+    , m_hashing(hashing) {}
+
+uint64_t StringTable::hash(std::string_view s) const {
+    if (m_hashing == Hashing::Full || s.size() <= 96)
+        return hashBytes(s);
+    const std::size_t mid = s.size() / 2 - 8;
+    uint64_t h = hashBytes(s.substr(0, 32), s.size());
+    h = hashBytes(s.substr(mid, 16), h);
+    return hashBytes(s.substr(s.size() - 32), h);
+}
+
 StringTable::StringTable(StringTable&&) noexcept = default;
 StringTable& StringTable::operator=(StringTable&&) noexcept = default;
 StringTable::~StringTable() = default;
@@ -86,7 +97,7 @@ void StringTable::grow() {
     for (uint64_t slot : m_slots) {
         if (!slot)
             continue;
-        std::size_t i = hashBytes(m_views[slotValue(slot)]) & mask;
+        std::size_t i = hash(m_views[slotValue(slot)]) & mask;
         while (slots[i])
             i = (i + 1) & mask;
         slots[i] = slot;
@@ -97,7 +108,7 @@ void StringTable::grow() {
 StringId StringTable::find(std::string_view s) const {
     if (s.empty())
         return {};
-    const uint64_t h = hashBytes(s);
+    const uint64_t h = hash(s);
     const std::size_t mask = m_slots.size() - 1;
     for (std::size_t i = h & mask;; i = (i + 1) & mask) {
         const uint64_t slot = m_slots[i];
@@ -111,7 +122,7 @@ StringId StringTable::find(std::string_view s) const {
 StringId StringTable::intern(std::string_view s) {
     if (s.empty())
         return {};
-    const uint64_t h = hashBytes(s);
+    const uint64_t h = hash(s);
     std::size_t mask = m_slots.size() - 1;
     std::size_t i = h & mask;
     for (;; i = (i + 1) & mask) {

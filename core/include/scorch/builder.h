@@ -81,6 +81,8 @@ private:
     std::vector<NodeId> m_entryNode;
     std::vector<std::vector<int64_t>> m_entryCost; // [costType][entry]
     std::vector<uint64_t> m_entrySlots;            // open addressing over (thread, node) -> entry
+    std::vector<FrameId> m_lastFrames;             // the previous sample's stack and nodes (prefix reuse)
+    std::vector<NodeId> m_lastNodes;
     uint64_t m_position = 0;
     uint64_t m_samples = 0;
     double m_timeMin = 0, m_timeMax = 0;

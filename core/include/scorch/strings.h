@@ -23,7 +23,11 @@ uint64_t hashBytes(std::string_view s, uint64_t seed = 0);
 /// table's lifetime, also while more strings are added. Not thread-safe: each importer worker owns one.
 class StringTable {
 public:
-    StringTable();
+    /// How keys are hashed. `Sampled` hashes the length and three slices of long strings (equality is still
+    /// checked in full): for caches of long, mostly distinct-at-the-ends keys such as perf frame lines.
+    enum class Hashing : uint8_t { Full, Sampled };
+
+    explicit StringTable(Hashing hashing = Hashing::Full);
     StringTable(StringTable&&) noexcept;
     StringTable& operator=(StringTable&&) noexcept;
     ~StringTable();
@@ -38,12 +42,14 @@ public:
 private:
     std::string_view store(std::string_view s);
     void grow();
+    uint64_t hash(std::string_view s) const;
 
     std::vector<std::string_view> m_views; // id -> text
     std::vector<uint64_t> m_slots;         // open addressing: (hash high bits << 32) | id, 0 = empty
     std::vector<std::unique_ptr<char[]>> m_chunks;
     char* m_active = nullptr; // chunk that small strings are appended to
     std::size_t m_chunkUsed = 0, m_chunkSize = 0, m_bytes = 0;
+    Hashing m_hashing = Hashing::Full;
 };
 
 } // namespace scorch
