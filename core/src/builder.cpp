@@ -56,7 +56,8 @@ TreeBuilder::TreeBuilder()
     : m_parent{0}
     , m_frame{FrameId{}}
     , m_childSlots(4096, 0)
-    , m_entrySlots(4096, 0) {}
+    , m_entrySlots(4096, 0)
+    , m_stackSlots(1024) {}
 
 FrameId TreeBuilder::frame(std::string_view name, std::string_view module, FrameKind kind) {
     Frame f;
@@ -135,24 +136,51 @@ uint32_t TreeBuilder::entry(uint32_t thread, NodeId node) {
     return id;
 }
 
+NodeId TreeBuilder::leafNode(std::span<const FrameId> rootToLeaf) {
+    // Most samples repeat an earlier stack exactly: one hash over the frame ids finds its leaf node without
+    // a (parent, frame) lookup per frame. The match is verified by walking the candidate's parents.
+    const uint64_t h = hashBytes({reinterpret_cast<const char*>(rootToLeaf.data()), rootToLeaf.size_bytes()});
+    const std::size_t mask = m_stackSlots.size() - 1;
+    std::size_t i = h & mask;
+    for (;; i = (i + 1) & mask) {
+        const StackSlot& slot = m_stackSlots[i];
+        if (slot.node == kRootNode)
+            break;
+        if (slot.hash == h && slot.depth == rootToLeaf.size() && samePath(slot.node, rootToLeaf))
+            return slot.node;
+    }
+    NodeId n = kRootNode;
+    for (FrameId f : rootToLeaf)
+        n = child(n, f);
+    if (n == kRootNode)
+        return n;
+    m_stackSlots[i] = {h, n, static_cast<uint32_t>(rootToLeaf.size())};
+    if (++m_stackCount * 2 > m_stackSlots.size()) {
+        std::vector<StackSlot> bigger(m_stackSlots.size() * 2);
+        const std::size_t bigMask = bigger.size() - 1;
+        for (const StackSlot& slot : m_stackSlots) {
+            if (slot.node == kRootNode)
+                continue;
+            std::size_t j = slot.hash & bigMask;
+            while (bigger[j].node != kRootNode)
+                j = (j + 1) & bigMask;
+            bigger[j] = slot;
+        }
+        m_stackSlots.swap(bigger);
+    }
+    return n;
+}
+
+bool TreeBuilder::samePath(NodeId n, std::span<const FrameId> rootToLeaf) const {
+    for (std::size_t k = rootToLeaf.size(); k-- > 0; n = m_parent[n])
+        if (n == kRootNode || m_frame[n] != rootToLeaf[k])
+            return false;
+    return n == kRootNode;
+}
+
 void TreeBuilder::addSample(uint32_t thread, std::span<const FrameId> rootToLeaf,
                             std::span<const CostValue> costs) {
-    // Consecutive samples usually share their outer frames: reuse the previous sample's nodes for the common
-    // prefix instead of hashing every (parent, frame) again.
-    std::size_t i = 0;
-    NodeId n = kRootNode;
-    const std::size_t shared = std::min(rootToLeaf.size(), m_lastFrames.size());
-    while (i < shared && rootToLeaf[i] == m_lastFrames[i]) {
-        n = m_lastNodes[i];
-        ++i;
-    }
-    m_lastFrames.resize(rootToLeaf.size());
-    m_lastNodes.resize(rootToLeaf.size());
-    for (; i < rootToLeaf.size(); ++i) {
-        n = child(n, rootToLeaf[i]);
-        m_lastFrames[i] = rootToLeaf[i];
-        m_lastNodes[i] = n;
-    }
+    const NodeId n = leafNode(rootToLeaf);
     const uint32_t e = entry(thread, n);
     for (const CostValue& c : costs)
         m_entryCost[c.costType][e] += c.value;
@@ -206,8 +234,6 @@ void TreeBuilder::merge(TreeBuilder&& other) {
         m_threads[mine].info.samples += slot.info.samples;
         threadMap[t] = mine;
     }
-    m_lastFrames.clear(); // node ids below are created out of sample order
-    m_lastNodes.clear();
     // nodes: parents precede children
     std::vector<NodeId> nodeMap(other.m_parent.size(), kRootNode);
     for (std::size_t i = 1; i < other.m_parent.size(); ++i)

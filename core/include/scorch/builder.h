@@ -58,6 +58,8 @@ public:
 
 private:
     NodeId child(NodeId parent, FrameId frame);
+    NodeId leafNode(std::span<const FrameId> rootToLeaf);
+    bool samePath(NodeId node, std::span<const FrameId> rootToLeaf) const;
     uint32_t entry(uint32_t thread, NodeId node);
 
     struct TypeSlot {
@@ -81,8 +83,13 @@ private:
     std::vector<NodeId> m_entryNode;
     std::vector<std::vector<int64_t>> m_entryCost; // [costType][entry]
     std::vector<uint64_t> m_entrySlots;            // open addressing over (thread, node) -> entry
-    std::vector<FrameId> m_lastFrames;             // the previous sample's stack and nodes (prefix reuse)
-    std::vector<NodeId> m_lastNodes;
+    struct StackSlot {
+        uint64_t hash = 0;
+        NodeId node = kRootNode; // kRootNode = empty slot
+        uint32_t depth = 0;
+    };
+    std::vector<StackSlot> m_stackSlots; // whole-stack cache: hash of the frame ids -> leaf node
+    std::size_t m_stackCount = 0;
     uint64_t m_position = 0;
     uint64_t m_samples = 0;
     double m_timeMin = 0, m_timeMax = 0;
