@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <lzma.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
@@ -28,8 +29,10 @@ public:
         , m_owned(owned)
         , m_name(std::move(name)) {
         struct stat st {};
-        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
             m_total = static_cast<uint64_t>(st.st_size);
+            m_regular = true;
+        }
     }
     RawSource(std::string bytes, std::string name)
         : m_memory(std::move(bytes))
@@ -37,8 +40,24 @@ public:
         , m_total(m_memory.size())
         , m_isMemory(true) {}
     ~RawSource() override {
+        if (m_map)
+            ::munmap(m_map, m_total);
         if (m_owned && m_fd >= 0)
             ::close(m_fd);
+    }
+    Mapping mapping() override {
+        if (m_isMemory)
+            return {m_memory, false};
+        if (!m_map && m_total > 0 && m_fd >= 0 && m_regular) {
+            void* p = ::mmap(nullptr, m_total, PROT_READ, MAP_PRIVATE, m_fd, 0);
+            if (p == MAP_FAILED)
+                return {};
+            ::madvise(p, m_total, MADV_SEQUENTIAL);
+            m_map = p;
+        }
+        if (!m_map)
+            return {};
+        return {{static_cast<const char*>(m_map), m_total}, true};
     }
     std::size_t read(char* buffer, std::size_t n) override {
         if (m_peekPos < m_peek.size()) {
@@ -89,6 +108,8 @@ private:
     std::string m_name;
     uint64_t m_total = 0, m_consumed = 0;
     bool m_isMemory = false;
+    bool m_regular = false;
+    void* m_map = nullptr;
     std::string m_peek;
     std::size_t m_peekPos = 0;
 };

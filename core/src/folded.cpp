@@ -46,7 +46,7 @@ public:
     explicit FoldedParser(bool differential)
         : m_differential(differential) {}
 
-    void parse(const Chunk& chunk, TreeBuilder& builder, Diagnostics& diagnostics) override {
+    uint64_t parse(const Chunk& chunk, TreeBuilder& builder, Diagnostics& diagnostics) override {
         if (!m_ready) {
             builder.setPosition(0);
             if (m_differential) {
@@ -59,7 +59,7 @@ public:
             m_ready = true;
         }
         builder.setPosition(chunk.index << 32);
-        forEachLine(chunk, [&](std::string_view line, uint64_t lineNo) {
+        return forEachLine(chunk, diagnostics, [&](std::string_view line, uint64_t lineNo) {
             parseLine(line, lineNo, builder, diagnostics);
         });
     }

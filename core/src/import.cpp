@@ -237,7 +237,7 @@ Profile importProfile(std::unique_ptr<ByteSource> source, const std::string& nam
     meta.compression = source->compression();
     meta.inputBytes = result.bytes;
     meta.warningCount = result.diagnostics.count();
-    meta.warnings = result.diagnostics.kept();
+    meta.warnings = result.diagnostics.resolve();
     if (result.builder.samples() == 0) {
         std::string why = name + ": no samples found in " + std::string(formatName(format)) + " input";
         if (!meta.warnings.empty())

@@ -257,12 +257,12 @@ public:
     explicit PerfScriptParser(const ImportOptions& options)
         : m_options(options) {}
 
-    void parse(const Chunk& chunk, TreeBuilder& builder, Diagnostics& diagnostics) override {
+    uint64_t parse(const Chunk& chunk, TreeBuilder& builder, Diagnostics& diagnostics) override {
         m_builder = &builder;
         m_diag = &diagnostics;
         m_active = false;
         m_frames.clear();
-        forEachLine(chunk, [&](std::string_view line, uint64_t lineNo) {
+        const uint64_t lines = forEachLine(chunk, diagnostics, [&](std::string_view line, uint64_t lineNo) {
             if (!line.empty() && line[0] == '#')
                 return;
             if (line.empty()) {
@@ -271,7 +271,7 @@ public:
             }
             Header h;
             if (!isSpace(line[0]) && parseHeader(line, h)) {
-                builder.setPosition((chunk.index << 32) | (lineNo - chunk.firstLine));
+                builder.setPosition((chunk.index << 32) | lineNo);
                 startSample(h, lineNo);
                 return;
             }
@@ -280,6 +280,7 @@ public:
             diagnostics.warn(lineNo, "unrecognized line: " + std::string(line.substr(0, 80)));
         });
         flush(); // the last sample counts even without a blank line after it
+        return lines;
     }
 
 private:

@@ -10,6 +10,7 @@
 #include "scorch/bytesource.h"
 #include "scorch/import.h"
 
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -19,30 +20,45 @@
 
 namespace scorch::detail {
 
+/// A piece of the input that ends on a record boundary. Lines are numbered from 1 within the chunk; the
+/// pipeline turns them into file line numbers once every chunk's line count is known, so nobody has to scan
+/// the bytes twice.
 struct Chunk {
-    std::string_view text;  ///< whole lines (the last line may lack its '\n' at the end of input)
-    uint64_t index = 0;     ///< 0, 1, 2, ... in input order
-    uint64_t firstLine = 1; ///< 1-based line number of the chunk's first line
+    std::string_view text; ///< whole lines (the last line may lack its '\n' at the end of input)
+    uint64_t index = 0;    ///< 0, 1, 2, ... in input order
+    std::size_t maxLineBytes = SIZE_MAX; ///< longer lines are skipped with a warning
 };
 
-/// Warnings of one worker: all are counted, the first few kept.
+/// Warnings of one worker (or of the reader): all are counted, the first few kept with their position.
 class Diagnostics {
 public:
-    void warn(uint64_t line, std::string message);
+    /// Subsequent warn() calls refer to lines of this chunk.
+    void beginChunk(uint64_t index) { m_chunk = index; }
+    void warn(uint64_t lineInChunk, std::string message);
+    /// The reader skipped a line just before chunk `index` (an over-long line).
+    void warnBeforeChunk(uint64_t index, std::string message);
+    void noteChunkLines(uint64_t index, uint64_t lines) { m_chunkLines.emplace_back(index, lines); }
     void merge(Diagnostics&& other);
     uint64_t count() const { return m_count; }
-    /// Sorted by line, at most ProfileMeta::kMaxKeptWarnings.
-    std::vector<ImportWarning> kept() const;
+    /// With file line numbers, sorted, at most ProfileMeta::kMaxKeptWarnings.
+    std::vector<ImportWarning> resolve() const;
 
 private:
-    uint64_t m_count = 0;
-    std::vector<ImportWarning> m_kept;
+    struct Entry {
+        uint64_t chunk, line; // line: within the chunk, or for `before` the ordinal of the skipped line
+        bool before;
+        std::string message;
+    };
+    uint64_t m_count = 0, m_chunk = 0;
+    std::vector<Entry> m_kept;
+    std::vector<std::pair<uint64_t, uint64_t>> m_chunkLines, m_skippedBefore; // (chunk, count)
 };
 
 class ChunkParser {
 public:
     virtual ~ChunkParser() = default;
-    virtual void parse(const Chunk& chunk, TreeBuilder& builder, Diagnostics& diagnostics) = 0;
+    /// Parses one chunk; returns the number of lines it holds.
+    virtual uint64_t parse(const Chunk& chunk, TreeBuilder& builder, Diagnostics& diagnostics) = 0;
 };
 
 enum class Boundary {
@@ -61,22 +77,29 @@ PipelineResult runPipeline(ByteSource& source, std::string head, Boundary bounda
                            const ImportOptions& options, const ImportControl& control,
                            const std::string& name);
 
-/// Calls f(line, lineNumber) for each line of the chunk, without the '\n' and a trailing '\r'.
+std::string overLongLineMessage(uint64_t length, std::size_t limit);
+
+/// Calls f(line, lineNumber) for each line of the chunk, without the '\n' and a trailing '\r'; returns the
+/// number of lines. Lines over the chunk's limit are skipped with a warning.
 template <typename F>
-void forEachLine(const Chunk& chunk, F&& f) {
+uint64_t forEachLine(const Chunk& chunk, Diagnostics& diagnostics, F&& f) {
     const char* p = chunk.text.data();
     const char* end = p + chunk.text.size();
-    uint64_t line = chunk.firstLine;
+    uint64_t line = 1;
     while (p < end) {
         const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
         const char* stop = nl ? nl : end;
         std::size_t len = static_cast<std::size_t>(stop - p);
         if (len && p[len - 1] == '\r')
             --len;
-        f(std::string_view(p, len), line);
+        if (len > chunk.maxLineBytes)
+            diagnostics.warn(line, overLongLineMessage(len, chunk.maxLineBytes));
+        else
+            f(std::string_view(p, len), line);
         ++line;
         p = nl ? nl + 1 : end;
     }
+    return line - 1;
 }
 
 /// True when s is valid UTF-8.

@@ -46,6 +46,17 @@ private Q_SLOTS:
         QCOMPARE(runScorch({QStringLiteral("collapse"), QStringLiteral("-")}, gz).out, fromFile.out);
     }
 
+    void hugeLineOnAPipe() {
+        // standard input is read in chunks (not mapped): the over-long line is skipped with its line number
+        QByteArray text = "main;a 1\n";
+        text += QByteArray(20 << 20, 'x') + " 5\nmain;b 2\n";
+        const CliResult r = runScorch({QStringLiteral("info"), QStringLiteral("-")}, text);
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("warnings:      1") && r.out.contains("line 2: line is 20971522 bytes long"),
+                 r.out.constData());
+        QVERIFY(r.out.contains("samples:       2"));
+    }
+
     void eventSelection() {
         const QString file = scorch::test::testData(QStringLiteral("perf/two-events.perf"));
         CliResult r = runScorch(

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace scorch {
 
@@ -19,6 +20,14 @@ public:
     virtual uint64_t totalSize() const = 0;
     /// "gzip", "zstd", "xz" or empty.
     virtual std::string compression() const { return {}; }
+
+    /// The whole input in memory, when that needs no copy: an uncompressed regular file is memory-mapped, a
+    /// memory source is itself. `releasable` says that pages may be dropped once read (a file mapping).
+    struct Mapping {
+        std::string_view bytes;
+        bool releasable = false;
+    };
+    virtual Mapping mapping() { return {}; }
 };
 
 /// Opens a file ("-" = standard input) and wraps it in a decompressor when its magic bytes say so.
