@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include "scorch/analysis.h"
+#include "scorch/diff.h"
 #include "scorch/folded.h"
 #include "scorch/import.h"
 
@@ -27,6 +28,7 @@ constexpr const char* kMainUsage = R"(Usage: scorch [FILE...]                 op
 Commands:
   collapse   print the profile as folded stacks (stackcollapse-perf.pl conventions)
   info       summarise a profile: format, costs, threads, top functions, warnings
+  diff       print the differential folded stacks of two profiles (`stack before after`)
 
 FILE may be perf script text or folded stacks, optionally gzip/zstd/xz-compressed;
 "-" reads standard input. Run `scorch COMMAND --help` for a command's options.
@@ -47,6 +49,18 @@ bytewise, in the conventions of FlameGraph's stackcollapse-perf.pl:
 FILE "-" reads standard input, e.g. `perf script | scorch collapse -`.
 )";
 
+constexpr const char* kDiffUsage = R"(Usage: scorch diff [OPTIONS] BEFORE AFTER
+
+Prints `stack COUNT_BEFORE COUNT_AFTER` for every stack of either profile (0 where a profile lacks it),
+in the conventions of FlameGraph's difffolded.pl and inferno-diff-folded; the profiles may be in different
+formats. Frames match by function name. Feed the output to `scorch` (or flamegraph.pl) as a
+differential flame graph.
+  -n, --normalize   scale BEFORE's counts so that its total equals AFTER's
+  -s, --strip-hex   rewrite hexadecimal literals 0x1234 in names as 0x... before matching
+  --event NAME      the event (cost type) to compare in both profiles (default: each one's first)
+  -h, --help        show this help
+)";
+
 constexpr const char* kInfoUsage = R"(Usage: scorch info FILE
 
 Prints the detected format, cost types with totals, sample count, unique stacks, maximum depth,
@@ -64,11 +78,19 @@ int usageError(const std::string& message, const char* usage) {
     return 2;
 }
 
-/// Imports with the caller's options, turning importer exceptions into a one-line error.
+/// Imports with the caller's options, turning importer exceptions into a one-line error. Skipped input is
+/// summarised on standard error in one line.
 int withProfile(const std::string& file, const ImportOptions& options,
                 const std::function<int(Profile&)>& f) {
     try {
         Profile profile = importProfile(file, options);
+        if (profile.meta.warningCount > 0 && !profile.meta.warnings.empty()) {
+            const ImportWarning& w = profile.meta.warnings.front();
+            std::fprintf(
+                stderr, "scorch: warning: %s: %llu line(s) skipped or repaired; first at line %llu: %s\n",
+                profile.meta.source.c_str(), static_cast<unsigned long long>(profile.meta.warningCount),
+                static_cast<unsigned long long>(w.line), w.message.c_str());
+        }
         return f(profile);
     } catch (const ImportError& e) {
         return fail(e.what());
@@ -148,6 +170,53 @@ int collapse(int argc, char** argv) {
         writeFolded(p, folded, std::cout);
         std::cout.flush();
         return std::cout ? 0 : fail("error writing to standard output");
+    });
+}
+
+int diff(int argc, char** argv) {
+    DiffOptions options;
+    std::string event;
+    std::vector<std::string> files;
+    for (int i = 2; i < argc; ++i) {
+        const std::string_view a = argv[i];
+        if (a == "-h" || a == "--help") {
+            std::fputs(kDiffUsage, stdout);
+            return 0;
+        } else if (a == "-n" || a == "--normalize") {
+            options.normalize = true;
+        } else if (a == "-s" || a == "--strip-hex") {
+            options.stripHex = true;
+        } else if (a == "--event") {
+            if (++i >= argc)
+                return usageError("--event needs an event name", kDiffUsage);
+            event = argv[i];
+        } else if (a.size() > 1 && a[0] == '-') {
+            return usageError("diff: unknown option " + std::string(a), kDiffUsage);
+        } else {
+            files.emplace_back(a);
+        }
+    }
+    if (files.size() != 2)
+        return usageError("diff: needs two files, BEFORE and AFTER", kDiffUsage);
+    return withProfile(files[0], {}, [&](Profile& before) {
+        return withProfile(files[1], {}, [&](Profile& after) {
+            std::size_t types[2];
+            Profile* sides[2] = {&before, &after};
+            for (int s = 0; s < 2; ++s) {
+                int always = -1;
+                int t = defaultCostType(*sides[s], always);
+                if (!event.empty() && (t = sides[s]->costTypeIndex(event)) < 0)
+                    return fail(sides[s]->meta.source + ": no event named \"" + event + "\"");
+                types[s] = static_cast<std::size_t>(t);
+            }
+            const Profile d = diffProfiles(before, types[0], after, types[1], options);
+            FoldedOptions folded;
+            folded.costType = kBefore;
+            folded.secondCostType = kAfter;
+            writeFolded(d, folded, std::cout);
+            std::cout.flush();
+            return std::cout ? 0 : fail("error writing to standard output");
+        });
     });
 }
 
@@ -243,7 +312,8 @@ bool isHeadlessCommand(int argc, char** argv) {
     if (argc < 2)
         return false;
     const std::string_view a = argv[1];
-    return a == "collapse" || a == "info" || a == "help" || a == "--help" || a == "-h" || a == "--version";
+    return a == "collapse" || a == "info" || a == "diff" || a == "help" || a == "--help" || a == "-h" ||
+           a == "--version";
 }
 
 int run(int argc, char** argv) {
@@ -261,6 +331,8 @@ int run(int argc, char** argv) {
         return collapse(argc, argv);
     if (command == "info")
         return info(argc, argv);
+    if (command == "diff")
+        return diff(argc, argv);
     return usageError("unknown command " + std::string(command), kMainUsage);
 }
 

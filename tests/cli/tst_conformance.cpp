@@ -133,6 +133,44 @@ private Q_SLOTS:
                                  .arg(expected, QFileInfo(actual).absoluteFilePath())));
         }
     }
+
+    // `scorch diff` against inferno-diff-folded's expected files (line order is not significant).
+    void diff_data() {
+        QTest::addColumn<QString>("flag");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("default") << QString() << QStringLiteral("default.txt");
+        QTest::newRow("normalize") << QStringLiteral("--normalize") << QStringLiteral("normalize.txt");
+        QTest::newRow("strip-hex") << QStringLiteral("--strip-hex") << QStringLiteral("strip_hex.txt");
+    }
+
+    void diff() {
+        SCORCH_REQUIRE_CORPUS();
+        QFETCH(QString, flag);
+        QFETCH(QString, expected);
+        const QString in = scorch::test::corpusDir() + QStringLiteral("/folded/inputs/inferno/diff-folded/");
+        QStringList args{QStringLiteral("diff")};
+        if (!flag.isEmpty())
+            args << flag;
+        args << in + QStringLiteral("before.txt") << in + QStringLiteral("after.txt");
+        const CliResult r = runScorch(args);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QByteArray want =
+            scorch::test::readAll(scorch::test::corpusDir() +
+                                  QStringLiteral("/folded/expected/inferno/diff-folded/results/") + expected);
+        QCOMPARE(sortedLines(r.out), sortedLines(want));
+    }
+
+    void diffWithABadLine() {
+        // inferno warns once and skips the line without a count; so do we (one warning line on stderr)
+        SCORCH_REQUIRE_CORPUS();
+        const QString in = scorch::test::corpusDir() + QStringLiteral("/folded/inputs/inferno/diff-folded/");
+        const CliResult r = runScorch({QStringLiteral("diff"), in + QStringLiteral("bad_before.txt"),
+                                       in + QStringLiteral("after.txt")});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.err.contains("warning") && r.err.contains("line 3"), r.err.constData());
+        QCOMPARE(r.err.count('\n'), 1);
+        QVERIFY(r.out.contains("dd;[unknown];read;system_call_[k];__fdget_pos_[k] 0 15\n"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestConformance)

@@ -1,0 +1,140 @@
+#include "scorch/diff.h"
+
+#include "pathtree.h"
+#include "scorch/folded.h"
+
+#include <algorithm>
+#include <cctype>
+#include <unordered_map>
+
+namespace scorch {
+
+std::string stripHexLiterals(std::string_view name) {
+    std::string out;
+    out.reserve(name.size());
+    for (std::size_t i = 0; i < name.size();) {
+        if (name[i] == '0' && i + 2 < name.size() && (name[i + 1] == 'x' || name[i + 1] == 'X') &&
+            std::isxdigit(static_cast<unsigned char>(name[i + 2]))) {
+            out += "0x...";
+            i += 2;
+            while (i < name.size() && std::isxdigit(static_cast<unsigned char>(name[i])))
+                ++i;
+            continue;
+        }
+        out.push_back(name[i++]);
+    }
+    return out;
+}
+
+namespace {
+
+/// Interns the frames of both inputs by name into the diff profile's tables.
+class FrameMapper {
+public:
+    FrameMapper(Profile& out, const DiffOptions& options)
+        : m_out(out)
+        , m_options(options) {}
+
+    /// Frame ids of `in` mapped into the output (index = input frame id).
+    std::vector<FrameId> map(const Profile& in) {
+        std::vector<FrameId> ids(in.frames.size());
+        for (uint32_t f = 1; f < in.frames.size(); ++f) {
+            const Frame& src = in.frames[FrameId{f}];
+            // the folded form of the name, so that `comm` roots and `;` in names match folded input
+            std::string name = foldedFrameName(in, FrameId{f}, {});
+            std::string display(in.strings.view(src.name));
+            if (m_options.stripHex) {
+                name = stripHexLiterals(name);
+                display = stripHexLiterals(display);
+            }
+            auto it = m_byName.find(name);
+            if (it == m_byName.end()) {
+                Frame dst;
+                dst.name = m_out.strings.intern(display);
+                dst.module = m_out.strings.intern(in.strings.view(src.module));
+                dst.file = m_out.strings.intern(in.strings.view(src.file));
+                dst.line = src.line;
+                dst.kind = src.kind;
+                it = m_byName.emplace(std::move(name), m_out.frames.intern(dst)).first;
+            }
+            ids[f] = it->second;
+        }
+        return ids;
+    }
+
+private:
+    Profile& m_out;
+    const DiffOptions& m_options;
+    std::unordered_map<std::string, FrameId> m_byName;
+};
+
+} // namespace
+
+Profile diffProfiles(const Profile& before, std::size_t beforeType, const Profile& after,
+                     std::size_t afterType, const DiffOptions& options) {
+    Profile out;
+    FrameMapper mapper(out, options);
+    const std::vector<FrameId> beforeFrames = mapper.map(before), afterFrames = mapper.map(after);
+
+    const int64_t totalBefore = before.tree.grandTotal(beforeType),
+                  totalAfter = after.tree.grandTotal(afterType);
+    const CostType& bt = before.costTypes[beforeType];
+    const CostType& at = after.costTypes[afterType];
+    const int decimals = std::max(bt.decimals, at.decimals);
+    const CostUnit unit = bt.unit == at.unit ? bt.unit : CostUnit::Count;
+
+    detail::PathTree tree(3);
+    std::vector<FrameId> path;
+    auto addSide = [&](const Profile& in, std::size_t type, const std::vector<FrameId>& frames,
+                       std::size_t slot, bool scale) {
+        const CallTree& t = in.tree;
+        const int64_t factor = pow10(decimals - in.costTypes[type].decimals);
+        for (NodeId n = 1; n < t.size(); ++n) {
+            int64_t v = t.self(type, n);
+            if (v == 0)
+                continue;
+            if (scale && totalBefore != 0)
+                v = static_cast<int64_t>(static_cast<__int128_t>(v) * totalAfter / totalBefore);
+            v *= factor;
+            path.clear();
+            for (NodeId m = n; m != kRootNode; m = t.parent(m))
+                path.push_back(frames[t.frame(m).value]);
+            std::reverse(path.begin(), path.end());
+            tree.add(path, [&](std::size_t c) {
+                return c == slot ? v : c == kDelta ? (slot == kAfter ? v : -v) : 0;
+            });
+        }
+    };
+    addSide(before, beforeType, beforeFrames, kBefore, options.normalize && totalBefore != totalAfter);
+    addSide(after, afterType, afterFrames, kAfter, false);
+    out.tree = tree.finish(out.frames, out.strings);
+
+    out.costTypes = {CostType{"before", unit, decimals}, CostType{"after", unit, decimals},
+                     CostType{"delta", unit, decimals}};
+    out.threads.push_back(ThreadInfo{"", -1, -1, before.meta.samples + after.meta.samples});
+    for (NodeId n = 0; n < out.tree.size(); ++n) {
+        if (out.tree.self(kBefore, n) == 0 && out.tree.self(kAfter, n) == 0)
+            continue;
+        out.threadCosts.thread.push_back(0);
+        out.threadCosts.node.push_back(n);
+    }
+    out.threadCosts.cost.resize(3);
+    for (std::size_t c = 0; c < 3; ++c)
+        for (NodeId n : out.threadCosts.node)
+            out.threadCosts.cost[c].push_back(out.tree.self(c, n));
+    out.meta.source = before.meta.source + " -> " + after.meta.source;
+    out.meta.format = "comparison";
+    out.meta.samples = before.meta.samples + after.meta.samples;
+    return out;
+}
+
+DiffStatus diffStatus(const CallTree& t, NodeId n) {
+    const int64_t b = t.total(kBefore, n), a = t.total(kAfter, n);
+    if (b == 0 && a != 0)
+        return DiffStatus::Added;
+    if (a == 0 && b != 0)
+        return DiffStatus::Removed;
+    return a > b ? DiffStatus::Grew : a < b ? DiffStatus::Shrank : DiffStatus::Same;
+}
+
+} // namespace scorch
