@@ -39,9 +39,9 @@ std::vector<FunctionCost> functionCosts(const Profile& profile) {
         FunctionCost& fc = out[static_cast<std::size_t>(slot[f.value])];
         ++fc.callSites;
         for (std::size_t t = 0; t < types; ++t) {
-            fc.self[t] += tree.self(t, n);
+            addCost(fc.self[t], tree.self(t, n));
             if (onPath[f.value] == 0) // outermost occurrence on this path: counts each sample once
-                fc.total[t] += tree.total(t, n);
+                addCost(fc.total[t], tree.total(t, n));
         }
         ++onPath[f.value];
         open.push_back(n);
@@ -73,7 +73,7 @@ std::vector<std::vector<int64_t>> selfCostsForThreads(const Profile& profile,
         if (!wanted[tc.thread[e]])
             continue;
         for (std::size_t t = 0; t < tc.cost.size(); ++t)
-            self[t][tc.node[e]] += tc.cost[t][e];
+            addCost(self[t][tc.node[e]], tc.cost[t][e]);
     }
     return self;
 }

@@ -82,7 +82,7 @@ void TreeBuilder::ensureDecimals(uint32_t costType, int decimals) {
         return;
     const int64_t factor = pow10(decimals - t.decimals);
     for (int64_t& v : m_entryCost[costType])
-        v *= factor;
+        v = mulCost(v, factor);
     t.decimals = decimals;
 }
 
@@ -183,7 +183,7 @@ void TreeBuilder::addSample(uint32_t thread, std::span<const FrameId> rootToLeaf
     const NodeId n = leafNode(rootToLeaf);
     const uint32_t e = entry(thread, n);
     for (const CostValue& c : costs)
-        m_entryCost[c.costType][e] += c.value;
+        addCost(m_entryCost[c.costType][e], c.value);
     ++m_threads[thread].info.samples;
     ++m_samples;
 }
@@ -241,7 +241,7 @@ void TreeBuilder::merge(TreeBuilder&& other) {
     for (std::size_t e = 0; e < other.m_entryNode.size(); ++e) {
         const uint32_t mine = entry(threadMap[other.m_entryThread[e]], nodeMap[other.m_entryNode[e]]);
         for (std::size_t t = 0; t < other.m_costTypes.size(); ++t)
-            m_entryCost[typeMap[t]][mine] += other.m_entryCost[t][e] * typeScale[t];
+            addCost(m_entryCost[typeMap[t]][mine], mulCost(other.m_entryCost[t][e], typeScale[t]));
     }
     m_samples += other.m_samples;
     if (other.m_hasTime) {
@@ -274,7 +274,7 @@ Profile TreeBuilder::finish(ProfileMeta meta) {
         std::vector<int64_t> s(m_parent.size(), 0);
         const auto& costs = m_entryCost[t];
         for (std::size_t e = 0; e < m_entryNode.size(); ++e)
-            s[m_entryNode[e]] += costs[e];
+            addCost(s[m_entryNode[e]], costs[e]);
         self.push_back(std::move(s));
     }
     std::vector<NodeId> remap;

@@ -1,5 +1,6 @@
 #include "scorch/calltree.h"
 
+#include "scorch/costs.h"
 #include "scorch/strings.h"
 
 #include <algorithm>
@@ -47,7 +48,7 @@ void CallTree::computeTotals() {
     m_total = m_self;
     for (auto& total : m_total)
         for (NodeId i = static_cast<NodeId>(size()); i-- > 1;)
-            total[m_parent[i]] += total[i];
+            addCost(total[m_parent[i]], total[i]);
 }
 
 CallTree CallTree::fromParentArray(std::span<const NodeId> parent, std::span<const FrameId> frame,

@@ -93,15 +93,23 @@ Profile diffProfiles(const Profile& before, std::size_t beforeType, const Profil
             int64_t v = t.self(type, n);
             if (v == 0)
                 continue;
-            if (scale && totalBefore != 0)
-                v = static_cast<int64_t>(static_cast<__int128_t>(v) * totalAfter / totalBefore);
-            v *= factor;
+            if (scale && totalBefore != 0) {
+                const __int128_t scaled = static_cast<__int128_t>(v) * totalAfter / totalBefore;
+                v = scaled > INT64_MAX   ? INT64_MAX
+                    : scaled < INT64_MIN ? INT64_MIN
+                                         : static_cast<int64_t>(scaled);
+            }
+            v = mulCost(v, factor);
             path.clear();
             for (NodeId m = n; m != kRootNode; m = t.parent(m))
                 path.push_back(frames[t.frame(m).value]);
             std::reverse(path.begin(), path.end());
             tree.add(path, [&](std::size_t c) {
-                return c == slot ? v : c == kDelta ? (slot == kAfter ? v : -v) : 0;
+                return c == slot     ? v
+                       : c == kDelta ? (slot == kAfter   ? v
+                                        : v == INT64_MIN ? INT64_MAX
+                                                         : -v)
+                                     : 0;
             });
         }
     };

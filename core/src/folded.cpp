@@ -84,7 +84,9 @@ private:
             const uint32_t type = m_types[c];
             builder.ensureDecimals(type, decimals);
             const int d = builder.decimals(type);
-            costs[c] = {type, whole * pow10(d) + frac * pow10(d - decimals)};
+            int64_t value = mulCost(whole, pow10(d));
+            addCost(value, frac * pow10(d - decimals));
+            costs[c] = {type, value};
             stack = rtrim(stack.substr(0, sp));
         }
         if (stack.empty()) {

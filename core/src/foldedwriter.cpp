@@ -152,7 +152,7 @@ private:
 };
 
 int64_t rescale(int64_t v, int from, int to) {
-    return to >= from ? v * pow10(to - from) : v / pow10(from - to);
+    return to >= from ? mulCost(v, pow10(to - from)) : v / pow10(from - to);
 }
 
 } // namespace
@@ -168,7 +168,7 @@ void writeFolded(const Profile& p, const FoldedOptions& o, std::ostream& out) {
         int64_t v = costs[type][i];
         if (extra) {
             const auto x = static_cast<std::size_t>(o.alwaysIncludedCostType);
-            v += rescale(costs[x][i], p.costTypes[x].decimals, p.costTypes[type].decimals);
+            addCost(v, rescale(costs[x][i], p.costTypes[x].decimals, p.costTypes[type].decimals));
         }
         return v;
     };
@@ -221,8 +221,8 @@ void writeFolded(const Profile& p, const FoldedOptions& o, std::ostream& out) {
         int64_t sum = 0, sum2 = 0;
         std::size_t j = i;
         for (; j < lines.size() && (j == i || writer.compare(lines[i], lines[j]) == 0); ++j) {
-            sum += lines[j].a;
-            sum2 += lines[j].b;
+            addCost(sum, lines[j].a);
+            addCost(sum2, lines[j].b);
         }
         if (sum || sum2) {
             writer.write(lines[i], buffer);

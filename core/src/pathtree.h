@@ -2,6 +2,7 @@
 #pragma once
 
 #include "scorch/calltree.h"
+#include "scorch/costs.h"
 #include "scorch/frames.h"
 #include "scorch/strings.h"
 
@@ -25,7 +26,7 @@ public:
         for (FrameId f : path)
             n = child(n, f);
         for (std::size_t t = 0; t < m_self.size(); ++t)
-            m_self[t][n] += costOf(t);
+            addCost(m_self[t][n], costOf(t));
     }
 
     CallTree finish(const FrameTable& frames, const StringTable& strings) {

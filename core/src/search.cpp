@@ -1,5 +1,7 @@
 #include "scorch/search.h"
 
+#include "scorch/costs.h"
+
 #include <algorithm>
 #include <regex>
 
@@ -54,7 +56,7 @@ int64_t matchedCost(const CallTree& tree, const std::vector<char>& frameMatches,
             continue;
         const FrameId f = tree.frame(n);
         if (f.value < frameMatches.size() && frameMatches[f.value]) {
-            sum += tree.total(costType, n);
+            addCost(sum, tree.total(costType, n));
             coveredUntil = tree.subtreeEnd(n);
         }
     }

@@ -141,6 +141,16 @@ private Q_SLOTS:
         QVERIFY2(e.contains(QStringLiteral("directory")), qPrintable(e));
     }
 
+    void hugeCountsSaturate() {
+        std::string text;
+        for (int i = 0; i < 20; ++i)
+            text += "a;b 900000000000000000\n"; // 20 x 9e17 does not fit in 64 bits
+        text += "a;c -900000000000000000\n";
+        const Profile p = test::fromText(text, "huge-counts.folded");
+        QCOMPARE(p.tree.total(0, 2), INT64_MAX); // a;b, clamped instead of wrapping around
+        QVERIFY(p.tree.grandTotal(0) > 0);
+    }
+
     void deepStacksDoNotOverflow() {
         std::string line;
         for (int i = 0; i < 100000; ++i)

@@ -33,4 +33,16 @@ std::string formatCost(int64_t value, const CostType& type);
 
 int64_t pow10(int exponent);
 
+/// Saturating arithmetic for costs: sums of absurd inputs clamp at the int64 limits instead of overflowing.
+inline void addCost(int64_t& a, int64_t b) {
+    if (__builtin_add_overflow(a, b, &a))
+        a = b > 0 ? INT64_MAX : INT64_MIN;
+}
+inline int64_t mulCost(int64_t a, int64_t b) {
+    int64_t r;
+    if (__builtin_mul_overflow(a, b, &r))
+        return (a > 0) == (b > 0) ? INT64_MAX : INT64_MIN;
+    return r;
+}
+
 } // namespace scorch
