@@ -179,13 +179,13 @@ bool TreeBuilder::samePath(NodeId n, std::span<const FrameId> rootToLeaf) const 
 }
 
 void TreeBuilder::addSample(uint32_t thread, std::span<const FrameId> rootToLeaf,
-                            std::span<const CostValue> costs) {
+                            std::span<const CostValue> costs, uint64_t sampleCount) {
     const NodeId n = leafNode(rootToLeaf);
     const uint32_t e = entry(thread, n);
     for (const CostValue& c : costs)
         addCost(m_entryCost[c.costType][e], c.value);
-    ++m_threads[thread].info.samples;
-    ++m_samples;
+    m_threads[thread].info.samples += sampleCount;
+    m_samples += sampleCount;
 }
 
 void TreeBuilder::noteTime(double seconds) {

@@ -16,6 +16,8 @@ std::string_view formatName(Format format) {
         return "perf script";
     case Format::Folded:
         return "folded stacks";
+    case Format::Speedscope:
+        return "speedscope";
     case Format::FoldedDiff:
         return "differential folded stacks";
     case Format::PerfData:
@@ -108,9 +110,14 @@ Format detectFormat(std::string_view head) {
     }
     if (control * 20 > probe.size())
         return Format::Binary;
-    const std::string_view body = ltrim(head);
-    if (body.starts_with('{'))
+    std::string_view body = ltrim(head);
+    if (body.starts_with("\xef\xbb\xbf"))
+        body = ltrim(body.substr(3));
+    if (body.starts_with('{')) {
+        if (head.find("speedscope.app/file-format-schema") != std::string_view::npos)
+            return Format::Speedscope;
         return Format::Json;
+    }
     if (body.starts_with('[')) { // a JSON array, unless it is a folded frame like "[unknown];..."
         const std::string_view next = ltrim(body.substr(1));
         if (next.empty() || std::string_view("{[\"]-0123456789").find(next[0]) != std::string_view::npos)
@@ -201,7 +208,8 @@ Profile importProfile(std::unique_ptr<ByteSource> source, const std::string& nam
                           "run `perf script -i " +
                           name + " > " + name + ".perf` and open that");
     case Format::Json:
-        throw ImportError(name + ": JSON profiles (speedscope, Chrome) are not supported yet");
+        throw ImportError(name + ": this JSON is not a speedscope profile; Chrome profiles and traces, pprof "
+                                 "and d3 JSON are not supported yet");
     case Format::Binary: {
         std::size_t offset = 0;
         while (offset < head.size() && (static_cast<unsigned char>(head[offset]) >= 0x20 ||
@@ -222,6 +230,12 @@ Profile importProfile(std::unique_ptr<ByteSource> source, const std::string& nam
         break;
     }
 
+    if (format == Format::Speedscope) {
+        Profile p = importSpeedscope(*source, std::move(head), name, control);
+        if (p.meta.samples == 0)
+            throw ImportError(name + ": no samples found in speedscope input");
+        return p;
+    }
     const Boundary boundary = format == Format::PerfScript ? Boundary::BlankLine : Boundary::Line;
     auto makeParser = [&]() -> std::unique_ptr<ChunkParser> {
         if (format == Format::PerfScript)

@@ -6,8 +6,8 @@
 #include "scorch/frames.h"
 #include "scorch/strings.h"
 
+#include "hash.h"
 #include <span>
-#include <unordered_map>
 #include <vector>
 
 namespace scorch::detail {
@@ -35,21 +35,22 @@ public:
 
 private:
     NodeId child(NodeId p, FrameId f) {
-        const uint64_t key = (static_cast<uint64_t>(p) << 32) | f.value;
-        auto [it, inserted] = m_children.try_emplace(key, static_cast<NodeId>(m_parent.size()));
+        bool inserted;
+        const NodeId n = m_children.findOrInsert((static_cast<uint64_t>(p) << 32) | f.value,
+                                                 static_cast<NodeId>(m_parent.size()), inserted);
         if (inserted) {
             m_parent.push_back(p);
             m_frame.push_back(f);
             for (auto& s : m_self)
                 s.push_back(0);
         }
-        return it->second;
+        return n;
     }
 
     std::vector<NodeId> m_parent;
     std::vector<FrameId> m_frame;
     std::vector<std::vector<int64_t>> m_self;
-    std::unordered_map<uint64_t, NodeId> m_children;
+    FlatMap64 m_children;
 };
 
 /// Calls f(node) for every node that has a non-zero self cost of any type.

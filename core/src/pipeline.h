@@ -106,6 +106,9 @@ uint64_t forEachLine(const Chunk& chunk, Diagnostics& diagnostics, F&& f) {
 bool isValidUtf8(std::string_view s);
 
 std::unique_ptr<ChunkParser> makePerfScriptParser(const ImportOptions& options);
+/// speedscope JSON (not chunk-parallel: the document is walked as one stream).
+Profile importSpeedscope(ByteSource& source, std::string head, const std::string& name,
+                         const ImportControl& control);
 std::unique_ptr<ChunkParser> makeFoldedParser(bool differential);
 
 } // namespace scorch::detail

@@ -44,7 +44,9 @@ public:
     /// Index of the thread with this identity, created on first use.
     uint32_t thread(std::string_view name, int64_t pid, int64_t tid);
 
-    void addSample(uint32_t thread, std::span<const FrameId> rootToLeaf, std::span<const CostValue> costs);
+    /// Adds `sampleCount` samples (an importer of pre-aggregated stacks passes how many it stands for).
+    void addSample(uint32_t thread, std::span<const FrameId> rootToLeaf, std::span<const CostValue> costs,
+                   uint64_t sampleCount = 1);
     void noteTime(double seconds);
 
     uint64_t samples() const { return m_samples; }

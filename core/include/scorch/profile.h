@@ -57,7 +57,10 @@ struct Profile {
     ThreadCosts threadCosts;
 
     std::string_view frameName(FrameId id) const { return strings.view(frames[id].name); }
+    /// Name of node n of `tree`, the profile's own tree. A derived tree (thread subset, transforms,
+    /// bottom-up) numbers its nodes differently: use frameName(derived.frame(n)) or the overload below.
     std::string_view nodeName(NodeId n) const { return frameName(tree.frame(n)); }
+    std::string_view nodeName(const CallTree& derived, NodeId n) const { return frameName(derived.frame(n)); }
     /// Index of the cost type with this name, or -1.
     int costTypeIndex(std::string_view name) const;
 };
