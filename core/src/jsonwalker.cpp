@@ -10,6 +10,21 @@ bool isJsonSpace(char c) {
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
+/// Bytes that matter while scanning a value taken whole: in a container, quotes and brackets; in a scalar,
+/// anything that ends it.
+struct StopTables {
+    unsigned char container[256] = {}, scalar[256] = {};
+    StopTables() {
+        for (unsigned char c : std::string_view("\"{}[]"))
+            container[c] = 1;
+        for (unsigned char c : std::string_view("\"{}[],: \n\r\t"))
+            scalar[c] = 1;
+    }
+};
+const StopTables kStopTables;
+const unsigned char* const kContainerStop = kStopTables.container;
+const unsigned char* const kScalarStop = kStopTables.scalar;
+
 class Walker {
 public:
     Walker(JsonHandler& handler, const JsonWalkOptions& options, const std::string& name)
@@ -21,6 +36,10 @@ public:
     void feed(std::string_view data, uint64_t offset) {
         std::size_t i = 0;
         while (i < data.size()) {
+            if (m_slicing) {
+                i = continueSlice(data, i, offset);
+                continue;
+            }
             if (m_capturing) {
                 i = continueCapture(data, i, offset);
                 continue;
@@ -80,6 +99,8 @@ public:
     }
 
     void finish(uint64_t offset) {
+        if (m_slicing && !m_options.allowTruncated)
+            fail("truncated JSON: the input ends inside an array", offset);
         if (m_capturing && m_captureKind == Capture::Scalar && m_depthInCapture == 0 && !m_inString) {
             deliverCapture(); // a number at the very end of the input
         }
@@ -114,7 +135,19 @@ private:
         }
         m_emptyOk = false;
         if (c == '{' || c == '[') {
-            if (m_handler.descend(m_path, c)) {
+            const JsonHandler::Take take = m_handler.descend(m_path, c);
+            if (take == JsonHandler::Take::Slices && c == '[') {
+                m_slicing = true;
+                m_runBegin = m_runEnd = m_lastClose = 0;
+                m_capture.clear();
+                m_depthInCapture = 0;
+                m_inString = false;
+                m_escape = false;
+                m_captureStart = offset + i;
+                ++i;
+                return;
+            }
+            if (take == JsonHandler::Take::Walk) {
                 if (m_path.size() >= m_options.maxDepth)
                     fail("nested deeper than " + std::to_string(m_options.maxDepth) + " levels", offset + i);
                 JsonPathElement e;
@@ -171,52 +204,50 @@ private:
             }
             return i;
         }
-        for (; i < data.size() && !done; ++i) {
-            const char c = data[i];
-            if (m_inString) {
-                if (m_escape)
+        const bool scalar = m_captureKind == Capture::Scalar;
+        const unsigned char* table = scalar ? kScalarStop : kContainerStop;
+        const std::size_t n = data.size();
+        while (i < n && !done) {
+            if (m_inString) { // skip to the closing quote
+                if (m_escape) {
                     m_escape = false;
-                else if (c == '\\')
-                    m_escape = true;
-                else if (c == '"') {
-                    m_inString = false;
-                    done = m_captureKind == Capture::String; // a string value ends with its closing quote
+                    ++i;
+                    continue;
                 }
+                while (i < n && data[i] != '"' && data[i] != '\\')
+                    ++i;
+                if (i >= n)
+                    break;
+                if (data[i] == '\\') {
+                    m_escape = true;
+                    ++i;
+                    continue;
+                }
+                m_inString = false;
+                ++i;
+                done = m_captureKind == Capture::String; // a string value ends with its closing quote
                 continue;
             }
-            switch (c) {
-            case '"':
-                m_inString = true;
+            while (i < n && !table[static_cast<unsigned char>(data[i])]) // the bytes that change nothing
+                ++i;
+            if (i >= n)
                 break;
-            case '{':
-            case '[':
-                if (m_captureKind == Capture::Scalar)
+            const char c = data[i];
+            if (scalar) { // any structural character or space ends a number/true/false/null
+                if (c == '{' || c == '[' || c == '"')
                     fail("unexpected '" + std::string(1, c) + "'", offset + i);
+                done = true;
+                break;
+            }
+            ++i;
+            if (c == '"') {
+                m_inString = true;
+            } else if (c == '{' || c == '[') {
                 if (++m_depthInCapture > m_options.maxDepth)
-                    fail("nested deeper than " + std::to_string(m_options.maxDepth) + " levels", offset + i);
-                break;
-            case '}':
-            case ']':
-                if (m_captureKind == Capture::Scalar) {
-                    done = true;
-                    --i; // the delimiter belongs to the parent
-                } else if (--m_depthInCapture == 0) {
-                    done = true;
-                }
-                break;
-            case ',':
-            case ' ':
-            case '\n':
-            case '\r':
-            case '\t':
-            case ':':
-                if (m_captureKind == Capture::Scalar) {
-                    done = true;
-                    --i;
-                }
-                break;
-            default:
-                break;
+                    fail("nested deeper than " + std::to_string(m_options.maxDepth) + " levels",
+                         offset + i - 1);
+            } else if (--m_depthInCapture == 0) { // '}' or ']'
+                done = true;
             }
         }
         const std::string_view piece = data.substr(begin, i - begin);
@@ -233,6 +264,99 @@ private:
         if (done)
             deliverCapture();
         return i;
+    }
+
+    /// Scans the elements of an array taken in slices and hands over about 1 MiB of whole elements at a time.
+    /// Only quotes and brackets are looked at byte by byte; cut points are found afterwards: a comma in the
+    /// last stretch of plain text at the array's own level, or just after the last element that closed there.
+    std::size_t continueSlice(std::string_view data, std::size_t i, uint64_t offset) {
+        std::size_t begin = i, base = m_capture.size(); // base: capture index of data[begin]
+        const std::size_t n = data.size();
+        while (i < n) {
+            if (m_inString) {
+                if (m_escape) {
+                    m_escape = false;
+                    ++i;
+                    continue;
+                }
+                while (i < n && data[i] != '"' && data[i] != '\\')
+                    ++i;
+                if (i >= n)
+                    break;
+                m_escape = data[i] == '\\';
+                m_inString = m_escape;
+                ++i;
+                continue;
+            }
+            const std::size_t run = i;
+            while (i < n && !kContainerStop[static_cast<unsigned char>(data[i])])
+                ++i;
+            if (m_depthInCapture == 0 && i > run) {
+                m_runBegin = base + (run - begin);
+                m_runEnd = base + (i - begin);
+            }
+            if (i >= n)
+                break;
+            const char c = data[i];
+            if (c == '"') {
+                m_inString = true;
+            } else if (c == '{' || c == '[') {
+                if (++m_depthInCapture > m_options.maxDepth)
+                    fail("nested deeper than " + std::to_string(m_options.maxDepth) + " levels", offset + i);
+            } else if (m_depthInCapture > 0) {
+                if (--m_depthInCapture == 0 && base + (i - begin) + 1 >= (1u << 20)) { // a slice is full
+                    appendSlice(data.substr(begin, i + 1 - begin));
+                    deliverSlice(m_capture.size());
+                    begin = i + 1;
+                    base = m_capture.size();
+                } else if (m_depthInCapture == 0)
+                    m_lastClose = base + (i - begin) + 1;
+            } else { // the array's own closing bracket
+                if (c != ']')
+                    fail("unexpected '}'", offset + i);
+                appendSlice(data.substr(begin, i - begin));
+                deliverSlice(m_capture.size());
+                m_slicing = false;
+                m_handler.leave(m_path);
+                afterValue();
+                return i + 1;
+            }
+            ++i;
+        }
+        appendSlice(data.substr(begin, n - begin));
+        if (m_depthInCapture == 0 && !m_inString && m_capture.size() >= (1u << 20)) {
+            std::size_t cut = m_lastClose;
+            if (m_runEnd > m_runBegin) {
+                const void* comma = memrchr(m_capture.data() + m_runBegin, ',', m_runEnd - m_runBegin);
+                if (comma)
+                    cut = std::max(
+                        cut, static_cast<std::size_t>(static_cast<const char*>(comma) - m_capture.data()));
+            }
+            if (cut > 0)
+                deliverSlice(cut);
+        }
+        return n;
+    }
+
+    void appendSlice(std::string_view text) {
+        if (m_capture.size() + text.size() > m_options.maxValueBytes)
+            fail("an array element is larger than " + std::to_string(m_options.maxValueBytes >> 20) + " MiB",
+                 m_captureStart);
+        m_capture.append(text);
+    }
+
+    /// Hands over m_capture[0, cut) (minus separators at its edges) and keeps the rest.
+    void deliverSlice(std::size_t cut) {
+        std::string_view text(m_capture.data(), cut);
+        while (!text.empty() && (isJsonSpace(text.front()) || text.front() == ','))
+            text.remove_prefix(1);
+        while (!text.empty() && (isJsonSpace(text.back()) || text.back() == ','))
+            text.remove_suffix(1);
+        if (!text.empty())
+            m_handler.slice(m_path, text);
+        m_capture.erase(
+            0, std::min(cut + 1, m_capture.size())); // the comma or closing bracket at the cut goes too
+        m_runBegin = m_runEnd = m_lastClose = 0;
     }
 
     void deliverCapture() {
@@ -260,6 +384,8 @@ private:
     Expect m_expect = Expect::Value;
     bool m_emptyOk = false;
     bool m_capturing = false;
+    bool m_slicing = false;
+    std::size_t m_runBegin = 0, m_runEnd = 0, m_lastClose = 0; // slice cut candidates (capture indices)
     Capture m_captureKind = Capture::Scalar;
     std::string m_capture;
     uint64_t m_captureStart = 0;

@@ -26,9 +26,19 @@ using JsonPath = std::vector<JsonPathElement>;
 
 class JsonHandler {
 public:
+    enum class Take {
+        Walk,   ///< walk into the container: its members/elements are offered one by one
+        Whole,  ///< hand the container over whole to value()
+        Slices, ///< (arrays) hand the elements over in slices of whole elements to slice(), then leave()
+    };
     virtual ~JsonHandler() = default;
-    /// A container ('{' or '[') starts at `path`: true to walk into it, false to receive it whole in value().
-    virtual bool descend(const JsonPath& path, char open) = 0;
+    /// A container ('{' or '[') starts at `path`: how to take it.
+    virtual Take descend(const JsonPath& path, char open) = 0;
+    /// Some consecutive elements of an array taken in slices: their raw text, separated by commas.
+    virtual void slice(const JsonPath& path, std::string_view elements) {
+        (void)path;
+        (void)elements;
+    }
     /// A scalar, or a container not descended into, as raw JSON text.
     virtual void value(const JsonPath& path, std::string_view raw) = 0;
     /// A container that was descended into has ended.

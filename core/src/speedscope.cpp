@@ -109,20 +109,38 @@ public:
     explicit SpeedscopeHandler(const std::string& name)
         : m_name(name) {}
 
-    bool descend(const JsonPath& path, char open) override {
+    Take descend(const JsonPath& path, char open) override {
+        bool walk = false;
         switch (path.size()) {
         case 0:
-            return open == '{';
+            walk = open == '{';
+            break;
         case 1:
-            return (path[0].key == "shared" && open == '{') || (path[0].key == "profiles" && open == '[');
+            walk = (path[0].key == "shared" && open == '{') || (path[0].key == "profiles" && open == '[');
+            break;
         case 2:
-            return path[0].key == "profiles" && open == '{';
+            walk = path[0].key == "profiles" && open == '{';
+            break;
         case 3:
-            return path[0].key == "profiles" && open == '[' &&
-                   (path[2].key == "samples" || path[2].key == "weights" || path[2].key == "events");
+            if (path[0].key == "profiles" && open == '[' &&
+                (path[2].key == "samples" || path[2].key == "weights" || path[2].key == "events")) {
+                m_currentProfile = path[1].index;
+                m_elements[batchIndex(path[2].key)] = 0;
+                return Take::Slices;
+            }
+            break;
         default:
-            return false;
+            break;
         }
+        return walk ? Take::Walk : Take::Whole;
+    }
+
+    void slice(const JsonPath& path, std::string_view elements) override {
+        std::string& batch = m_batch[batchIndex(path[2].key)];
+        batch.append(elements);
+        batch.push_back(',');
+        if (batch.size() > (1u << 20))
+            flush(batchIndex(path[2].key));
     }
 
     void value(const JsonPath& path, std::string_view raw) override {
@@ -137,15 +155,6 @@ public:
                 p.type = std::string(unquote(raw));
             else if (key == "unit")
                 p.unit = std::string(unquote(raw));
-        } else if (path.size() == 4 && path[0].key == "profiles") {
-            m_currentProfile = path[1].index;
-            std::string& batch = m_batch[batchIndex(path[2].key)];
-            if (batch.empty())
-                m_batchFirst[batchIndex(path[2].key)] = path[3].index;
-            batch.append(raw);
-            batch.push_back(',');
-            if (batch.size() > (1u << 20))
-                flush(batchIndex(path[2].key));
         }
     }
 
@@ -265,7 +274,7 @@ private:
         batch.insert(batch.begin(), '[');
         ProfileState& p = profile(m_currentProfile);
         const char* what[] = {"samples", "weights", "events"};
-        uint64_t index = m_batchFirst[which];
+        uint64_t& index = m_elements[which];
         try {
             simdjson::padded_string json(batch);
             auto doc = m_parser.iterate(json);
@@ -359,7 +368,7 @@ private:
     std::vector<FrameInfo> m_frames;
     std::vector<ProfileState> m_profiles;
     std::string m_batch[3];
-    uint64_t m_batchFirst[3] = {0, 0, 0};
+    uint64_t m_elements[3] = {0, 0, 0}; // elements parsed so far of the current samples/weights/events
     uint64_t m_currentProfile = 0;
     std::vector<uint32_t> m_stack;
 };
