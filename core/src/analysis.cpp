@@ -1,26 +1,98 @@
 #include "scorch/analysis.h"
 
-#include "pathtree.h"
-
 #include <algorithm>
+#include <utility>
 
 namespace scorch {
 
+namespace {
+
+bool hasAnySelf(const CallTree& tree, NodeId n) {
+    for (std::size_t t = 0; t < tree.costTypeCount(); ++t)
+        if (tree.self(t, n) != 0)
+            return true;
+    return false;
+}
+
+} // namespace
+
 CallTree bottomUpTree(const Profile& profile) {
-    const CallTree& tree = profile.tree;
-    detail::PathTree inverted(tree.costTypeCount());
-    std::vector<FrameId> path;
-    detail::forEachNodeWithSelfCost(tree, [&](NodeId n) {
-        path.clear();
-        for (NodeId m = n; m != kRootNode; m = tree.parent(m))
-            path.push_back(tree.frame(m)); // leaf first: the inverted tree's root-to-leaf order
-        inverted.add(path, [&](std::size_t t) { return tree.self(t, n); });
-    });
-    return inverted.finish(profile.frames, profile.strings);
+    return bottomUpTree(profile, profile.tree);
+}
+
+CallTree bottomUpTree(const Profile& profile, const CallTree& tree) {
+    // Every node with self cost starts a walk up to the root; the inverted tree's nodes are the distinct
+    // walk prefixes. Instead of hashing each (prefix, frame) step, walks that share a prefix are kept in one
+    // contiguous group and split by the frame of their next step with a counting sort: linear in the total
+    // walk length, cache-friendly.
+    const std::size_t types = tree.costTypeCount();
+    std::vector<NodeId> parent{kRootNode};
+    std::vector<FrameId> frame{FrameId{}};
+    std::vector<std::vector<int64_t>> self(types, std::vector<int64_t>(1, 0));
+    std::vector<NodeId> cursor, origin; // per walk: the node it has reached, the node it started at
+    for (NodeId n = 1; n < tree.size(); ++n)
+        if (hasAnySelf(tree, n)) {
+            cursor.push_back(n);
+            origin.push_back(n);
+        }
+    std::vector<NodeId> sortedCursor(cursor.size()), sortedOrigin(cursor.size());
+    std::vector<uint32_t> slot(profile.frames.size(), 0); // per frame: count, then write position
+    std::vector<uint32_t> touched;                        // frames seen in the current group
+    struct Group {
+        uint32_t begin, end;
+        NodeId parent; // inverted node the group's walks have reached
+    };
+    std::vector<Group> stack{{0, static_cast<uint32_t>(cursor.size()), kRootNode}};
+    while (!stack.empty()) {
+        const Group g = stack.back();
+        stack.pop_back();
+        touched.clear();
+        for (uint32_t i = g.begin; i < g.end; ++i)
+            if (slot[tree.frame(cursor[i]).value]++ == 0)
+                touched.push_back(tree.frame(cursor[i]).value);
+        uint32_t pos = g.begin;
+        for (uint32_t f : touched)
+            pos += std::exchange(slot[f], pos);
+        for (uint32_t i = g.begin; i < g.end; ++i) {
+            const uint32_t k = slot[tree.frame(cursor[i]).value]++;
+            sortedCursor[k] = cursor[i];
+            sortedOrigin[k] = origin[i];
+        }
+        std::copy(sortedCursor.begin() + g.begin, sortedCursor.begin() + g.end, cursor.begin() + g.begin);
+        std::copy(sortedOrigin.begin() + g.begin, sortedOrigin.begin() + g.end, origin.begin() + g.begin);
+        uint32_t begin = g.begin;
+        for (uint32_t f : touched) {
+            const uint32_t end = std::exchange(slot[f], 0);
+            const auto node = static_cast<NodeId>(parent.size());
+            parent.push_back(g.parent);
+            frame.push_back(FrameId{f});
+            for (auto& s : self)
+                s.push_back(0);
+            uint32_t keep = begin; // walks that go on to a caller move to the front
+            for (uint32_t i = begin; i < end; ++i) {
+                const NodeId up = tree.parent(cursor[i]);
+                if (up == kRootNode) {
+                    for (std::size_t t = 0; t < types; ++t)
+                        addCost(self[t][node], tree.self(t, origin[i]));
+                } else {
+                    cursor[keep] = up;
+                    origin[keep++] = origin[i];
+                }
+            }
+            if (keep > begin)
+                stack.push_back({begin, keep, node});
+            begin = end;
+        }
+    }
+    return CallTree::fromParentArray(parent, frame, std::move(self), profile.frames, profile.strings);
 }
 
 std::vector<FunctionCost> functionCosts(const Profile& profile) {
-    const CallTree& tree = profile.tree;
+    return functionCosts(profile, profile.tree);
+}
+
+std::vector<FunctionCost> functionCosts(const Profile& profile, const CallTree& tree) {
+
     const std::size_t types = tree.costTypeCount();
     std::vector<int32_t> slot(profile.frames.size(), -1);
     std::vector<FunctionCost> out;

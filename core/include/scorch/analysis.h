@@ -13,6 +13,8 @@ namespace scorch {
 /// their children are their callers, and so on up to the original roots. A node's total is the cost of
 /// the samples whose stack ends with that caller chain; every sample's cost lands once in each level.
 CallTree bottomUpTree(const Profile& profile);
+/// The same for any tree over the profile's frames (a thread subset, a transformed tree).
+CallTree bottomUpTree(const Profile& profile, const CallTree& tree);
 
 /// Self and total cost of one function (frame) summed over all its call sites. Total counts each sample
 /// once even under recursion.
@@ -22,6 +24,7 @@ struct FunctionCost {
     uint32_t callSites = 0;           ///< nodes of the tree with this frame
 };
 std::vector<FunctionCost> functionCosts(const Profile& profile);
+std::vector<FunctionCost> functionCosts(const Profile& profile, const CallTree& tree);
 
 /// Functions sorted by descending self cost of `costType`, at most `limit`.
 std::vector<FunctionCost> topFunctions(const Profile& profile, std::size_t costType, std::size_t limit);
