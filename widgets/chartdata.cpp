@@ -12,12 +12,14 @@ std::shared_ptr<const ChartData> ChartData::fromProfile(std::shared_ptr<const Pr
 std::shared_ptr<const ChartData> ChartData::derive(std::shared_ptr<const Profile> profile,
                                                    std::size_t costType, std::vector<uint32_t> threads,
                                                    std::vector<TreeTransform> transforms) {
-    auto data = std::make_shared<ChartData>();
-    CallTree base = profile->tree;
-    if (!threads.empty() && threads.size() < profile->threads.size())
-        base.setSelfCosts(selfCostsForThreads(*profile, threads));
-    data->tree = transforms.empty() ? std::move(base) : applyTransforms(*profile, base, transforms);
-    data->profile = std::move(profile);
+    std::optional<CallTree> derived;
+    if (!threads.empty() && threads.size() < profile->threads.size()) {
+        derived = profile->tree;
+        derived->setSelfCosts(selfCostsForThreads(*profile, threads));
+    }
+    if (!transforms.empty())
+        derived = applyTransforms(*profile, derived ? *derived : profile->tree, transforms);
+    auto data = std::make_shared<ChartData>(std::move(profile), std::move(derived));
     data->costType = costType;
     data->threads = std::move(threads);
     data->transforms = std::move(transforms);

@@ -6,13 +6,23 @@
 #include "scorch/transform.h"
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace scorch {
 
 struct ChartData {
+    /// Prefer derive(): `derived` is the tree to show, or empty to show profile->tree itself (no copy).
+    ChartData(std::shared_ptr<const Profile> profile, std::optional<CallTree> derived)
+        : profile(std::move(profile))
+        , derivedTree(std::move(derived))
+        , tree(derivedTree ? *derivedTree : this->profile->tree) {}
+    ChartData(const ChartData&) = delete;
+    ChartData& operator=(const ChartData&) = delete;
+
     std::shared_ptr<const Profile> profile; ///< frames, strings, cost types, threads
-    CallTree tree;                          ///< the tree to show (profile.tree, or filtered/transformed)
+    std::optional<CallTree> derivedTree;    ///< set when threads or transforms changed the tree
+    const CallTree& tree;                   ///< the tree to show (profile->tree, or the derived one)
     std::size_t costType = 0;               ///< which cost to size frames by
     std::vector<TreeTransform> transforms;  ///< transforms that produced `tree` (shown as chips)
     std::vector<uint32_t> threads;          ///< thread subset that produced `tree`; empty = all threads
