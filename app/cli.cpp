@@ -22,7 +22,6 @@ namespace scorch::cli {
 namespace {
 
 constexpr const char* kMainUsage = R"(Usage: scorch [FILE...]                 open profiles in the GUI
-       scorch --diff OLD NEW            compare two profiles in the GUI
        scorch COMMAND [OPTIONS] FILE    run a headless command
 
 Commands:
@@ -30,7 +29,7 @@ Commands:
   info       summarise a profile: format, costs, threads, top functions, warnings
   diff       print the differential folded stacks of two profiles (`stack before after`)
 
-FILE may be perf script text or folded stacks, optionally gzip/zstd/xz-compressed;
+FILE may be perf script text, folded stacks or speedscope JSON, optionally gzip/zstd/xz-compressed;
 "-" reads standard input. Run `scorch COMMAND --help` for a command's options.
 )";
 
@@ -53,8 +52,8 @@ constexpr const char* kDiffUsage = R"(Usage: scorch diff [OPTIONS] BEFORE AFTER
 
 Prints `stack COUNT_BEFORE COUNT_AFTER` for every stack of either profile (0 where a profile lacks it),
 in the conventions of FlameGraph's difffolded.pl and inferno-diff-folded; the profiles may be in different
-formats. Frames match by function name. Feed the output to `scorch` (or flamegraph.pl) as a
-differential flame graph.
+formats. Frames match by function name. flamegraph.pl draws the output as a differential flame
+graph; Scorch opens it as a profile with two cost types, before and after.
   -n, --normalize   scale BEFORE's counts so that its total equals AFTER's
   -s, --strip-hex   rewrite hexadecimal literals 0x1234 in names as 0x... before matching
   --event NAME      the event (cost type) to compare in both profiles (default: each one's first)

@@ -1,0 +1,126 @@
+#include "exporter.h"
+
+#include "flamegraphview.h"
+
+#include "scorch/folded.h"
+
+#include <QBuffer>
+#include <QCoreApplication>
+#include <QFileInfo>
+#include <QSaveFile>
+
+#include <algorithm>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace scorch {
+
+namespace {
+
+QString tr(const char* text) {
+    return QCoreApplication::translate("scorch::Exporter", text);
+}
+
+} // namespace
+
+QString checkExportTarget(const QString& target, const QString& source) {
+    if (target.isEmpty())
+        return tr("No file name given.");
+    const QFileInfo t(target), s(source);
+    const bool same = (t.exists() && s.exists() && t.canonicalFilePath() == s.canonicalFilePath()) ||
+                      t.absoluteFilePath() == s.absoluteFilePath();
+    if (same)
+        return tr("%1 is the profile being shown; choose another file name.").arg(target);
+    return {};
+}
+
+QString saveAtomically(const QString& target, const QByteArray& bytes) {
+    QSaveFile file(target);
+    if (!file.open(QIODevice::WriteOnly))
+        return tr("Cannot write %1: %2").arg(target, file.errorString());
+    if (file.write(bytes) != bytes.size() || !file.commit())
+        return tr("Cannot write %1: %2").arg(target, file.errorString());
+    return {};
+}
+
+QByteArray foldedProfile(const Profile& profile, std::size_t costType) {
+    FoldedOptions options;
+    options.costType = static_cast<int>(costType);
+    std::ostringstream out;
+    writeFolded(profile, options, out);
+    const std::string text = std::move(out).str();
+    return QByteArray(text.data(), static_cast<qsizetype>(text.size()));
+}
+
+QByteArray foldedSubtree(const ChartData& data, NodeId node) {
+    const CallTree& tree = data.tree;
+    const Profile& profile = *data.profile;
+    if (node >= tree.size() || data.costType >= tree.costTypeCount())
+        return {};
+    const int decimals = profile.costTypes[data.costType].decimals;
+    const FoldedOptions options;
+    // Stacks from the root down to `node`'s parent are shared by every line.
+    std::string prefix;
+    for (NodeId n : tree.path(node))
+        if (n != node)
+            prefix += foldedFrameName(profile, tree.frame(n), options) + ';';
+    std::vector<std::string> lines;
+    std::vector<std::string> stack; // names from `node` down to the current node
+    for (NodeId n = node; n < tree.subtreeEnd(node); ++n) {
+        if (n == kRootNode)
+            continue;
+        stack.resize(tree.depth(n) - tree.depth(node) + (node == kRootNode ? 0 : 1));
+        stack.back() = foldedFrameName(profile, tree.frame(n), options);
+        const int64_t self = tree.self(data.costType, n);
+        if (self == 0)
+            continue;
+        std::string line = prefix;
+        for (std::size_t i = 0; i < stack.size(); ++i)
+            line += (i ? ";" : "") + stack[i];
+        lines.push_back(line + ' ' + formatCostValue(self, decimals) + '\n');
+    }
+    std::sort(lines.begin(), lines.end());
+    QByteArray out;
+    for (const std::string& line : lines)
+        out.append(line.data(), static_cast<qsizetype>(line.size()));
+    return out;
+}
+
+QString exportChart(ExportKind kind, const FlameGraphView& view, const QString& target,
+                    const QString& source) {
+    if (QString error = checkExportTarget(target, source); !error.isEmpty())
+        return error;
+    const auto data = view.data();
+    if (!data)
+        return tr("Nothing to export: the profile is not loaded.");
+    const QSize size = view.size().expandedTo(QSize(200, 100));
+    QByteArray bytes;
+    switch (kind) {
+    case ExportKind::Svg: {
+        QBuffer buffer(&bytes);
+        buffer.open(QIODevice::WriteOnly);
+        if (!view.renderSvg(&buffer, size))
+            return tr("Could not render the flame graph as SVG.");
+        break;
+    }
+    case ExportKind::Png: {
+        QBuffer buffer(&bytes);
+        buffer.open(QIODevice::WriteOnly);
+        if (!view.renderImage(size).save(&buffer, "PNG"))
+            return tr("Could not render the flame graph as PNG.");
+        break;
+    }
+    case ExportKind::Folded:
+        bytes = foldedProfile(*data->profile, data->costType);
+        break;
+    case ExportKind::FoldedSelection:
+        if (view.selectedNode() == kRootNode)
+            return tr("Select a frame in the flame graph or a table first.");
+        bytes = foldedSubtree(*data, view.selectedNode());
+        break;
+    }
+    return saveAtomically(target, bytes);
+}
+
+} // namespace scorch

@@ -1,0 +1,43 @@
+// ProfileLoader: imports one file off the GUI thread with throttled progress and cancellation.
+// Destroying the loader cancels the import and drops its result; nothing reaches a deleted receiver.
+#pragma once
+
+#include "scorch/profile.h"
+
+#include <QObject>
+#include <QString>
+
+#include <memory>
+
+namespace scorch {
+
+class ProfileLoader final : public QObject {
+    Q_OBJECT
+public:
+    explicit ProfileLoader(QObject* parent = nullptr);
+    ~ProfileLoader() override; ///< cancels a running import
+
+    /// Starts importing `path` (once per loader).
+    void start(const QString& path);
+    /// Asks the import to stop; cancelled() follows once it has.
+    void cancel();
+    bool isRunning() const;
+    QString path() const { return m_path; }
+
+Q_SIGNALS:
+    /// done/total in bytes of the (compressed) file; total is 0 when unknown. At most ~20 per second.
+    void progress(qint64 done, qint64 total);
+    void loaded(std::shared_ptr<const scorch::Profile> profile);
+    /// The import failed; `message` names the file and, where known, the line or offset.
+    void failed(const QString& message);
+    void cancelled();
+
+private:
+    struct Job;
+    void finish(std::shared_ptr<const Profile> profile, const QString& error, bool wasCancelled);
+
+    std::shared_ptr<Job> m_job;
+    QString m_path;
+};
+
+} // namespace scorch

@@ -1,0 +1,296 @@
+#include "mainwindow.h"
+
+#include "flamegraphpanel.h"
+#include "profiletab.h"
+
+#include <QAction>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QGuiApplication>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScreen>
+#include <QSettings>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QStyle>
+#include <QTabWidget>
+
+namespace scorch {
+
+namespace {
+
+constexpr int kMaxRecent = 10;
+const auto kRecentKey = QStringLiteral("recentFiles");
+const auto kGeometryKey = QStringLiteral("window/geometry");
+const auto kStateKey = QStringLiteral("window/state");
+
+/// Local files among dropped URLs.
+QStringList localFiles(const QMimeData* mime) {
+    QStringList files;
+    if (!mime || !mime->hasUrls())
+        return files;
+    const QList<QUrl> urls = mime->urls();
+    for (const QUrl& url : urls)
+        if (url.isLocalFile())
+            files << url.toLocalFile();
+    return files;
+}
+
+} // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent)
+    , m_central(new QStackedWidget(this))
+    , m_welcome(new QLabel(tr("Open a profile with File › Open (Ctrl+O) or drop files here.\n\n"
+                              "perf script output and folded stacks are supported, "
+                              "also gzip, zstd or xz-compressed."),
+                           this))
+    , m_tabs(new QTabWidget(this)) {
+    setWindowTitle(tr("Scorch"));
+    setAcceptDrops(true);
+    m_welcome->setAlignment(Qt::AlignCenter);
+    m_tabs->setTabsClosable(true);
+    m_tabs->setMovable(true);
+    m_tabs->setDocumentMode(true);
+    m_central->addWidget(m_welcome);
+    m_central->addWidget(m_tabs);
+    setCentralWidget(m_central);
+    connect(m_tabs, &QTabWidget::tabCloseRequested, this, &MainWindow::closeTab);
+    connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::updateStatus);
+    createFileMenu();
+    createViewMenu();
+    createStatusWidgets();
+    restoreSettings();
+    updateStatus();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createFileMenu() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::showOpenDialog);
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    m_recentMenu->setObjectName(QStringLiteral("recentMenu"));
+    updateRecentMenu();
+    m_exportMenu = file->addMenu(tr("&Export"));
+    const std::pair<QString, ExportKind> exports[] = {
+        {tr("Flame Graph as &SVG…"), ExportKind::Svg},
+        {tr("Flame Graph as &PNG…"), ExportKind::Png},
+        {tr("Profile as &Folded Stacks…"), ExportKind::Folded},
+        {tr("Selected Frame's Stacks as F&olded Stacks…"), ExportKind::FoldedSelection},
+    };
+    for (const auto& [text, kind] : exports)
+        m_exportMenu->addAction(text, this, [this, kind = kind] { showExportDialog(kind); });
+    file->addSeparator();
+    file->addAction(tr("&Close Tab"), QKeySequence::Close, this,
+                    [this] { closeTab(m_tabs->currentIndex()); });
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+}
+
+void MainWindow::createViewMenu() {
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    view->addAction(tr("&Find in Flame Graph…"), QKeySequence::Find, this, [this] {
+        if (ProfileTab* t = currentTab(); t && t->state() == ProfileTab::State::Loaded)
+            t->panel()->focusSearch();
+    });
+}
+
+void MainWindow::createStatusWidgets() {
+    m_progressBox = new QWidget(this);
+    m_progressLabel = new QLabel(m_progressBox);
+    m_progress = new QProgressBar(m_progressBox);
+    m_progress->setRange(0, 100);
+    m_progress->setMaximumWidth(240);
+    m_cancel = new QPushButton(tr("Cancel"), m_progressBox);
+    auto* layout = new QHBoxLayout(m_progressBox);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_progressLabel);
+    layout->addWidget(m_progress);
+    layout->addWidget(m_cancel);
+    statusBar()->addPermanentWidget(m_progressBox);
+    connect(m_cancel, &QPushButton::clicked, this, [this] {
+        if (ProfileTab* t = currentTab())
+            t->cancelLoad();
+    });
+}
+
+ProfileTab* MainWindow::openFile(const QString& path) {
+    auto* tab = new ProfileTab(path, m_tabs);
+    const int index = m_tabs->addTab(tab, tab->title());
+    m_tabs->setTabToolTip(index, path);
+    m_tabs->setCurrentIndex(index);
+    m_central->setCurrentWidget(m_tabs);
+    connect(tab, &ProfileTab::progressChanged, this, &MainWindow::updateStatus);
+    connect(tab, &ProfileTab::stateChanged, this, &MainWindow::updateStatus);
+    connect(tab, &ProfileTab::stateChanged, this, [this, tab](ProfileTab::State state) {
+        const bool problem = state == ProfileTab::State::Failed || state == ProfileTab::State::Cancelled;
+        m_tabs->setTabIcon(m_tabs->indexOf(tab),
+                           problem ? style()->standardIcon(QStyle::SP_MessageBoxWarning) : QIcon());
+    });
+    addRecent(path);
+    return tab;
+}
+
+void MainWindow::openFiles(const QStringList& paths) {
+    for (const QString& path : paths)
+        openFile(path);
+}
+
+int MainWindow::tabCount() const {
+    return m_tabs->count();
+}
+
+ProfileTab* MainWindow::tab(int index) const {
+    return qobject_cast<ProfileTab*>(m_tabs->widget(index));
+}
+
+ProfileTab* MainWindow::currentTab() const {
+    return qobject_cast<ProfileTab*>(m_tabs->currentWidget());
+}
+
+void MainWindow::closeTab(int index) {
+    ProfileTab* t = tab(index);
+    if (!t)
+        return;
+    m_tabs->removeTab(index);
+    delete t; // cancels a running load; its result is dropped
+    if (m_tabs->count() == 0)
+        m_central->setCurrentWidget(m_welcome);
+    updateStatus();
+}
+
+void MainWindow::showOpenDialog() {
+    const QStringList files = QFileDialog::getOpenFileNames(
+        this, tr("Open Profiles"), QString(),
+        tr("Profiles (*.txt *.perf *.script *.folded *.collapsed *.gz *.zst *.xz);;All files (*)"));
+    openFiles(files);
+}
+
+QString MainWindow::exportCurrent(ExportKind kind, const QString& target) {
+    ProfileTab* t = currentTab();
+    if (!t || t->state() != ProfileTab::State::Loaded)
+        return tr("No loaded profile to export.");
+    return exportChart(kind, *t->panel()->view(), target, t->path());
+}
+
+void MainWindow::showExportDialog(ExportKind kind) {
+    ProfileTab* t = currentTab();
+    if (!t || t->state() != ProfileTab::State::Loaded) {
+        statusBar()->showMessage(tr("No loaded profile to export."), 5000);
+        return;
+    }
+    const QFileInfo source(t->path());
+    QString suffix = QStringLiteral(".folded"), filter = tr("Folded stacks (*.folded *.txt)");
+    if (kind == ExportKind::Svg) {
+        suffix = QStringLiteral(".svg");
+        filter = tr("SVG images (*.svg)");
+    } else if (kind == ExportKind::Png) {
+        suffix = QStringLiteral(".png");
+        filter = tr("PNG images (*.png)");
+    }
+    const QString proposal = source.dir().filePath(source.completeBaseName() + suffix);
+    const QString target = QFileDialog::getSaveFileName(this, tr("Export"), proposal, filter);
+    if (target.isEmpty())
+        return;
+    if (const QString error = exportCurrent(kind, target); !error.isEmpty())
+        QMessageBox::warning(this, tr("Export failed"), error);
+    else
+        statusBar()->showMessage(tr("Saved %1").arg(target), 5000);
+}
+
+QStringList MainWindow::recentFiles() const {
+    return QSettings().value(kRecentKey).toStringList();
+}
+
+void MainWindow::addRecent(const QString& path) {
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    QStringList recent = recentFiles();
+    recent.removeAll(absolute);
+    recent.prepend(absolute);
+    while (recent.size() > kMaxRecent)
+        recent.removeLast();
+    QSettings().setValue(kRecentKey, recent);
+    updateRecentMenu();
+}
+
+void MainWindow::updateRecentMenu() {
+    m_recentMenu->clear();
+    const QStringList recent = recentFiles();
+    for (const QString& path : recent)
+        m_recentMenu->addAction(QFileInfo(path).fileName() + QStringLiteral("  —  ") + path, this,
+                                [this, path] { openFile(path); });
+    if (!recent.isEmpty()) {
+        m_recentMenu->addSeparator();
+        m_recentMenu->addAction(tr("Clear List"), this, [this] {
+            QSettings().remove(kRecentKey);
+            updateRecentMenu();
+        });
+    }
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::updateStatus() {
+    ProfileTab* t = currentTab();
+    const bool loading = t && t->state() == ProfileTab::State::Loading;
+    m_progressBox->setVisible(loading);
+    m_exportMenu->setEnabled(t && t->state() == ProfileTab::State::Loaded);
+    setWindowTitle(t ? tr("%1 — Scorch").arg(t->title()) : tr("Scorch"));
+    if (!loading)
+        return;
+    m_progressLabel->setText(tr("Loading %1").arg(t->title()));
+    if (t->progressPercent() >= 100) {
+        m_progressLabel->setText(tr("Building the call tree of %1").arg(t->title()));
+        m_progress->setRange(0, 0); // all read; merging takes a moment: busy indicator
+    } else if (t->progressPercent() < 0) {
+        m_progress->setRange(0, 0); // size unknown (a pipe): busy indicator
+    } else {
+        m_progress->setRange(0, 100);
+        m_progress->setValue(t->progressPercent());
+    }
+}
+
+void MainWindow::restoreSettings() {
+    const QSettings settings;
+    if (!restoreGeometry(settings.value(kGeometryKey).toByteArray())) {
+        const QScreen* screen = QGuiApplication::primaryScreen();
+        const QSize available = screen ? screen->availableSize() : QSize(1600, 1000);
+        resize(available.boundedTo(QSize(1600, 1100)) * 0.9);
+    }
+    restoreState(settings.value(kStateKey).toByteArray());
+}
+
+void MainWindow::saveSettings() const {
+    QSettings settings;
+    settings.setValue(kGeometryKey, saveGeometry());
+    settings.setValue(kStateKey, saveState());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    saveSettings();
+    QMainWindow::closeEvent(event);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (!localFiles(event->mimeData()).isEmpty())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    const QStringList files = localFiles(event->mimeData());
+    if (files.isEmpty())
+        return;
+    event->acceptProposedAction();
+    openFiles(files);
+}
+
+} // namespace scorch

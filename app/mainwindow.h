@@ -1,0 +1,73 @@
+// MainWindow: tabs of opened profiles, File menu (open, recent, export, quit), drag and drop, the load
+// progress in the status bar, persisted geometry.
+#pragma once
+
+#include "exporter.h"
+
+#include <QMainWindow>
+#include <QStringList>
+
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QPushButton;
+class QStackedWidget;
+class QTabWidget;
+
+namespace scorch {
+
+class ProfileTab;
+
+class MainWindow final : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    /// Opens `path` in a new tab (loading starts at once) and makes it current.
+    ProfileTab* openFile(const QString& path);
+    void openFiles(const QStringList& paths);
+
+    int tabCount() const;
+    ProfileTab* tab(int index) const;
+    ProfileTab* currentTab() const;
+    QTabWidget* tabs() const { return m_tabs; }
+
+    /// Exports the current tab to `target`; returns an error message or an empty string.
+    QString exportCurrent(ExportKind kind, const QString& target);
+
+    QStringList recentFiles() const;
+    QProgressBar* progressBar() const { return m_progress; }
+    QLabel* progressLabel() const { return m_progressLabel; }
+    QPushButton* cancelButton() const { return m_cancel; }
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void createFileMenu();
+    void createViewMenu();
+    void createStatusWidgets();
+    void showOpenDialog();
+    void showExportDialog(ExportKind kind);
+    void closeTab(int index);
+    void addRecent(const QString& path);
+    void updateRecentMenu();
+    void updateStatus();
+    void restoreSettings();
+    void saveSettings() const;
+
+    QStackedWidget* m_central;
+    QLabel* m_welcome;
+    QTabWidget* m_tabs;
+    QMenu* m_recentMenu = nullptr;
+    QMenu* m_exportMenu = nullptr;
+    QWidget* m_progressBox = nullptr;
+    QLabel* m_progressLabel = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QPushButton* m_cancel = nullptr;
+};
+
+} // namespace scorch

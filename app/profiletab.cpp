@@ -1,0 +1,176 @@
+#include "profiletab.h"
+
+#include "calltreetables.h"
+#include "flamegraphpanel.h"
+#include "loader.h"
+#include "modeldata.h"
+#include "selectionsync.h"
+#include "summarybar.h"
+#include "threadlist.h"
+
+#include <QFileInfo>
+#include <QFuture>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QThread>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace scorch {
+
+ProfileTab::ProfileTab(const QString& path, QWidget* parent)
+    : QWidget(parent)
+    , m_path(path)
+    , m_loader(new ProfileLoader(this))
+    , m_stack(new QStackedWidget(this))
+    , m_messagePage(makeMessagePage())
+    , m_contentPage(makeContentPage()) {
+    m_stack->addWidget(m_messagePage);
+    m_stack->addWidget(m_contentPage);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_stack);
+    showMessage(QStyle::SP_BrowserReload, tr("Loading %1…").arg(QFileInfo(path).fileName()));
+
+    connect(m_loader, &ProfileLoader::progress, this, &ProfileTab::onProgress);
+    connect(m_loader, &ProfileLoader::loaded, this, &ProfileTab::onLoaded);
+    connect(m_loader, &ProfileLoader::failed, this, &ProfileTab::onFailed);
+    connect(m_loader, &ProfileLoader::cancelled, this, &ProfileTab::onCancelled);
+    m_loader->start(path);
+}
+
+ProfileTab::~ProfileTab() = default;
+
+QWidget* ProfileTab::makeMessagePage() {
+    auto* page = new QWidget(this);
+    m_messageIcon = new QLabel(page);
+    m_message = new QLabel(page);
+    m_message->setWordWrap(true);
+    m_message->setTextFormat(Qt::PlainText);
+    m_message->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
+    m_message->setMaximumWidth(800);
+    auto* row = new QHBoxLayout;
+    row->addStretch(1);
+    row->addWidget(m_messageIcon, 0, Qt::AlignTop);
+    row->addWidget(m_message, 1);
+    row->addStretch(1);
+    auto* layout = new QVBoxLayout(page);
+    layout->addStretch(1);
+    layout->addLayout(row);
+    layout->addStretch(2);
+    return page;
+}
+
+QWidget* ProfileTab::makeContentPage() {
+    auto* page = new QWidget(this);
+    m_summary = new SummaryBar(page);
+    m_threads = new ThreadList(page);
+    m_panel = new FlameGraphPanel(page);
+    m_tables = new CallTreeTables(page);
+
+    // Explicit minimums: a child's wide minimum size hint (a long breadcrumb path) must not push the
+    // splitter, and with it the window, wider than the screen.
+    m_panel->setMinimumSize(240, 120);
+    m_tables->setMinimumSize(240, 80);
+    m_threads->setMinimumWidth(120);
+    m_chartSplitter = new QSplitter(Qt::Vertical, page);
+    m_chartSplitter->addWidget(m_panel);
+    m_chartSplitter->addWidget(m_tables);
+    m_chartSplitter->setStretchFactor(0, 3);
+    m_chartSplitter->setStretchFactor(1, 2);
+    m_chartSplitter->setSizes({600, 400}); // scaled to the real height: the chart gets 60%
+    m_sideSplitter = new QSplitter(Qt::Horizontal, page);
+    m_sideSplitter->addWidget(m_threads);
+    m_sideSplitter->addWidget(m_chartSplitter);
+    m_sideSplitter->setStretchFactor(1, 1);
+    m_sideSplitter->setSizes({280, 1220});
+
+    auto* layout = new QVBoxLayout(page);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addWidget(m_summary);
+    layout->addWidget(m_sideSplitter, 1);
+
+    new SelectionSync(m_panel->view(), m_tables, page);
+    connect(m_summary, &SummaryBar::costTypeChanged, m_panel, &FlameGraphPanel::setCostType);
+    connect(m_threads, &ThreadList::threadsChanged, m_panel, &FlameGraphPanel::setThreads);
+    connect(m_panel, &FlameGraphPanel::dataChanged, this, &ProfileTab::rebuildTables);
+    return page;
+}
+
+QString ProfileTab::title() const {
+    return QFileInfo(m_path).fileName();
+}
+
+QString ProfileTab::messageText() const {
+    return m_message->text();
+}
+
+void ProfileTab::showMessage(QStyle::StandardPixmap icon, const QString& text) {
+    m_messageIcon->setPixmap(style()->standardIcon(icon).pixmap(48, 48));
+    m_message->setText(text);
+    m_stack->setCurrentWidget(m_messagePage);
+}
+
+void ProfileTab::setState(State state) {
+    m_state = state;
+    Q_EMIT stateChanged(state);
+}
+
+void ProfileTab::cancelLoad() {
+    if (m_state == State::Loading)
+        m_loader->cancel();
+}
+
+void ProfileTab::onProgress(qint64 done, qint64 total) {
+    const int percent = total > 0 ? static_cast<int>(std::min<qint64>(100, done * 100 / total)) : -1;
+    if (percent == m_percent)
+        return;
+    m_percent = percent;
+    Q_EMIT progressChanged(percent);
+}
+
+void ProfileTab::onLoaded(std::shared_ptr<const Profile> profile) {
+    Q_ASSERT(QThread::currentThread() == thread());
+    m_profile = std::move(profile);
+    m_summary->setProfile(*m_profile);
+    m_threads->setProfile(*m_profile);
+    m_threads->setVisible(m_profile->threads.size() > 1);
+    m_stack->setCurrentWidget(m_contentPage);
+    m_panel->setProfile(m_profile); // emits dataChanged -> summary total and tables
+    setState(State::Loaded);
+}
+
+void ProfileTab::onFailed(const QString& message) {
+    showMessage(QStyle::SP_MessageBoxCritical, tr("Could not load %1\n\n%2").arg(m_path, message));
+    setState(State::Failed);
+}
+
+void ProfileTab::onCancelled() {
+    showMessage(QStyle::SP_MessageBoxInformation, tr("Loading cancelled: %1").arg(m_path));
+    setState(State::Cancelled);
+}
+
+void ProfileTab::rebuildTables(std::shared_ptr<const ChartData> data) {
+    Q_ASSERT(QThread::currentThread() == thread());
+    if (data)
+        m_summary->setData(*data);
+    const uint64_t generation = ++m_tableGeneration;
+    if (!data) {
+        m_tables->setTableData(nullptr);
+        return;
+    }
+    // Inverting the tree and summing functions can take a while on big profiles: off the GUI thread.
+    QtConcurrent::run([data] {
+        return TableData::build(data);
+    }).then(this, [this, generation](std::shared_ptr<const TableData> tables) {
+        if (generation != m_tableGeneration)
+            return; // superseded by newer chart data
+        m_tables->setTableData(std::move(tables));
+        Q_EMIT tablesUpdated();
+    });
+}
+
+} // namespace scorch

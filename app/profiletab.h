@@ -1,0 +1,88 @@
+// ProfileTab: one opened file. Shows a loading page while the import runs off the GUI thread, then the
+// summary strip, the thread list, the flame graph and the call tree tables; or the error / cancel message.
+#pragma once
+
+#include "chartdata.h"
+
+#include <QStyle>
+#include <QWidget>
+
+#include <memory>
+
+class QLabel;
+class QSplitter;
+class QStackedWidget;
+
+namespace scorch {
+
+class CallTreeTables;
+class FlameGraphPanel;
+class ProfileLoader;
+class SummaryBar;
+class ThreadList;
+
+class ProfileTab final : public QWidget {
+    Q_OBJECT
+public:
+    enum class State { Loading, Loaded, Failed, Cancelled };
+
+    /// Starts loading `path` at once.
+    explicit ProfileTab(const QString& path, QWidget* parent = nullptr);
+    ~ProfileTab() override;
+
+    QString path() const { return m_path; }
+    /// The file name, for the tab title.
+    QString title() const;
+    State state() const { return m_state; }
+    /// Loading progress in percent; -1 when the size is unknown.
+    int progressPercent() const { return m_percent; }
+    /// The text of the loading / error / cancelled page.
+    QString messageText() const;
+    std::shared_ptr<const Profile> profile() const { return m_profile; }
+
+    void cancelLoad();
+
+    FlameGraphPanel* panel() const { return m_panel; }
+    CallTreeTables* tables() const { return m_tables; }
+    SummaryBar* summary() const { return m_summary; }
+    ThreadList* threadList() const { return m_threads; }
+    QSplitter* chartSplitter() const { return m_chartSplitter; }
+
+Q_SIGNALS:
+    void stateChanged(scorch::ProfileTab::State state);
+    void progressChanged(int percent);
+    /// The call tree tables now show the chart's current data.
+    void tablesUpdated();
+
+private:
+    QWidget* makeMessagePage();
+    QWidget* makeContentPage();
+    void showMessage(QStyle::StandardPixmap icon, const QString& text);
+    void setState(State state);
+    void onProgress(qint64 done, qint64 total);
+    void onLoaded(std::shared_ptr<const Profile> profile);
+    void onFailed(const QString& message);
+    void onCancelled();
+    void rebuildTables(std::shared_ptr<const ChartData> data);
+
+    QString m_path;
+    State m_state = State::Loading;
+    int m_percent = 0;
+    std::shared_ptr<const Profile> m_profile;
+    ProfileLoader* m_loader;
+    uint64_t m_tableGeneration = 0; // drops table builds superseded by newer chart data
+
+    QStackedWidget* m_stack;
+    QLabel* m_messageIcon = nullptr;
+    QLabel* m_message = nullptr;
+    QWidget* m_messagePage;
+    SummaryBar* m_summary = nullptr;
+    ThreadList* m_threads = nullptr;
+    FlameGraphPanel* m_panel = nullptr;
+    CallTreeTables* m_tables = nullptr;
+    QSplitter* m_chartSplitter = nullptr;
+    QSplitter* m_sideSplitter = nullptr;
+    QWidget* m_contentPage;
+};
+
+} // namespace scorch

@@ -1,0 +1,44 @@
+// SummaryBar: the strip above a profile's chart: format, cost type, total, samples, threads, warnings.
+#pragma once
+
+#include "chartdata.h"
+
+#include <QWidget>
+
+#include <memory>
+
+class QComboBox;
+class QLabel;
+
+namespace scorch {
+
+class SummaryBar final : public QWidget {
+    Q_OBJECT
+public:
+    explicit SummaryBar(QWidget* parent = nullptr);
+
+    /// Fills the static parts (format, cost types, samples, threads, warnings) from a loaded profile.
+    void setProfile(const Profile& profile);
+    /// Updates the total for what the chart shows (cost type, thread subset, transforms).
+    void setData(const ChartData& data);
+
+    QString totalText() const;
+    QComboBox* costTypeBox() const { return m_costType; }
+
+Q_SIGNALS:
+    void costTypeChanged(std::size_t costType);
+
+private:
+    QLabel* addField(const QString& caption, QLabel** captionLabel = nullptr);
+
+    QLabel* m_format;
+    QComboBox* m_costType;
+    QLabel* m_costName;
+    QLabel* m_total;
+    QLabel* m_samples;
+    QLabel* m_threads;
+    QLabel* m_warnings;
+    QLabel* m_warningsCaption = nullptr;
+};
+
+} // namespace scorch

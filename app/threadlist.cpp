@@ -1,0 +1,131 @@
+#include "threadlist.h"
+
+#include "qtprofile.h"
+
+#include <QHeaderView>
+#include <QTimer>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace scorch {
+
+namespace {
+
+enum Column { NameColumn, SamplesColumn, PidColumn, TidColumn, ColumnCount };
+constexpr int kThreadRole = Qt::UserRole + 1;
+
+/// A tree item that sorts numeric columns as numbers.
+class ThreadItem final : public QTreeWidgetItem {
+public:
+    using QTreeWidgetItem::QTreeWidgetItem;
+    bool operator<(const QTreeWidgetItem& other) const override {
+        const int column = treeWidget() ? treeWidget()->sortColumn() : 0;
+        if (column == NameColumn)
+            return text(column).localeAwareCompare(other.text(column)) < 0;
+        return data(column, Qt::UserRole).toLongLong() < other.data(column, Qt::UserRole).toLongLong();
+    }
+};
+
+QString idText(int64_t id) {
+    return id >= 0 ? QString::number(id) : QString();
+}
+
+} // namespace
+
+ThreadList::ThreadList(QWidget* parent)
+    : QWidget(parent)
+    , m_tree(new QTreeWidget(this))
+    , m_settle(new QTimer(this)) {
+    m_tree->setColumnCount(ColumnCount);
+    m_tree->setHeaderLabels({tr("Thread"), tr("Samples"), tr("PID"), tr("TID")});
+    m_tree->setUniformRowHeights(true);
+    m_tree->setAlternatingRowColors(true);
+    m_tree->header()->setSectionResizeMode(NameColumn, QHeaderView::Stretch);
+    m_tree->header()->setStretchLastSection(false);
+    m_tree->setToolTip(tr("Check the threads the chart and tables sum over"));
+    m_settle->setSingleShot(true);
+    m_settle->setInterval(150);
+    connect(m_settle, &QTimer::timeout, this, &ThreadList::settle);
+    connect(m_tree, &QTreeWidget::itemChanged, this, &ThreadList::itemChanged);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_tree);
+}
+
+void ThreadList::setProfile(const Profile& profile) {
+    const QSignalBlocker blocker(m_tree);
+    m_tree->clear();
+    m_last.clear();
+    m_all = new QTreeWidgetItem(m_tree, {tr("All threads")});
+    m_all->setFlags(m_all->flags() | Qt::ItemIsUserCheckable | Qt::ItemIsAutoTristate);
+    m_all->setCheckState(NameColumn, Qt::Checked);
+    uint64_t samples = 0;
+    bool anyPid = false, anyTid = false;
+    for (uint32_t i = 0; i < profile.threads.size(); ++i) {
+        const ThreadInfo& t = profile.threads[i];
+        const QString name = t.name.empty() ? tr("(unnamed)") : toQString(t.name);
+        auto* item = new ThreadItem(m_all, {name, QString::number(t.samples), idText(t.pid), idText(t.tid)});
+        item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+        item->setCheckState(NameColumn, Qt::Checked);
+        item->setData(NameColumn, kThreadRole, i);
+        item->setData(SamplesColumn, Qt::UserRole, static_cast<qulonglong>(t.samples));
+        item->setData(PidColumn, Qt::UserRole, static_cast<qlonglong>(t.pid));
+        item->setData(TidColumn, Qt::UserRole, static_cast<qlonglong>(t.tid));
+        item->setTextAlignment(SamplesColumn, Qt::AlignRight | Qt::AlignVCenter);
+        samples += t.samples;
+        anyPid = anyPid || t.pid >= 0;
+        anyTid = anyTid || t.tid >= 0;
+    }
+    m_tree->setColumnHidden(PidColumn, !anyPid); // perf script without -F pid, folded stacks
+    m_tree->setColumnHidden(TidColumn, !anyTid);
+    m_all->setText(SamplesColumn, QString::number(samples));
+    m_all->setTextAlignment(SamplesColumn, Qt::AlignRight | Qt::AlignVCenter);
+    m_tree->setSortingEnabled(true); // busiest first; the header sorts by any column
+    m_tree->sortByColumn(SamplesColumn, Qt::DescendingOrder);
+    m_tree->expandAll();
+    for (int c = SamplesColumn; c < ColumnCount; ++c)
+        m_tree->resizeColumnToContents(c);
+}
+
+std::vector<uint32_t> ThreadList::selectedThreads() const {
+    std::vector<uint32_t> out;
+    if (!m_all || m_all->checkState(NameColumn) == Qt::Checked)
+        return out;
+    for (int i = 0; i < m_all->childCount(); ++i)
+        if (m_all->child(i)->checkState(NameColumn) == Qt::Checked)
+            out.push_back(m_all->child(i)->data(NameColumn, kThreadRole).toUInt());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+void ThreadList::setSelectedThreads(const std::vector<uint32_t>& threads) {
+    if (!m_all)
+        return;
+    for (int i = 0; i < m_all->childCount(); ++i) {
+        QTreeWidgetItem* item = m_all->child(i);
+        const uint32_t index = item->data(NameColumn, kThreadRole).toUInt();
+        const bool on = threads.empty() || std::find(threads.begin(), threads.end(), index) != threads.end();
+        item->setCheckState(NameColumn, on ? Qt::Checked : Qt::Unchecked);
+    }
+}
+
+void ThreadList::itemChanged() {
+    m_settle->start(); // one update per burst: a click on "All threads" changes every child
+}
+
+void ThreadList::settle() {
+    if (m_all && m_all->checkState(NameColumn) == Qt::Unchecked) {
+        // No thread at all would be an empty chart; fall back to all threads.
+        const QSignalBlocker blocker(m_tree);
+        m_all->setCheckState(NameColumn, Qt::Checked);
+    }
+    std::vector<uint32_t> threads = selectedThreads();
+    if (threads == m_last)
+        return;
+    m_last = threads;
+    Q_EMIT threadsChanged(std::move(threads));
+}
+
+} // namespace scorch

@@ -1,0 +1,43 @@
+// ThreadList: the threads/processes of a profile with checkboxes; "All threads" (the default) merges all.
+#pragma once
+
+#include "scorch/profile.h"
+
+#include <QWidget>
+
+#include <cstdint>
+#include <vector>
+
+class QTimer;
+class QTreeWidget;
+class QTreeWidgetItem;
+
+namespace scorch {
+
+class ThreadList final : public QWidget {
+    Q_OBJECT
+public:
+    explicit ThreadList(QWidget* parent = nullptr);
+
+    void setProfile(const Profile& profile);
+    /// Checked threads (indices into profile.threads); empty when all are checked.
+    std::vector<uint32_t> selectedThreads() const;
+    /// Checks exactly these threads (empty = all); emits threadsChanged once the change settles.
+    void setSelectedThreads(const std::vector<uint32_t>& threads);
+    QTreeWidget* tree() const { return m_tree; }
+
+Q_SIGNALS:
+    /// The checked set changed (coalesced: one signal per burst of clicks).
+    void threadsChanged(std::vector<uint32_t> threads);
+
+private:
+    void itemChanged();
+    void settle();
+
+    QTreeWidget* m_tree;
+    QTreeWidgetItem* m_all = nullptr;
+    QTimer* m_settle;
+    std::vector<uint32_t> m_last;
+};
+
+} // namespace scorch
