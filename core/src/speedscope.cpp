@@ -179,9 +179,18 @@ public:
         std::vector<FrameId> path;
         for (std::size_t pi = 0; pi < m_profiles.size(); ++pi) {
             ProfileState& p = m_profiles[pi];
-            const auto [costName, unit, scale] = unitOf(p.unit);
+            const auto [costName, unit, unitScale] = unitOf(p.unit);
             builder.setPosition(pi);
             const uint32_t type = builder.costType(costName, unit);
+            double scale = unitScale;
+            if (unit != CostUnit::Nanoseconds) { // fractional counts or bytes keep 3 decimals
+                for (uint32_t n = 1; n < p.tree.size(); ++n)
+                    if (p.tree.weight(n) != std::floor(p.tree.weight(n))) {
+                        builder.ensureDecimals(type, 3);
+                        break;
+                    }
+                scale *= static_cast<double>(pow10(builder.decimals(type)));
+            }
             const uint32_t thread = builder.thread(p.name, -1, static_cast<int64_t>(pi));
             for (uint32_t n = 1; n < p.tree.size(); ++n) {
                 if (p.tree.count(n) == 0 && p.tree.weight(n) == 0)
