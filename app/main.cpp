@@ -1,41 +1,63 @@
-// The scorch executable: headless subcommands run without Qt; anything else opens the GUI.
+// The scorch executable: headless subcommands run without Qt; anything else opens the GUI, which lives in a
+// module loaded on demand (see guimain.cpp), so `scorch collapse` starts in a couple of milliseconds.
 #include "cli.h"
-#include "mainwindow.h"
 
-#include <QApplication>
-#include <QStringList>
-#include <QThreadPool>
-
-#include <algorithm>
+#include <climits>
 #include <cstdio>
+#include <dlfcn.h>
+#include <string>
 #include <string_view>
+#include <unistd.h>
 
-#ifndef SCORCH_VERSION
-#define SCORCH_VERSION "0.0.0"
+#ifndef SCORCH_GUI_MODULE_DIR_FROM_BIN
+#define SCORCH_GUI_MODULE_DIR_FROM_BIN "../lib/scorch"
 #endif
 
+namespace {
+
+std::string executableDir() {
+    char buf[PATH_MAX];
+    const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n <= 0)
+        return ".";
+    std::string path(buf, static_cast<std::size_t>(n));
+    return path.substr(0, path.rfind('/'));
+}
+
+int runGui(int argc, char** argv) {
+    const std::string dir = executableDir();
+    // next to the executable in a build tree, under lib/scorch when installed
+    const std::string candidates[] = {dir + "/libscorch_gui.so",
+                                      dir + "/" SCORCH_GUI_MODULE_DIR_FROM_BIN "/libscorch_gui.so"};
+    std::string errors;
+    for (const std::string& path : candidates) {
+        if (access(path.c_str(), R_OK) != 0)
+            continue;
+        void* module = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (!module) {
+            errors += std::string("; ") + dlerror();
+            continue;
+        }
+        using GuiMain = int (*)(int, char**);
+        if (auto guiMain = reinterpret_cast<GuiMain>(dlsym(module, "scorch_gui_main")))
+            return guiMain(argc, argv);
+        errors += "; " + path + ": no scorch_gui_main";
+    }
+    std::fprintf(stderr,
+                 "scorch: cannot load the GUI module libscorch_gui.so (looked next to %s and in %s)%s\n",
+                 dir.c_str(), SCORCH_GUI_MODULE_DIR_FROM_BIN, errors.c_str());
+    return 1;
+}
+
+} // namespace
+
 int main(int argc, char** argv) {
-    // Headless commands first: `scorch collapse/info` never need a display.
     if (scorch::cli::isHeadlessCommand(argc, argv))
         return scorch::cli::run(argc, argv);
     if (argc >= 2 && std::string_view(argv[1]) == "--diff") {
-        std::fputs("scorch: comparison view not implemented yet\n", stderr);
+        std::fputs("scorch: the comparison window is not implemented yet; use `scorch diff BEFORE AFTER`\n",
+                   stderr);
         return 2;
     }
-
-    QApplication app(argc, argv);
-    QCoreApplication::setOrganizationName(QStringLiteral("Scorch"));
-    QCoreApplication::setApplicationName(QStringLiteral("Scorch"));
-    QCoreApplication::setApplicationVersion(QStringLiteral(SCORCH_VERSION));
-    QGuiApplication::setDesktopFileName(QStringLiteral("scorch"));
-    // Imports and table builds run on the global pool; keep a couple of slots free for table builds
-    // while several large files load.
-    QThreadPool::globalInstance()->setMaxThreadCount(std::max(4, QThread::idealThreadCount()));
-
-    scorch::MainWindow window;
-    QStringList files = QCoreApplication::arguments();
-    files.removeFirst();
-    window.openFiles(files);
-    window.show();
-    return app.exec();
+    return runGui(argc, argv);
 }
