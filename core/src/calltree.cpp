@@ -51,6 +51,18 @@ void CallTree::computeTotals() {
             addCost(total[m_parent[i]], total[i]);
 }
 
+int compareAsStackSegments(std::string_view a, std::string_view b) {
+    const std::size_t n = std::min(a.size(), b.size());
+    if (const int c = a.substr(0, n).compare(b.substr(0, n)))
+        return c < 0 ? -1 : 1;
+    if (a.size() == b.size())
+        return 0;
+    // one name is a prefix of the other: what follows it in a stack string is ';'
+    if (a.size() < b.size())
+        return ';' <= static_cast<unsigned char>(b[n]) ? -1 : 1;
+    return static_cast<unsigned char>(a[n]) < ';' ? -1 : 1;
+}
+
 CallTree CallTree::fromParentArray(std::span<const NodeId> parent, std::span<const FrameId> frame,
                                    std::vector<std::vector<int64_t>> self, const FrameTable& frames,
                                    const StringTable& strings, std::vector<NodeId>* remap) {
@@ -73,7 +85,7 @@ CallTree CallTree::fromParentArray(std::span<const NodeId> parent, std::span<con
     for (std::size_t p = 0; p < n; ++p) {
         if (offset[p + 1] - offset[p] > 1)
             std::sort(kids.begin() + offset[p], kids.begin() + offset[p + 1], [&](NodeId a, NodeId b) {
-                const int c = name(a).compare(name(b));
+                const int c = compareAsStackSegments(name(a), name(b));
                 return c != 0 ? c < 0 : frame[a].value < frame[b].value;
             });
     }

@@ -210,8 +210,14 @@ void writeFolded(const Profile& p, const FoldedOptions& o, std::ostream& out) {
                 lines.push_back({n, kNoThread, v, v2});
         }
     }
-    std::sort(lines.begin(), lines.end(),
-              [&](const Line& x, const Line& y) { return writer.compare(x, y) < 0; });
+    // Lines were collected in preorder, which is already the bytewise order of the stacks unless sibling
+    // frames share a name or roots are renamed per thread: check in one pass, sort only if needed.
+    bool sorted = true;
+    for (std::size_t i = 1; i < lines.size() && sorted; ++i)
+        sorted = writer.compare(lines[i - 1], lines[i]) < 0;
+    if (!sorted)
+        std::stable_sort(lines.begin(), lines.end(),
+                         [&](const Line& x, const Line& y) { return writer.compare(x, y) < 0; });
 
     const int decimals = p.costTypes[type].decimals;
     const int decimals2 = two ? p.costTypes[static_cast<std::size_t>(o.secondCostType)].decimals : 0;

@@ -20,7 +20,8 @@
 #   BENCH_DATA=/tmp/bench-data bash ../shared/bench/make-workloads.sh small medium
 #
 # Method: each input is read once before timing (page cache warm). Every run is wrapped
-# in GNU `/usr/bin/time -f '%e %M'` (wall s, peak RSS KiB), output goes to /dev/null.
+# in GNU `/usr/bin/time -f '%M'` for peak RSS (KiB); wall time comes from the clock around it (ms
+# resolution, including ~1 ms of time's own start-up); output goes to /dev/null.
 # scorch runs N times (median wall, max RSS); perl runs N times too, but only once on
 # inputs above PERL_ONCE_MB (default 200; it needs ~65 s for 1.3 GB). samples = event
 # header lines (lines not starting with blank or '#'), cached in DATA/<w>.samples.
@@ -97,12 +98,17 @@ timed() {
   local n=$1 i line; shift
   : > "$TMP/runs"
   for ((i = 0; i < n; i++)); do
+    local t0 t1
+    t0=$(date +%s%N)
     if ! /usr/bin/time -f '%e %M' -o "$TMP/time" "$@" > /dev/null 2> "$TMP/err"; then
       echo "  FAILED: $* (exit status in: $(head -n 1 "$TMP/time"))" >&2
       tail -n 5 "$TMP/err" >&2
       echo FAIL; return 0
     fi
-    line=$(tail -n 1 "$TMP/time"); echo "$line" >> "$TMP/runs"
+    t1=$(date +%s%N)
+    # wall time in ms resolution from the clock (GNU time's %e has only 10 ms), peak RSS from GNU time
+    line="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }') $(tail -n 1 "$TMP/time" | awk '{print $2}')"
+    echo "$line" >> "$TMP/runs"
     echo "  run $((i + 1))/$n: ${line% *} s, $(( ${line#* } / 1024 )) MiB  ($(basename "$1"))" >&2
   done
   sort -n -k1,1 "$TMP/runs" | awk '{ t[NR] = $1; if ($2 > m) m = $2 }
@@ -145,8 +151,8 @@ row() {
   fi
   awk -v w="$1" -v mb="$2" -v s="$3" -v tool="$4" -v n="$5" -v t="${r% *}" -v k="${r#* }" \
       -v ratio="$7" -v chk="$8" 'BEGIN {
-    tt = (t > 0) ? t : 0.005            # /usr/bin/time has 10 ms resolution
-    printf "%-10s %9s %8s %-8s %4s %9.2f %8.1f %9.1f %9.1f %8s  %s\n",
+    tt = (t > 0) ? t : 0.001
+    printf "%-10s %9s %8s %-8s %4s %9.3f %8.1f %9.1f %9.1f %8s  %s\n",
       w, mb, s, tool, n, t, mb / tt, s / 1000 / tt, k / 1024, ratio, chk }'
 }
 

@@ -229,6 +229,36 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(std::regex_error, matchFrames(p, q));
     }
 
+    void foldedOutputIsSortedBytewise() {
+        // names that are prefixes of siblings, with characters on both sides of ';' after the prefix
+        const std::vector<std::string> lines = {"a;foo 1",   "a;foo:x 2",   "a;foo;c 3", "a;foo<int> 4",
+                                                "a;foo+1 5", "a;foo 1 6",   "a 7",       "a;fo 8",
+                                                "b;x 9",     "a;foo;c;d 10"};
+        std::string text;
+        for (auto it = lines.rbegin(); it != lines.rend(); ++it)
+            text += *it + "\n";
+        std::vector<std::string> expected = lines;
+        std::sort(expected.begin(), expected.end(), [](const std::string& x, const std::string& y) {
+            return x.substr(0, x.rfind(' ')) < y.substr(0, y.rfind(' '));
+        });
+        std::string want;
+        for (const auto& l : expected)
+            want += l + "\n";
+        QCOMPARE(folded(fromFolded(text)), want);
+        QVERIFY(compareAsStackSegments("foo", "foo:x") > 0); // "foo;" sorts after "foo:x"
+        QVERIFY(compareAsStackSegments("foo", "foo<int>") < 0);
+        // sibling frames with the same name (two modules) print as one line, in order
+        TreeBuilder b;
+        const CostValue one{b.costType("samples", CostUnit::Samples), 1};
+        const uint32_t t = b.thread("t", 1, 1);
+        const FrameId main = b.frame("main"), f1 = b.frame("f", "/lib/a.so"), f2 = b.frame("f", "/lib/b.so"),
+                      g = b.frame("g"), fx = b.frame("f:x");
+        for (auto stack :
+             {std::vector<FrameId>{main, f1, g}, {main, f2}, {main, fx}, {main, f2, g}, {main, f1}})
+            b.addSample(t, stack, {&one, 1});
+        QCOMPARE(folded(b.finish({})), std::string("main;f 2\nmain;f:x 1\nmain;f;g 2\n"));
+    }
+
     void foldedRoundTrip() {
         const std::string text = "a;b;c 3\na;b;d 0.5\na;e 7\n[unknown <7f2e>];x y 2\n";
         const Profile p = fromFolded(text);
