@@ -208,23 +208,9 @@ private:
         const unsigned char* table = scalar ? kScalarStop : kContainerStop;
         const std::size_t n = data.size();
         while (i < n && !done) {
-            if (m_inString) { // skip to the closing quote
-                if (m_escape) {
-                    m_escape = false;
-                    ++i;
-                    continue;
-                }
-                while (i < n && data[i] != '"' && data[i] != '\\')
-                    ++i;
-                if (i >= n)
+            if (m_inString) {
+                if (!skipString(data, i))
                     break;
-                if (data[i] == '\\') {
-                    m_escape = true;
-                    ++i;
-                    continue;
-                }
-                m_inString = false;
-                ++i;
                 done = m_captureKind == Capture::String; // a string value ends with its closing quote
                 continue;
             }
@@ -274,18 +260,8 @@ private:
         const std::size_t n = data.size();
         while (i < n) {
             if (m_inString) {
-                if (m_escape) {
-                    m_escape = false;
-                    ++i;
-                    continue;
-                }
-                while (i < n && data[i] != '"' && data[i] != '\\')
-                    ++i;
-                if (i >= n)
+                if (!skipString(data, i))
                     break;
-                m_escape = data[i] == '\\';
-                m_inString = m_escape;
-                ++i;
                 continue;
             }
             const std::size_t run = i;
@@ -336,6 +312,28 @@ private:
                 deliverSlice(cut);
         }
         return n;
+    }
+
+    /// Inside a string: moves i past its closing quote (true), or to the end of the piece (false).
+    bool skipString(std::string_view data, std::size_t& i) {
+        const std::size_t n = data.size();
+        while (i < n) {
+            if (m_escape) {
+                m_escape = false;
+                ++i;
+                continue;
+            }
+            while (i < n && data[i] != '"' && data[i] != '\\')
+                ++i;
+            if (i >= n)
+                return false;
+            m_escape = data[i++] == '\\';
+            if (!m_escape) {
+                m_inString = false;
+                return true;
+            }
+        }
+        return false;
     }
 
     void appendSlice(std::string_view text) {

@@ -175,21 +175,30 @@ bool parseHeader(std::string_view line, Header& h) {
     return true;
 }
 
-/// `^\s*(\w+)\s*(.+) \((.*)\)`: address, symbol (greedy, up to the last " (" that has a ')' after it),
-/// module (up to the last ')').
-bool parseFrameLine(std::string_view line, std::string_view& pc, std::string_view& sym,
-                    std::string_view& mod) {
+/// The start of a frame line: blanks, the address (`\w+`), blanks. False when there is no address.
+bool scanAddress(std::string_view line, std::size_t& pc0, std::size_t& pc1, std::size_t& rest) {
     std::size_t i = 0;
     while (i < line.size() && isSpace(line[i]))
         ++i;
-    const std::size_t pc0 = i;
+    pc0 = i;
     while (i < line.size() && isWordChar(line[i]))
         ++i;
     if (i == pc0)
         return false;
-    const std::size_t pc1 = i;
+    pc1 = i;
     while (i < line.size() && isSpace(line[i]))
         ++i;
+    rest = i;
+    return true;
+}
+
+/// `^\s*(\w+)\s*(.+) \((.*)\)`: address, symbol (greedy, up to the last " (" that has a ')' after it),
+/// module (up to the last ')').
+bool parseFrameLine(std::string_view line, std::string_view& pc, std::string_view& sym,
+                    std::string_view& mod) {
+    std::size_t pc0, pc1, i;
+    if (!scanAddress(line, pc0, pc1, i))
+        return false;
     const std::size_t close = line.rfind(')');
     if (close == std::string_view::npos || close < pc1)
         return false;
@@ -315,16 +324,9 @@ private:
             return parseFrameLine(line, pc, sym, mod);
         // Frames repeat a lot: cache the result by the line's text after the address. The address is part of
         // the key where the result depends on it (--addrs, or an empty symbol that the regex takes from it).
-        std::size_t i = 0;
-        while (i < line.size() && isSpace(line[i]))
-            ++i;
-        const std::size_t pc0 = i;
-        while (i < line.size() && isWordChar(line[i]))
-            ++i;
-        if (i == pc0)
+        std::size_t pc0, pc1, i;
+        if (!scanAddress(line, pc0, pc1, i))
             return false;
-        while (i < line.size() && isSpace(line[i]))
-            ++i;
         const bool whole = m_options.perfAddresses || i >= line.size() || line[i] == '(';
         const std::string_view keyText = whole ? line.substr(pc0) : line.substr(i);
         Cache& cache = m_cache[m_java ? 1 : 0];

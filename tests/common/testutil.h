@@ -10,6 +10,7 @@
 #include <QString>
 #include <QTest>
 
+#include <initializer_list>
 #include <map>
 #include <string>
 
@@ -43,6 +44,23 @@ inline QByteArray readAll(const QString& path) {
     if (!f.open(QIODevice::ReadOnly))
         return {};
     return f.readAll();
+}
+
+/// The node of `tree` (over `p`'s frames) reached from the root by following frame names, or kRootNode.
+inline NodeId nodeByPath(const Profile& p, const CallTree& tree,
+                         std::initializer_list<std::string_view> names) {
+    NodeId n = kRootNode;
+    for (std::string_view name : names) {
+        NodeId found = kRootNode;
+        tree.forEachChild(n, [&](NodeId c) {
+            if (p.frameName(tree.frame(c)) == name)
+                found = c;
+        });
+        if (found == kRootNode)
+            return kRootNode;
+        n = found;
+    }
+    return n;
 }
 
 /// Folded text as a map stack -> count (ignores line order).

@@ -9,25 +9,6 @@
 
 using namespace scorch;
 
-namespace {
-
-NodeId nodeAt(const Profile& p, std::initializer_list<std::string_view> path) {
-    NodeId n = kRootNode;
-    for (std::string_view name : path) {
-        NodeId found = kRootNode;
-        p.tree.forEachChild(n, [&](NodeId c) {
-            if (p.nodeName(c) == name)
-                found = c;
-        });
-        if (!found)
-            return kRootNode;
-        n = found;
-    }
-    return n;
-}
-
-} // namespace
-
 class TestDiff : public QObject {
     Q_OBJECT
 private Q_SLOTS:
@@ -39,14 +20,15 @@ private Q_SLOTS:
         QCOMPARE(d.tree.grandTotal(kBefore), int64_t(19));
         QCOMPARE(d.tree.grandTotal(kAfter), int64_t(18));
         QCOMPARE(d.tree.grandTotal(kDelta), int64_t(18 - 19)); // delta totals = after - before
-        const NodeId a = nodeAt(d, {"main", "a"}), b = nodeAt(d, {"main", "b"});
+        const NodeId a = test::nodeByPath(d, d.tree, {"main", "a"}),
+                     b = test::nodeByPath(d, d.tree, {"main", "b"});
         QCOMPARE(d.tree.total(kDelta, a), int64_t(-3));
         QCOMPARE(d.tree.total(kDelta, b), int64_t(4));
         QCOMPARE(diffStatus(d.tree, a), DiffStatus::Shrank);
         QCOMPARE(diffStatus(d.tree, b), DiffStatus::Grew);
-        QCOMPARE(diffStatus(d.tree, nodeAt(d, {"main", "gone"})), DiffStatus::Removed);
-        QCOMPARE(diffStatus(d.tree, nodeAt(d, {"main", "new"})), DiffStatus::Added);
-        QCOMPARE(diffStatus(d.tree, nodeAt(d, {"main"})), DiffStatus::Shrank);
+        QCOMPARE(diffStatus(d.tree, test::nodeByPath(d, d.tree, {"main", "gone"})), DiffStatus::Removed);
+        QCOMPARE(diffStatus(d.tree, test::nodeByPath(d, d.tree, {"main", "new"})), DiffStatus::Added);
+        QCOMPARE(diffStatus(d.tree, test::nodeByPath(d, d.tree, {"main"})), DiffStatus::Shrank);
         // every node: delta = after - before, for self and total
         for (NodeId n = 0; n < d.tree.size(); ++n) {
             QCOMPARE(d.tree.self(kDelta, n), d.tree.self(kAfter, n) - d.tree.self(kBefore, n));
@@ -60,14 +42,14 @@ private Q_SLOTS:
         DiffOptions o;
         o.normalize = true;
         const Profile d = diffProfiles(before, 0, after, 0, o);
-        QCOMPARE(d.tree.self(kBefore, nodeAt(d, {"m", "f"})), int64_t(6)); // 3 * 8 / 4
-        QCOMPARE(d.tree.self(kBefore, nodeAt(d, {"m", "g"})), int64_t(2));
+        QCOMPARE(d.tree.self(kBefore, test::nodeByPath(d, d.tree, {"m", "f"})), int64_t(6)); // 3 * 8 / 4
+        QCOMPARE(d.tree.self(kBefore, test::nodeByPath(d, d.tree, {"m", "g"})), int64_t(2));
         QCOMPARE(stripHexLiterals("call 0x7f2eAB12 at 0x1;0xg"), std::string("call 0x... at 0x...;0xg"));
         o = DiffOptions{};
         o.stripHex = true;
         const Profile h =
             diffProfiles(test::fromFolded("m;0x1234 5\n"), 0, test::fromFolded("m;0xbeef 6\n"), 0, o);
-        QCOMPARE(h.tree.total(kDelta, nodeAt(h, {"m", "0x..."})), int64_t(1));
+        QCOMPARE(h.tree.total(kDelta, test::nodeByPath(h, h.tree, {"m", "0x..."})), int64_t(1));
     }
 
     void sameRecordingAcrossFormatsHasNoDelta() {
@@ -81,7 +63,7 @@ private Q_SLOTS:
         for (NodeId n = 0; n < d.tree.size(); ++n)
             QCOMPARE(d.tree.total(kDelta, n), int64_t(0));
         // the process root `worker thread 2` matches the folded `worker_thread_2`
-        QVERIFY(nodeAt(d, {"worker thread 2", "start_thread"}) != kRootNode);
+        QVERIFY(test::nodeByPath(d, d.tree, {"worker thread 2", "start_thread"}) != kRootNode);
     }
 
     void differentialFoldedRoundTrip() {

@@ -16,22 +16,6 @@ using scorch::test::fromFolded;
 
 namespace {
 
-/// The node reached from the root through these frame names, or kRootNode.
-NodeId nodeAt(const Profile& p, const CallTree& tree, std::initializer_list<std::string_view> path) {
-    NodeId n = kRootNode;
-    for (std::string_view name : path) {
-        NodeId found = kRootNode;
-        tree.forEachChild(n, [&](NodeId c) {
-            if (p.frameName(tree.frame(c)) == name)
-                found = c;
-        });
-        if (found == kRootNode)
-            return kRootNode;
-        n = found;
-    }
-    return n;
-}
-
 std::string folded(const Profile& p, FoldedOptions o = {}) {
     std::ostringstream s;
     writeFolded(p, o, s);
@@ -75,12 +59,12 @@ private Q_SLOTS:
         const Profile p = fromFolded("main;b;x 2\nmain;a 3\nmain;b;y 5\nother 1\n");
         const CallTree& t = p.tree;
         QCOMPARE(t.grandTotal(0), int64_t(11));
-        const NodeId main = nodeAt(p, t, {"main"}), b = nodeAt(p, t, {"main", "b"});
+        const NodeId main = test::nodeByPath(p, t, {"main"}), b = test::nodeByPath(p, t, {"main", "b"});
         QVERIFY(main && b);
         QCOMPARE(t.total(0, main), int64_t(10));
         QCOMPARE(t.total(0, b), int64_t(7));
         QCOMPARE(t.self(0, b), int64_t(0));
-        QCOMPARE(t.self(0, nodeAt(p, t, {"main", "a"})), int64_t(3));
+        QCOMPARE(t.self(0, test::nodeByPath(p, t, {"main", "a"})), int64_t(3));
         // siblings in name order, preorder numbering, subtree ranges
         std::vector<std::string_view> rootKids, mainKids;
         t.forEachChild(kRootNode, [&](NodeId c) { rootKids.push_back(p.nodeName(c)); });
@@ -89,7 +73,7 @@ private Q_SLOTS:
         QCOMPARE(mainKids, (std::vector<std::string_view>{"a", "b"}));
         QCOMPARE(main, NodeId(1));
         QCOMPARE(t.subtreeEnd(main) - main, NodeId(5)); // main, a, b, x, y
-        const NodeId x = nodeAt(p, t, {"main", "b", "x"});
+        const NodeId x = test::nodeByPath(p, t, {"main", "b", "x"});
         QCOMPARE(t.path(x), (std::vector<NodeId>{main, b, x}));
         QCOMPARE(t.depth(x), 3u);
         QCOMPARE(t.maxDepth(), 3u);
@@ -119,14 +103,14 @@ private Q_SLOTS:
         const Profile p = fromFolded("main;f;g 4\nmain;g 2\nmain;f 1\n");
         const CallTree inv = bottomUpTree(p);
         QCOMPARE(inv.grandTotal(0), int64_t(7));
-        const NodeId g = nodeAt(p, inv, {"g"}), f = nodeAt(p, inv, {"f"});
+        const NodeId g = test::nodeByPath(p, inv, {"g"}), f = test::nodeByPath(p, inv, {"f"});
         QCOMPARE(inv.total(0, g), int64_t(6));
         QCOMPARE(inv.total(0, f), int64_t(1));
-        QCOMPARE(inv.total(0, nodeAt(p, inv, {"g", "f"})), int64_t(4));
-        QCOMPARE(inv.total(0, nodeAt(p, inv, {"g", "f", "main"})), int64_t(4));
-        QCOMPARE(inv.total(0, nodeAt(p, inv, {"g", "main"})), int64_t(2));
-        QCOMPARE(inv.total(0, nodeAt(p, inv, {"f", "main"})), int64_t(1));
-        QCOMPARE(nodeAt(p, inv, {"main"}), kRootNode); // main has no self cost
+        QCOMPARE(inv.total(0, test::nodeByPath(p, inv, {"g", "f"})), int64_t(4));
+        QCOMPARE(inv.total(0, test::nodeByPath(p, inv, {"g", "f", "main"})), int64_t(4));
+        QCOMPARE(inv.total(0, test::nodeByPath(p, inv, {"g", "main"})), int64_t(2));
+        QCOMPARE(inv.total(0, test::nodeByPath(p, inv, {"f", "main"})), int64_t(1));
+        QCOMPARE(test::nodeByPath(p, inv, {"main"}), kRootNode); // main has no self cost
     }
 
     void functionCostsCountRecursionOnce() {
@@ -193,24 +177,24 @@ private Q_SLOTS:
 
     void transforms() {
         const Profile p = fromFolded("main;f;x 2\nmain;g;f;y 3\nmain;z 5\nmain;f;g;f;h 4\n");
-        const FrameId f = p.tree.frame(nodeAt(p, p.tree, {"main", "f"}));
+        const FrameId f = p.tree.frame(test::nodeByPath(p, p.tree, {"main", "f"}));
         const TreeTransform focus[] = {{TreeTransform::Kind::Focus, f}};
         const CallTree focused = applyTransforms(p, p.tree, focus);
         QCOMPARE(focused.grandTotal(0), int64_t(9)); // every stack through f: 2 + 3 + 4
-        QCOMPARE(focused.total(0, nodeAt(p, focused, {"f", "y"})), int64_t(3));
-        QCOMPARE(focused.total(0, nodeAt(p, focused, {"f", "g", "f", "h"})), int64_t(4));
+        QCOMPARE(focused.total(0, test::nodeByPath(p, focused, {"f", "y"})), int64_t(3));
+        QCOMPARE(focused.total(0, test::nodeByPath(p, focused, {"f", "g", "f", "h"})), int64_t(4));
 
         const TreeTransform hide[] = {{TreeTransform::Kind::Hide, f}};
         const CallTree hidden = applyTransforms(p, p.tree, hide);
         QCOMPARE(hidden.grandTotal(0), p.tree.grandTotal(0)); // hiding moves cost, never drops it
-        QCOMPARE(hidden.total(0, nodeAt(p, hidden, {"main", "x"})), int64_t(2));
-        QCOMPARE(hidden.total(0, nodeAt(p, hidden, {"main", "g", "y"})), int64_t(3));
-        QCOMPARE(hidden.total(0, nodeAt(p, hidden, {"main", "g", "h"})), int64_t(4));
+        QCOMPARE(hidden.total(0, test::nodeByPath(p, hidden, {"main", "x"})), int64_t(2));
+        QCOMPARE(hidden.total(0, test::nodeByPath(p, hidden, {"main", "g", "y"})), int64_t(3));
+        QCOMPARE(hidden.total(0, test::nodeByPath(p, hidden, {"main", "g", "h"})), int64_t(4));
 
         const TreeTransform collapse[] = {{TreeTransform::Kind::CollapseRecursion, f}};
         const CallTree collapsed = applyTransforms(p, p.tree, collapse);
-        QCOMPARE(collapsed.total(0, nodeAt(p, collapsed, {"main", "f", "h"})), int64_t(4));
-        QCOMPARE(nodeAt(p, collapsed, {"main", "f", "g", "f"}), kRootNode);
+        QCOMPARE(collapsed.total(0, test::nodeByPath(p, collapsed, {"main", "f", "h"})), int64_t(4));
+        QCOMPARE(test::nodeByPath(p, collapsed, {"main", "f", "g", "f"}), kRootNode);
         QCOMPARE(collapsed.grandTotal(0), p.tree.grandTotal(0));
         QCOMPARE(applyTransforms(p, p.tree, {}).size(), p.tree.size());
     }

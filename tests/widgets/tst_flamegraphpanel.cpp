@@ -2,6 +2,7 @@
 #include "breadcrumbbar.h"
 #include "flamegraphpanel.h"
 #include "searchbar.h"
+#include "widgettestutil.h"
 
 #include "scorch/import.h"
 
@@ -18,6 +19,7 @@
 #include <QToolButton>
 
 using namespace scorch;
+using scorch::test::nodeByPath;
 
 namespace {
 
@@ -27,22 +29,6 @@ std::shared_ptr<const Profile> load(const QString& path) {
 
 QString fixture(const char* name) {
     return QStringLiteral(SCORCH_TEST_DATA "/flame/") + QLatin1String(name);
-}
-
-/// The node reached from the root by following frame names, or kRootNode.
-NodeId nodeByPath(const ChartData& data, std::initializer_list<const char*> names) {
-    NodeId n = kRootNode;
-    for (const char* name : names) {
-        NodeId found = kRootNode;
-        data.tree.forEachChild(n, [&](NodeId c) {
-            if (data.profile->frameName(data.tree.frame(c)) == name) // not nodeName(): that is profile->tree
-                found = c;
-        });
-        if (found == kRootNode)
-            return kRootNode;
-        n = found;
-    }
-    return n;
 }
 
 FrameId frameNamed(const Profile& p, std::string_view name) {

@@ -2,6 +2,7 @@
 #include "flamegraphview.h"
 #include "flamelayout.h"
 #include "flamepalette.h"
+#include "widgettestutil.h"
 
 #include "scorch/builder.h"
 #include "scorch/import.h"
@@ -16,6 +17,7 @@
 #include <map>
 
 using namespace scorch;
+using scorch::test::nodeByPath;
 
 namespace {
 
@@ -29,22 +31,6 @@ QString fixture(const char* name) {
 
 QString corpusFile(const char* name) {
     return QStringLiteral(SCORCH_CORPUS_DIR "/perf-script/inputs/flamegraph/test/") + QLatin1String(name);
-}
-
-/// The node reached from the root by following frame names, or kRootNode.
-NodeId nodeByPath(const ChartData& data, std::initializer_list<const char*> names) {
-    NodeId n = kRootNode;
-    for (const char* name : names) {
-        NodeId found = kRootNode;
-        data.tree.forEachChild(n, [&](NodeId c) {
-            if (data.profile->frameName(data.tree.frame(c)) == name) // not nodeName(): that is profile->tree
-                found = c;
-        });
-        if (found == kRootNode)
-            return kRootNode;
-        n = found;
-    }
-    return n;
 }
 
 QPoint centreOf(const QRectF& r) {

@@ -7,6 +7,7 @@
 #include "profiletab.h"
 #include "summarybar.h"
 #include "threadlist.h"
+#include "widgettestutil.h"
 
 #include <QApplication>
 #include <QComboBox>
@@ -30,6 +31,7 @@
 #include <QUrl>
 
 using namespace scorch;
+using scorch::test::findRow;
 
 namespace {
 
@@ -85,13 +87,6 @@ bool waitLoaded(ProfileTab* tab) {
         QTest::qWait(10);
     }
     return false;
-}
-
-QModelIndex findRow(const QAbstractItemModel& m, const QString& name, const QModelIndex& parent = {}) {
-    for (int r = 0; r < m.rowCount(parent); ++r)
-        if (m.index(r, 0, parent).data().toString() == name)
-            return m.index(r, 0, parent);
-    return {};
 }
 
 } // namespace

@@ -5,6 +5,7 @@
 #include "costdelegate.h"
 #include "functionlistmodel.h"
 #include "modeldata.h"
+#include "widgettestutil.h"
 
 #include "scorch/import.h"
 
@@ -24,6 +25,7 @@
 #include <set>
 
 using namespace scorch;
+using scorch::test::findRow;
 
 namespace {
 
@@ -65,14 +67,6 @@ QString fixture() {
 
 qlonglong cost(const QAbstractItemModel& m, const QModelIndex& row, CostColumn column) {
     return m.index(row.row(), static_cast<int>(column), row.parent()).data(SortRole).toLongLong();
-}
-
-/// Row of `parent` whose function column reads `name`.
-QModelIndex findRow(const QAbstractItemModel& m, const QString& name, const QModelIndex& parent = {}) {
-    for (int r = 0; r < m.rowCount(parent); ++r)
-        if (m.index(r, 0, parent).data().toString() == name)
-            return m.index(r, 0, parent);
-    return {};
 }
 
 } // namespace

@@ -1,0 +1,26 @@
+// Shared helpers for the widget tests (chart data, item models).
+#pragma once
+
+#include "chartdata.h"
+#include "testutil.h"
+
+#include <QAbstractItemModel>
+#include <QModelIndex>
+#include <QString>
+
+namespace scorch::test {
+
+/// The node of the chart's (possibly filtered or transformed) tree reached by following frame names.
+inline NodeId nodeByPath(const ChartData& data, std::initializer_list<std::string_view> names) {
+    return nodeByPath(*data.profile, data.tree, names);
+}
+
+/// Row of `parent` whose first column reads `name`, or an invalid index.
+inline QModelIndex findRow(const QAbstractItemModel& m, const QString& name, const QModelIndex& parent = {}) {
+    for (int r = 0; r < m.rowCount(parent); ++r)
+        if (m.index(r, 0, parent).data().toString() == name)
+            return m.index(r, 0, parent);
+    return {};
+}
+
+} // namespace scorch::test
