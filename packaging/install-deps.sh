@@ -11,7 +11,11 @@ packages=(
     # core: compression, JSON, DWARF/ELF symbols, unwinding
     zlib1g-dev libzstd-dev liblzma-dev libsimdjson-dev libdw-dev libelf-dev libunwind-dev
     # tests: a real X server for window tests, compressors for fixtures, screenshots
-    xvfb xauth xz-utils zstd gzip imagemagick fonts-dejavu-core
+    xvfb xauth x11-utils xz-utils zstd gzip imagemagick fonts-dejavu-core
+    # packaging: metadata validators, .deb building (cpack + dpkg-shlibdeps) and its test
+    desktop-file-utils appstream libxml2-utils dpkg-dev file
+    # fuzzing: clang with libFuzzer and the sanitizer runtimes
+    clang-14 libclang-rt-14-dev
 )
 
 missing=()

@@ -47,7 +47,8 @@ uint64_t hashBytes(std::string_view s, uint64_t seed) {
         n -= 8;
     }
     uint64_t t = 0;
-    std::memcpy(&t, p, n);
+    if (n) // an empty view may have a null data()
+        std::memcpy(&t, p, n);
     h = mix64(t ^ k1 ^ n, h ^ k2);
     return mix64(h, k0 ^ s.size());
 }

@@ -151,6 +151,21 @@ private Q_SLOTS:
         QVERIFY(p.tree.grandTotal(0) > 0);
     }
 
+    /// Inputs that once crashed or misbehaved under the fuzzer (tests/fuzz/regressions) import cleanly or
+    /// fail with an ImportError, in the ordinary test run too.
+    void fuzzRegressions() {
+        const QDir dir(test::testData(QStringLiteral("../fuzz/regressions")));
+        const QStringList files = dir.entryList(QDir::Files);
+        QVERIFY(!files.isEmpty());
+        for (const QString& f : files) {
+            try {
+                const Profile p = importProfile(dir.filePath(f).toStdString());
+                QVERIFY(p.tree.size() > 0);
+            } catch (const ImportError&) {
+            }
+        }
+    }
+
     void deepStacksDoNotOverflow() {
         std::string line;
         for (int i = 0; i < 100000; ++i)

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Builds the project a second time with sanitizers and runs its tests there, or builds and runs the fuzz
+# targets. Called by CTest (see CMakeLists.txt here); the nested builds live inside the outer build dir.
+#
+#   run-nested.sh asan SOURCE_DIR BUILD_DIR       ASan + UBSan build, then its whole test suite
+#   run-nested.sh fuzz SOURCE_DIR BUILD_DIR SECS   clang libFuzzer build, every fuzz target for SECS seconds
+set -euo pipefail
+mode=$1 src=$2 out=$3
+case $mode in
+asan)
+    cmake -S "$src" -B "$out" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCORCH_SANITIZE=ON -DSCORCH_NESTED=ON \
+        > "$out.configure.log" 2>&1 || { cat "$out.configure.log"; exit 1; }
+    cmake --build "$out" 2>&1 | tail -n 20
+    # halt on the first report; leaks are reported for our code, Qt/fontconfig internals are suppressed
+    export ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:abort_on_error=0
+    export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+    export LSAN_OPTIONS=suppressions=$src/tests/sanitize/lsan.supp:print_suppressions=0
+    export QT_QPA_PLATFORM=offscreen
+    # the packaging tests would only re-package the sanitized build
+    ctest --test-dir "$out" --output-on-failure -j2 -E '^(deb_install|appstream_validate|desktop_file_validate|mime_xml_valid)$'
+    ;;
+fuzz)
+    secs=$4
+    clangxx=$(command -v clang++-14 || command -v clang++ || true)
+    clangc=$(command -v clang-14 || command -v clang || true)
+    if [ -z "$clangxx" ] || [ -z "$clangc" ]; then
+        echo "SKIPPED: clang-14 is not installed (packaging/install-deps.sh installs it)"
+        exit 77
+    fi
+    CC=$clangc CXX=$clangxx cmake -S "$src" -B "$out" -G Ninja -DSCORCH_FUZZ=ON > "$out.configure.log" 2>&1 \
+        || { cat "$out.configure.log"; exit 1; }
+    cmake --build "$out" 2>&1 | tail -n 5
+    status=0
+    for fuzzer in "$out"/tests/fuzz/fuzz_*; do
+        [ -x "$fuzzer" ] || continue
+        name=$(basename "$fuzzer")
+        work="$out/$name.corpus"
+        mkdir -p "$work"
+        echo "== $name: ${secs}s"
+        # new inputs go to $work; the committed seeds and regressions are read only
+        if ! "$fuzzer" -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 -max_len=65536 \
+            -artifact_prefix="$out/$name-" -print_final_stats=1 \
+            "$work" "$src/tests/fuzz/corpus/import" "$src/tests/fuzz/regressions" 2>&1 | tail -n 12; then
+            echo "FAILED: $name found a crash, leak, timeout or OOM; reproducer: $out/$name-*"
+            status=1
+        fi
+    done
+    exit $status
+    ;;
+*)
+    echo "usage: $0 asan|fuzz SOURCE_DIR BUILD_DIR [SECONDS]" >&2
+    exit 2
+    ;;
+esac
