@@ -17,7 +17,7 @@ extern "C" __attribute__((visibility("default"))) int scorch_gui_main(int argc, 
     QCoreApplication::setOrganizationName(QStringLiteral("Scorch"));
     QCoreApplication::setApplicationName(QStringLiteral("Scorch"));
     QCoreApplication::setApplicationVersion(QStringLiteral(SCORCH_VERSION));
-    QGuiApplication::setDesktopFileName(QStringLiteral("scorch"));
+    QGuiApplication::setDesktopFileName(QStringLiteral("io.github.scorch.Scorch"));
     // Imports and table builds run on the global pool; keep a couple of slots free for table builds
     // while several large files load.
     QThreadPool::globalInstance()->setMaxThreadCount(std::max(4, QThread::idealThreadCount()));
