@@ -108,6 +108,9 @@ NodeId TreeBuilder::child(NodeId parent, FrameId frame) {
         m_childSlots, h, [&](uint32_t n) { return m_parent[n] == parent && m_frame[n] == frame; }, found);
     if (found)
         return slotValue(m_childSlots[i]);
+    if (m_parent.size() >= m_maxNodes)
+        throw LimitExceeded("the call tree has more than " + std::to_string(m_maxNodes) +
+                            " nodes (ImportOptions::maxNodes)");
     const auto id = static_cast<NodeId>(m_parent.size());
     m_parent.push_back(parent);
     m_frame.push_back(frame);

@@ -43,8 +43,9 @@ bool parseCount(std::string_view s, int64_t& whole, int64_t& frac, int& decimals
 
 class FoldedParser final : public ChunkParser {
 public:
-    explicit FoldedParser(bool differential)
-        : m_differential(differential) {}
+    FoldedParser(bool differential, std::size_t maxDepth)
+        : m_differential(differential)
+        , m_maxDepth(maxDepth) {}
 
     uint64_t parse(const Chunk& chunk, TreeBuilder& builder, Diagnostics& diagnostics) override {
         if (!m_ready) {
@@ -104,6 +105,11 @@ private:
                 break;
             start = semi + 1;
         }
+        if (m_frames.size() > m_maxDepth) { // keep the innermost frames, like the perf script importer
+            diag.warn(lineNo, "stack deeper than " + std::to_string(m_maxDepth) +
+                                  " frames; the outermost callers were dropped");
+            m_frames.erase(m_frames.begin(), m_frames.end() - static_cast<std::ptrdiff_t>(m_maxDepth));
+        }
         builder.addSample(m_thread, m_frames, {costs, static_cast<std::size_t>(columns)});
     }
 
@@ -133,6 +139,7 @@ private:
     }
 
     bool m_differential;
+    std::size_t m_maxDepth;
     bool m_ready = false;
     uint32_t m_types[2] = {0, 0};
     uint32_t m_thread = 0;
@@ -143,8 +150,8 @@ private:
 
 } // namespace
 
-std::unique_ptr<ChunkParser> makeFoldedParser(bool differential) {
-    return std::make_unique<FoldedParser>(differential);
+std::unique_ptr<ChunkParser> makeFoldedParser(bool differential, const ImportOptions& options) {
+    return std::make_unique<FoldedParser>(differential, std::max<std::size_t>(options.maxStackDepth, 1));
 }
 
 } // namespace scorch::detail

@@ -176,8 +176,10 @@ Profile importProfile(const std::string& path, const ImportOptions& options, con
     return importProfile(openByteSource(path), path == "-" ? std::string("<stdin>") : path, options, control);
 }
 
-Profile importProfile(std::unique_ptr<ByteSource> source, const std::string& name,
-                      const ImportOptions& options, const ImportControl& control) {
+namespace {
+
+Profile importFrom(std::unique_ptr<ByteSource> source, const std::string& name, const ImportOptions& options,
+                   const ImportControl& control) {
     // Read the head for format detection: at least one whole line (up to the line limit), 64 KiB at most
     // otherwise. The pipeline continues from these bytes.
     std::string head;
@@ -198,7 +200,7 @@ Profile importProfile(std::unique_ptr<ByteSource> source, const std::string& nam
             break;
         want = std::min(want * 4, std::max(options.maxLineBytes, kHeadBytes));
     }
-    const Format format = detectFormat(head);
+    const Format format = options.format != Format::Unknown ? options.format : detectFormat(head);
     switch (format) {
     case Format::Empty:
         throw ImportError(name + ": the file is empty");
@@ -231,7 +233,7 @@ Profile importProfile(std::unique_ptr<ByteSource> source, const std::string& nam
     }
 
     if (format == Format::Speedscope) {
-        Profile p = importSpeedscope(*source, std::move(head), name, control);
+        Profile p = importSpeedscope(*source, std::move(head), name, options, control);
         if (p.meta.samples == 0)
             throw ImportError(name + ": no samples found in speedscope input");
         return p;
@@ -240,7 +242,7 @@ Profile importProfile(std::unique_ptr<ByteSource> source, const std::string& nam
     auto makeParser = [&]() -> std::unique_ptr<ChunkParser> {
         if (format == Format::PerfScript)
             return makePerfScriptParser(options);
-        return makeFoldedParser(format == Format::FoldedDiff);
+        return makeFoldedParser(format == Format::FoldedDiff, options);
     };
     PipelineResult result =
         runPipeline(*source, std::move(head), boundary, makeParser, options, control, name);
@@ -260,6 +262,19 @@ Profile importProfile(std::unique_ptr<ByteSource> source, const std::string& nam
         throw ImportError(why);
     }
     return result.builder.finish(std::move(meta));
+}
+
+} // namespace
+
+Profile importProfile(std::unique_ptr<ByteSource> source, const std::string& name,
+                      const ImportOptions& options, const ImportControl& control) {
+    try {
+        return importFrom(std::move(source), name, options, control);
+    } catch (const LimitExceeded& e) {
+        throw ImportError(name + ": " + e.what());
+    } catch (const std::bad_alloc&) {
+        throw ImportError(name + ": out of memory while importing");
+    }
 }
 
 } // namespace scorch

@@ -204,15 +204,17 @@ class Workers {
 public:
     Workers(unsigned count, std::size_t capacity,
             const std::function<std::unique_ptr<ChunkParser>()>& makeParser, const std::atomic<bool>* cancel,
-            BufferPool& pool, bool releaseMapped, std::size_t maxLine)
+            BufferPool& pool, bool releaseMapped, std::size_t maxLine, std::size_t maxNodes)
         : m_maxLine(maxLine)
         , m_capacity(capacity)
         , m_cancel(cancel)
         , m_pool(pool)
         , m_releaseMapped(releaseMapped) {
         m_slots.resize(count);
-        for (auto& slot : m_slots)
+        for (auto& slot : m_slots) {
             slot.parser = makeParser();
+            slot.builder.setMaxNodes(maxNodes);
+        }
         for (unsigned i = 0; i < count; ++i)
             m_threads.emplace_back([this, i] { run(m_slots[i]); });
     }
@@ -326,6 +328,7 @@ PipelineResult runPipeline(ByteSource& source, std::string head, Boundary bounda
     const bool mapped = !mapping.bytes.empty();
 
     PipelineResult result;
+    result.builder.setMaxNodes(options.maxNodes);
     Diagnostics readerDiagnostics;
     BufferPool pool;
     std::unique_ptr<Workers> workers;
@@ -339,8 +342,9 @@ PipelineResult runPipeline(ByteSource& source, std::string head, Boundary bounda
             if (threads <= 1 || chunk.text.size() < chunkBytes / 2)
                 inlineParser = makeParser();
             else
-                workers = std::make_unique<Workers>(threads, threads * 2, makeParser, control.cancel, pool,
-                                                    mapping.releasable, options.maxLineBytes);
+                workers =
+                    std::make_unique<Workers>(threads, threads * 2, makeParser, control.cancel, pool,
+                                              mapping.releasable, options.maxLineBytes, options.maxNodes);
         }
         if (inlineParser) {
             result.diagnostics.beginChunk(chunk.index);

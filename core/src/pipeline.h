@@ -108,7 +108,7 @@ bool isValidUtf8(std::string_view s);
 std::unique_ptr<ChunkParser> makePerfScriptParser(const ImportOptions& options);
 /// speedscope JSON (not chunk-parallel: the document is walked as one stream).
 Profile importSpeedscope(ByteSource& source, std::string head, const std::string& name,
-                         const ImportControl& control);
-std::unique_ptr<ChunkParser> makeFoldedParser(bool differential);
+                         const ImportOptions& options, const ImportControl& control);
+std::unique_ptr<ChunkParser> makeFoldedParser(bool differential, const ImportOptions& options);
 
 } // namespace scorch::detail

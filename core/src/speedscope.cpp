@@ -385,11 +385,12 @@ private:
 } // namespace
 
 Profile importSpeedscope(ByteSource& source, std::string head, const std::string& name,
-                         const ImportControl& control) {
+                         const ImportOptions& options, const ImportControl& control) {
     SpeedscopeHandler handler(name);
-    JsonWalkOptions options;
-    const uint64_t bytes = walkJson(source, std::move(head), handler, options, control, name);
+    JsonWalkOptions walk;
+    const uint64_t bytes = walkJson(source, std::move(head), handler, walk, control, name);
     TreeBuilder builder;
+    builder.setMaxNodes(options.maxNodes);
     ProfileMeta meta;
     handler.build(builder, meta);
     meta.source = name;

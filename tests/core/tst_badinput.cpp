@@ -170,9 +170,46 @@ private Q_SLOTS:
         std::string line;
         for (int i = 0; i < 100000; ++i)
             line += (i ? ";f" : "f") + std::to_string(i % 7);
-        const Profile p = test::fromText(line + " 1\n", "deep.folded");
-        QCOMPARE(p.tree.maxDepth(), 100000u);
+        ImportOptions deep;
+        deep.maxStackDepth = 200000;
+        const Profile p = test::fromText(line + " 1\n", "deep.folded", deep);
+        QCOMPARE(p.tree.maxDepth(), 100000u); // built and walked without recursion
         QCOMPARE(p.tree.grandTotal(0), int64_t(1));
+        // the default limit keeps the innermost 65536 frames and says so
+        const Profile cut = test::fromText(line + " 1\n", "deep.folded");
+        QCOMPARE(cut.tree.maxDepth(), 65536u);
+        QCOMPARE(cut.meta.warningCount, uint64_t(1));
+        QVERIFY(cut.meta.warnings.at(0).message.find("outermost callers were dropped") != std::string::npos);
+    }
+
+    void nodeLimit() {
+        SCORCH_REQUIRE_CORPUS();
+        ImportOptions small;
+        small.maxNodes = 100;
+        const std::string path =
+            (test::corpusDir() +
+             QStringLiteral("/perf-script/inputs/flamegraph/test/perf-vertx-stacks-01.txt"))
+                .toStdString();
+        try {
+            importProfile(path, small);
+            QFAIL("expected the node limit to stop the import");
+        } catch (const ImportError& e) {
+            const QString m = QString::fromUtf8(e.what());
+            QVERIFY2(m.contains(QStringLiteral("perf-vertx-stacks-01.txt")) &&
+                         m.contains(QStringLiteral("more than 100 nodes")),
+                     qPrintable(m));
+        }
+        QVERIFY(importProfile(path).tree.size() > 100);
+    }
+
+    void forcedFormat() {
+        ImportOptions asFolded;
+        asFolded.format = Format::Folded; // detection would read two counts (differential form)
+        const Profile p = test::fromText("a;b 1 2\n", "forced", asFolded);
+        QCOMPARE(p.meta.format, std::string("folded stacks"));
+        QCOMPARE(p.costTypes.size(), std::size_t(1));
+        QCOMPARE(test::nodeByPath(p, p.tree, {"a", "b 1"}) != kRootNode, true);
+        QCOMPARE(p.tree.grandTotal(0), int64_t(2));
     }
 };
 

@@ -37,8 +37,10 @@ fuzz)
         work="$out/$name.corpus"
         mkdir -p "$work"
         echo "== $name: ${secs}s"
+        dict=()
+        [ -f "$src/tests/fuzz/dict/${name#fuzz_}.dict" ] && dict=(-dict="$src/tests/fuzz/dict/${name#fuzz_}.dict")
         # new inputs go to $work; the committed seeds and regressions are read only
-        if ! "$fuzzer" -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 -max_len=65536 \
+        if ! "$fuzzer" -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 -max_len=65536 "${dict[@]}" \
             -artifact_prefix="$out/$name-" -print_final_stats=1 \
             "$work" "$src/tests/fuzz/corpus/import" "$src/tests/fuzz/regressions" 2>&1 | tail -n 12; then
             echo "FAILED: $name found a crash, leak, timeout or OOM; reproducer: $out/$name-*"

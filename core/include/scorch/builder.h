@@ -5,12 +5,19 @@
 
 #include <cstdint>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
 namespace scorch {
+
+/// A protective limit was exceeded (the importer turns it into an ImportError naming the file).
+class LimitExceeded : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
 
 struct CostValue {
     uint32_t costType;
@@ -48,6 +55,9 @@ public:
     void addSample(uint32_t thread, std::span<const FrameId> rootToLeaf, std::span<const CostValue> costs,
                    uint64_t sampleCount = 1);
     void noteTime(double seconds);
+
+    /// Creating more nodes than this throws LimitExceeded.
+    void setMaxNodes(std::size_t maxNodes) { m_maxNodes = maxNodes; }
 
     uint64_t samples() const { return m_samples; }
     std::size_t nodeCount() const { return m_parent.size(); }
@@ -93,6 +103,7 @@ private:
     std::vector<StackSlot> m_stackSlots; // whole-stack cache: hash of the frame ids -> leaf node
     std::size_t m_stackCount = 0;
     uint64_t m_position = 0;
+    std::size_t m_maxNodes = SIZE_MAX;
     uint64_t m_samples = 0;
     double m_timeMin = 0, m_timeMax = 0;
     bool m_hasTime = false;

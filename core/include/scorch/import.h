@@ -30,8 +30,13 @@ struct ImportOptions {
     std::size_t chunkBytes = 4u << 20;
     /// Lines longer than this are skipped with a warning (a single line never takes more memory).
     std::size_t maxLineBytes = 16u << 20;
-    /// Samples deeper than this are truncated at the leaf end with a warning.
+    /// Samples deeper than this keep their innermost frames (the outermost callers are dropped) with a
+    /// warning.
     std::size_t maxStackDepth = 65536;
+    /// A profile with more call tree nodes than this is refused with an error (memory protection).
+    std::size_t maxNodes = 100'000'000;
+    /// Skip detection and read the input as this format (Format::Unknown = detect).
+    Format format = Format::Unknown;
 };
 
 /// Progress and cancellation. The callback runs on an importer thread, not the caller's.
