@@ -30,6 +30,11 @@ fuzz)
     CC=$clangc CXX=$clangxx cmake -S "$src" -B "$out" -G Ninja -DSCORCH_FUZZ=ON > "$out.configure.log" 2>&1 \
         || { cat "$out.configure.log"; exit 1; }
     cmake --build "$out" 2>&1 | tail -n 5
+    # seeds: the committed fixtures and regressions, plus the shared corpus beside the repository if present
+    seeds=("$src/tests/fuzz/corpus/import" "$src/tests/fuzz/regressions")
+    for d in perf-script/inputs folded/inputs speedscope/inputs; do
+        [ -d "$src/../shared/corpus/$d" ] && seeds+=("$src/../shared/corpus/$d")
+    done
     status=0
     for fuzzer in "$out"/tests/fuzz/fuzz_*; do
         [ -x "$fuzzer" ] || continue
@@ -42,7 +47,7 @@ fuzz)
         # new inputs go to $work; the committed seeds and regressions are read only
         if ! "$fuzzer" -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 -max_len=65536 "${dict[@]}" \
             -artifact_prefix="$out/$name-" -print_final_stats=1 \
-            "$work" "$src/tests/fuzz/corpus/import" "$src/tests/fuzz/regressions" 2>&1 | tail -n 12; then
+            "$work" "${seeds[@]}" 2>&1 | tail -n 12; then
             echo "FAILED: $name found a crash, leak, timeout or OOM; reproducer: $out/$name-*"
             status=1
         fi
