@@ -8,7 +8,14 @@
 #include <QModelIndex>
 #include <QString>
 
+#include <memory>
+
 namespace scorch::test {
+
+/// A profile imported from a file, shared as the widgets take it.
+inline std::shared_ptr<const Profile> loadShared(const QString& path) {
+    return std::make_shared<const Profile>(importProfile(path.toStdString()));
+}
 
 /// The node of the chart's (possibly filtered or transformed) tree reached by following frame names.
 inline NodeId nodeByPath(const ChartData& data, std::initializer_list<std::string_view> names) {

@@ -19,17 +19,16 @@
 #include <QToolButton>
 
 using namespace scorch;
+using scorch::test::loadShared;
 using scorch::test::nodeByPath;
 
 namespace {
-
-std::shared_ptr<const Profile> load(const QString& path) {
-    return std::make_shared<const Profile>(importProfile(path.toStdString()));
-}
-
 QString fixture(const char* name) {
-    return QStringLiteral(SCORCH_TEST_DATA "/flame/") + QLatin1String(name);
+    return scorch::test::testData(QStringLiteral("flame/") + QLatin1String(name));
 }
+} // namespace
+
+namespace {
 
 FrameId frameNamed(const Profile& p, std::string_view name) {
     for (uint32_t f = 1; f < p.frames.size(); ++f)
@@ -61,7 +60,7 @@ private Q_SLOTS:
     void setProfileEmitsData() {
         FlameGraphPanel panel;
         QSignalSpy spy(&panel, &FlameGraphPanel::dataChanged);
-        panel.setProfile(load(fixture("simple.folded")));
+        panel.setProfile(loadShared(fixture("simple.folded")));
         QCOMPARE(spy.size(), 1);
         QVERIFY(panel.data());
         QCOMPARE(panel.data()->tree.grandTotal(0), 40);
@@ -78,7 +77,7 @@ private Q_SLOTS:
         panel.resize(900, 500);
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
-        panel.setProfile(load(fixture("simple.folded")));
+        panel.setProfile(loadShared(fixture("simple.folded")));
         const auto before = panel.data();
         const NodeId a = nodeByPath(*before, {"main", "a"});
         QCOMPARE(before->tree.total(0, a), 30);
@@ -116,7 +115,7 @@ private Q_SLOTS:
 
     void collapseRecursion() {
         FlameGraphPanel panel;
-        panel.setProfile(load(fixture("recursive.folded")));
+        panel.setProfile(loadShared(fixture("recursive.folded")));
         const NodeId rec = nodeByPath(*panel.data(), {"main", "rec"});
         QVERIFY(nodeByPath(*panel.data(), {"main", "rec", "work", "rec", "leaf"}) != kRootNode);
         trigger(panel.view(), rec, "collapseRecursion");
@@ -132,7 +131,7 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
         panel.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&panel));
-        panel.setProfile(load(fixture("recursive.folded")));
+        panel.setProfile(loadShared(fixture("recursive.folded")));
         SearchBar* bar = panel.searchBar();
         QVERIFY(!bar->isVisible());
         panel.view()->setFocus();
@@ -173,7 +172,7 @@ private Q_SLOTS:
         panel.resize(900, 500);
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
-        panel.setProfile(load(fixture("simple.folded")));
+        panel.setProfile(loadShared(fixture("simple.folded")));
         FlameGraphView* view = panel.view();
         view->setAnimationDuration(0);
         const NodeId b = nodeByPath(*panel.data(), {"main", "a", "b"});
@@ -213,7 +212,7 @@ private Q_SLOTS:
         if (!QFile::exists(path))
             QSKIP("corpus not found at " SCORCH_CORPUS_DIR " (perf-vertx-stacks-01.txt)");
         FlameGraphPanel panel;
-        const auto profile = load(path);
+        const auto profile = loadShared(path);
         panel.setProfile(profile);
         const int64_t all = panel.data()->tree.grandTotal(0);
         QVERIFY(profile->threads.size() >= 2);

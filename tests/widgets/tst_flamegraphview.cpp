@@ -17,17 +17,16 @@
 #include <map>
 
 using namespace scorch;
+using scorch::test::loadShared;
 using scorch::test::nodeByPath;
 
 namespace {
-
-std::shared_ptr<const Profile> load(const QString& path) {
-    return std::make_shared<const Profile>(importProfile(path.toStdString()));
-}
-
 QString fixture(const char* name) {
-    return QStringLiteral(SCORCH_TEST_DATA "/flame/") + QLatin1String(name);
+    return scorch::test::testData(QStringLiteral("flame/") + QLatin1String(name));
 }
+} // namespace
+
+namespace {
 
 QString corpusFile(const char* name) {
     return QStringLiteral(SCORCH_CORPUS_DIR "/perf-script/inputs/flamegraph/test/") + QLatin1String(name);
@@ -59,8 +58,8 @@ private:
 
 private Q_SLOTS:
     void initTestCase() {
-        m_simple = ChartData::fromProfile(load(fixture("simple.folded")));
-        m_recursive = ChartData::fromProfile(load(fixture("recursive.folded")));
+        m_simple = ChartData::fromProfile(loadShared(fixture("simple.folded")));
+        m_recursive = ChartData::fromProfile(loadShared(fixture("recursive.folded")));
         QCOMPARE(m_simple->tree.grandTotal(0), 40);
     }
 
@@ -314,7 +313,7 @@ private Q_SLOTS:
         const QString path = corpusFile("perf-vertx-stacks-01.txt");
         if (!QFile::exists(path))
             QSKIP("corpus not found at " SCORCH_CORPUS_DIR " (perf-vertx-stacks-01.txt)");
-        const auto data = ChartData::fromProfile(load(path));
+        const auto data = ChartData::fromProfile(loadShared(path));
         FlameGraphView view;
         view.setData(data);
         QSignalSpy spy(&view, &FlameGraphView::searchResultChanged);
@@ -364,7 +363,7 @@ private Q_SLOTS:
         const QString path = corpusFile("perf-funcab-cmd-01.txt");
         if (!QFile::exists(path))
             QSKIP("corpus not found at " SCORCH_CORPUS_DIR " (perf-funcab-cmd-01.txt)");
-        const auto data = ChartData::fromProfile(load(path));
+        const auto data = ChartData::fromProfile(loadShared(path));
         auto view = makeView(data, {1000, 400});
         QVERIFY(view);
         // The deepest frame wider than 50 px.
@@ -411,7 +410,7 @@ private Q_SLOTS:
         // Same name, same colour: deterministic across instances (and runs: the hash is fixed).
         FlameGraphView other;
         other.resize(400, 200);
-        other.setData(ChartData::fromProfile(load(fixture("simple.folded"))));
+        other.setData(ChartData::fromProfile(loadShared(fixture("simple.folded"))));
         other.setOrientation(FlameGraphView::Orientation::Icicle);
         QCOMPARE(other.renderImage(QSize(400, 200)), icicle);
 
