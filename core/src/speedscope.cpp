@@ -98,6 +98,11 @@ std::string number(double v) {
     return buf;
 }
 
+/// A JSON line number as an integer; absurd values (negative, huge, NaN) become 0, "unknown".
+int64_t lineNumber(double v) {
+    return v >= 0 && v < 4e9 ? static_cast<int64_t>(v) : 0;
+}
+
 std::string_view unquote(std::string_view raw) {
     if (raw.size() >= 2 && raw.front() == '"' && raw.back() == '"')
         return raw.substr(1, raw.size() - 2);
@@ -266,7 +271,7 @@ private:
                     else if (key == "file")
                         info.file = std::string(std::string_view(field.value().get_string()));
                     else if (key == "line")
-                        info.line = static_cast<int64_t>(double(field.value().get_double()));
+                        info.line = lineNumber(double(field.value().get_double()));
                 }
                 m_frames.push_back(std::move(info));
             }
