@@ -246,11 +246,7 @@ int info(int argc, char** argv) {
         const CallTree& tree = p.tree;
         std::size_t stacks = 0;
         for (NodeId n = 1; n < tree.size(); ++n)
-            for (std::size_t t = 0; t < tree.costTypeCount(); ++t)
-                if (tree.self(t, n) != 0) {
-                    ++stacks;
-                    break;
-                }
+            stacks += tree.hasSelfCost(n) ? 1 : 0;
         std::ostream& o = std::cout;
         o << "file:          " << p.meta.source << '\n';
         o << "format:        " << p.meta.format;

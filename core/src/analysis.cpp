@@ -5,17 +5,6 @@
 
 namespace scorch {
 
-namespace {
-
-bool hasAnySelf(const CallTree& tree, NodeId n) {
-    for (std::size_t t = 0; t < tree.costTypeCount(); ++t)
-        if (tree.self(t, n) != 0)
-            return true;
-    return false;
-}
-
-} // namespace
-
 CallTree bottomUpTree(const Profile& profile) {
     return bottomUpTree(profile, profile.tree);
 }
@@ -31,7 +20,7 @@ CallTree bottomUpTree(const Profile& profile, const CallTree& tree) {
     std::vector<std::vector<int64_t>> self(types, std::vector<int64_t>(1, 0));
     std::vector<NodeId> cursor, origin; // per walk: the node it has reached, the node it started at
     for (NodeId n = 1; n < tree.size(); ++n)
-        if (hasAnySelf(tree, n)) {
+        if (tree.hasSelfCost(n)) {
             cursor.push_back(n);
             origin.push_back(n);
         }

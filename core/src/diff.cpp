@@ -121,7 +121,7 @@ Profile diffProfiles(const Profile& before, std::size_t beforeType, const Profil
                      CostType{"delta", unit, decimals}};
     out.threads.push_back(ThreadInfo{"", -1, -1, before.meta.samples + after.meta.samples});
     for (NodeId n = 0; n < out.tree.size(); ++n) {
-        if (out.tree.self(kBefore, n) == 0 && out.tree.self(kAfter, n) == 0)
+        if (!out.tree.hasSelfCost(n))
             continue;
         out.threadCosts.thread.push_back(0);
         out.threadCosts.node.push_back(n);

@@ -56,14 +56,9 @@ private:
 /// Calls f(node) for every node that has a non-zero self cost of any type.
 template <typename F>
 void forEachNodeWithSelfCost(const CallTree& tree, F&& f) {
-    for (NodeId n = 0; n < tree.size(); ++n) {
-        for (std::size_t t = 0; t < tree.costTypeCount(); ++t) {
-            if (tree.self(t, n) != 0) {
-                f(n);
-                break;
-            }
-        }
-    }
+    for (NodeId n = 0; n < tree.size(); ++n)
+        if (tree.hasSelfCost(n))
+            f(n);
 }
 
 } // namespace scorch::detail

@@ -51,6 +51,13 @@ public:
     std::span<const int64_t> selfCosts(std::size_t costType) const { return m_self[costType]; }
     std::span<const int64_t> totalCosts(std::size_t costType) const { return m_total[costType]; }
     int64_t grandTotal(std::size_t costType) const { return m_total[costType][kRootNode]; }
+    /// True when n has a non-zero self cost of any type (a stack that samples end in).
+    bool hasSelfCost(NodeId n) const {
+        for (const auto& s : m_self)
+            if (s[n] != 0)
+                return true;
+        return false;
+    }
 
     /// Replaces all self costs (one array per cost type, each of size()) and recomputes the totals.
     void setSelfCosts(std::vector<std::vector<int64_t>> self);
