@@ -1,5 +1,7 @@
 #include "breadcrumbbar.h"
 
+#include "layoututil.h"
+
 #include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -18,14 +20,7 @@ BreadcrumbBar::BreadcrumbBar(QWidget* parent)
 
 void BreadcrumbBar::setPath(std::vector<Crumb> crumbs) {
     m_crumbs = std::move(crumbs);
-    while (QLayoutItem* item = m_layout->takeAt(0)) {
-        if (QWidget* w = item->widget()) { // may be the button whose click got us here: delete later
-            w->hide();
-            w->setObjectName(QString());
-            w->deleteLater();
-        }
-        delete item;
-    }
+    clearLayoutLater(m_layout);
     const QFontMetrics fm(font());
     auto addSeparator = [&] {
         auto* sep = new QLabel(QStringLiteral(" › "), this);

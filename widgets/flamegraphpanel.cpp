@@ -1,5 +1,7 @@
 #include "flamegraphpanel.h"
 
+#include "layoututil.h"
+
 #include "breadcrumbbar.h"
 #include "qtprofile.h"
 #include "searchbar.h"
@@ -272,14 +274,7 @@ void FlameGraphPanel::rederive() {
 }
 
 void FlameGraphPanel::updateChips() {
-    while (QLayoutItem* item = m_chipLayout->takeAt(0)) {
-        if (QWidget* w = item->widget()) { // may be the button whose click got us here: delete later
-            w->hide();
-            w->setObjectName(QString());
-            w->deleteLater();
-        }
-        delete item;
-    }
+    clearLayoutLater(m_chipLayout);
     if (m_transforms.empty() || !m_profile) {
         m_chipBox->hide();
         return;

@@ -17,6 +17,11 @@ inline std::shared_ptr<const Profile> loadShared(const QString& path) {
     return std::make_shared<const Profile>(importProfile(path.toStdString()));
 }
 
+/// A fixture file under tests/data/flame.
+inline QString flameFixture(const char* name) {
+    return testData(QStringLiteral("flame/") + QLatin1String(name));
+}
+
 /// The node of the chart's (possibly filtered or transformed) tree reached by following frame names.
 inline NodeId nodeByPath(const ChartData& data, std::initializer_list<std::string_view> names) {
     return nodeByPath(*data.profile, data.tree, names);

@@ -19,14 +19,9 @@
 #include <QToolButton>
 
 using namespace scorch;
+using scorch::test::flameFixture;
 using scorch::test::loadShared;
 using scorch::test::nodeByPath;
-
-namespace {
-QString fixture(const char* name) {
-    return scorch::test::testData(QStringLiteral("flame/") + QLatin1String(name));
-}
-} // namespace
 
 namespace {
 
@@ -60,7 +55,7 @@ private Q_SLOTS:
     void setProfileEmitsData() {
         FlameGraphPanel panel;
         QSignalSpy spy(&panel, &FlameGraphPanel::dataChanged);
-        panel.setProfile(loadShared(fixture("simple.folded")));
+        panel.setProfile(loadShared(flameFixture("simple.folded")));
         QCOMPARE(spy.size(), 1);
         QVERIFY(panel.data());
         QCOMPARE(panel.data()->tree.grandTotal(0), 40);
@@ -77,7 +72,7 @@ private Q_SLOTS:
         panel.resize(900, 500);
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
-        panel.setProfile(loadShared(fixture("simple.folded")));
+        panel.setProfile(loadShared(flameFixture("simple.folded")));
         const auto before = panel.data();
         const NodeId a = nodeByPath(*before, {"main", "a"});
         QCOMPARE(before->tree.total(0, a), 30);
@@ -115,7 +110,7 @@ private Q_SLOTS:
 
     void collapseRecursion() {
         FlameGraphPanel panel;
-        panel.setProfile(loadShared(fixture("recursive.folded")));
+        panel.setProfile(loadShared(flameFixture("recursive.folded")));
         const NodeId rec = nodeByPath(*panel.data(), {"main", "rec"});
         QVERIFY(nodeByPath(*panel.data(), {"main", "rec", "work", "rec", "leaf"}) != kRootNode);
         trigger(panel.view(), rec, "collapseRecursion");
@@ -131,7 +126,7 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
         panel.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&panel));
-        panel.setProfile(loadShared(fixture("recursive.folded")));
+        panel.setProfile(loadShared(flameFixture("recursive.folded")));
         SearchBar* bar = panel.searchBar();
         QVERIFY(!bar->isVisible());
         panel.view()->setFocus();
@@ -172,7 +167,7 @@ private Q_SLOTS:
         panel.resize(900, 500);
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
-        panel.setProfile(loadShared(fixture("simple.folded")));
+        panel.setProfile(loadShared(flameFixture("simple.folded")));
         FlameGraphView* view = panel.view();
         view->setAnimationDuration(0);
         const NodeId b = nodeByPath(*panel.data(), {"main", "a", "b"});

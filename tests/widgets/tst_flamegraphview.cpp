@@ -17,14 +17,9 @@
 #include <map>
 
 using namespace scorch;
+using scorch::test::flameFixture;
 using scorch::test::loadShared;
 using scorch::test::nodeByPath;
-
-namespace {
-QString fixture(const char* name) {
-    return scorch::test::testData(QStringLiteral("flame/") + QLatin1String(name));
-}
-} // namespace
 
 namespace {
 
@@ -58,8 +53,8 @@ private:
 
 private Q_SLOTS:
     void initTestCase() {
-        m_simple = ChartData::fromProfile(loadShared(fixture("simple.folded")));
-        m_recursive = ChartData::fromProfile(loadShared(fixture("recursive.folded")));
+        m_simple = ChartData::fromProfile(loadShared(flameFixture("simple.folded")));
+        m_recursive = ChartData::fromProfile(loadShared(flameFixture("recursive.folded")));
         QCOMPARE(m_simple->tree.grandTotal(0), 40);
     }
 
@@ -410,7 +405,7 @@ private Q_SLOTS:
         // Same name, same colour: deterministic across instances (and runs: the hash is fixed).
         FlameGraphView other;
         other.resize(400, 200);
-        other.setData(ChartData::fromProfile(loadShared(fixture("simple.folded"))));
+        other.setData(ChartData::fromProfile(loadShared(flameFixture("simple.folded"))));
         other.setOrientation(FlameGraphView::Orientation::Icicle);
         QCOMPARE(other.renderImage(QSize(400, 200)), icicle);
 
