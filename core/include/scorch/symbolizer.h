@@ -1,0 +1,136 @@
+// Symbolizer: instruction addresses -> functions, inline frames and source lines (libdw). Also the
+// builder that turns raw address samples (perf.data, Scorch's own sampler) into a Profile.
+//
+// Contract shared by the perf.data reader and the sampler:
+//  - a user-space address is given as an offset into the module *file* (ip - map start + map pgoff);
+//    the symbolizer maps it to the ELF virtual address through the program headers;
+//  - kernel and JIT addresses are given as absolute addresses;
+//  - a caller frame (a return address) is looked up at address - 1 so that the call instruction, not the
+//    one after it, gives the function and line.
+#pragma once
+
+#include "scorch/builder.h"
+#include "scorch/profile.h"
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace scorch {
+
+struct SymbolizerOptions {
+    /// Extra directories searched for a module by its file name when the recorded path is missing or its
+    /// build-id does not match (the build-id is always verified when it is known).
+    std::vector<std::string> searchPaths;
+    /// Debug-info directories: `<dir>/.build-id/xx/yyyy.debug` and `<dir>/<module path>` (.gnu_debuglink).
+    std::vector<std::string> debugDirs = {"/usr/lib/debug"};
+    /// Prefix for recorded module paths (profiles recorded on another root file system).
+    std::string sysroot;
+    /// Kernel symbols; empty = do not symbolize kernel addresses.
+    std::string kallsyms = "/proc/kallsyms";
+    /// Where perf-PID.map files of JIT compilers are looked for.
+    std::string jitMapDir = "/tmp";
+    bool inlineFrames = true;
+    bool sourceLines = true;
+    bool demangle = true;
+    /// Modules are symbolized in parallel; 0 = one thread per core.
+    unsigned threads = 0;
+};
+
+/// One frame of a symbolized address.
+struct SymbolFrame {
+    std::string function; ///< demangled; empty when unknown
+    std::string file;     ///< source file; empty when unknown
+    uint32_t line = 0;    ///< 0 when unknown
+    bool inlined = false; ///< an inlined call inside the next-outer frame
+};
+
+struct ModuleHandle {
+    uint32_t value = UINT32_MAX; ///< UINT32_MAX = no module (an address outside every known mapping)
+    bool valid() const { return value != UINT32_MAX; }
+    friend bool operator==(ModuleHandle, ModuleHandle) = default;
+};
+
+/// What happened to one module, so that missing symbols are reported instead of hidden.
+struct ModuleReport {
+    std::string path;         ///< as recorded
+    std::string buildId;      ///< hex, as recorded (may be empty)
+    std::string resolvedPath; ///< the file actually read; empty when none was found
+    bool hasSymbols = false;  ///< .symtab or .dynsym
+    bool hasDebugInfo = false;
+    std::string problem; ///< e.g. "not found", "build-id mismatch", "no debug info"; empty when fine
+    uint64_t addresses = 0;  ///< unique addresses looked up
+    uint64_t unresolved = 0; ///< of those, without a function name
+};
+
+class Symbolizer {
+public:
+    explicit Symbolizer(SymbolizerOptions options = {});
+    ~Symbolizer();
+    Symbolizer(const Symbolizer&) = delete;
+    Symbolizer& operator=(const Symbolizer&) = delete;
+
+    /// Registers an ELF module as mapped by a process; the same (path, buildId) gives the same handle.
+    /// `buildId` is hex, empty when unknown.
+    ModuleHandle module(std::string_view path, std::string_view buildId = {});
+    /// The kernel (symbols from options.kallsyms).
+    ModuleHandle kernel();
+    /// JIT code of process `pid` (options.jitMapDir/perf-PID.map).
+    ModuleHandle jitMap(int64_t pid);
+
+    struct Request {
+        ModuleHandle module;
+        uint64_t address = 0; ///< file offset (modules) or absolute address (kernel, JIT); see above
+        bool returnAddress = false;
+    };
+    /// Symbolizes unique requests, in parallel across modules. result[i] belongs to requests[i] and lists
+    /// the frames outermost first (the real function, then the functions inlined into it, innermost last);
+    /// an address that cannot be resolved gives one frame with an empty function name.
+    std::vector<std::vector<SymbolFrame>> symbolize(std::span<const Request> requests,
+                                                    const std::atomic<bool>* cancel = nullptr);
+
+    std::string_view modulePath(ModuleHandle module) const;
+    std::vector<ModuleReport> report() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> d;
+};
+
+/// One unsymbolized frame of a raw sample.
+struct RawFrame {
+    ModuleHandle module;
+    uint64_t address = 0; ///< as in Symbolizer::Request
+    bool returnAddress = false;
+};
+
+/// Raw address samples -> Profile: collects samples, symbolizes each unique address once (through the
+/// Symbolizer, in parallel), then builds the call tree with a TreeBuilder. Inline frames become frames
+/// of kind FrameKind::Inlined; unresolved addresses become `[module+0xoffset]` / `[unknown]` frames.
+/// Per-module problems and their share of samples become profile warnings.
+class RawProfileBuilder {
+public:
+    explicit RawProfileBuilder(Symbolizer& symbolizer);
+    ~RawProfileBuilder();
+
+    uint32_t costType(std::string_view name, CostUnit unit);
+    uint32_t thread(std::string_view name, int64_t pid, int64_t tid);
+    /// `leafToRoot`: frames as unwinders deliver them, innermost first.
+    void addSample(uint32_t thread, std::span<const RawFrame> leafToRoot, std::span<const CostValue> costs,
+                   double timeSeconds = -1);
+    uint64_t samples() const;
+
+    /// A profile of the samples so far (for live or progressive display); the builder keeps collecting.
+    Profile snapshot(ProfileMeta meta, const std::atomic<bool>* cancel = nullptr);
+    Profile finish(ProfileMeta meta, const std::atomic<bool>* cancel = nullptr);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> d;
+};
+
+} // namespace scorch
