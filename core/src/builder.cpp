@@ -57,6 +57,7 @@ TreeBuilder::TreeBuilder()
     , m_frame{FrameId{}}
     , m_childSlots(4096, 0)
     , m_entrySlots(4096, 0)
+    , m_lineSlots(64, 0)
     , m_stackSlots(1024) {}
 
 FrameId TreeBuilder::frame(std::string_view name, std::string_view module, FrameKind kind) {
@@ -73,6 +74,8 @@ uint32_t TreeBuilder::costType(std::string_view name, CostUnit unit) {
             return static_cast<uint32_t>(i);
     m_costTypes.push_back({CostType{std::string(name), unit, 0}, m_position});
     m_entryCost.emplace_back(m_entryNode.size(), 0);
+    m_lineSelf.emplace_back(m_lines.size(), 0);
+    m_lineTotal.emplace_back(m_lines.size(), 0);
     return static_cast<uint32_t>(m_costTypes.size() - 1);
 }
 
@@ -82,6 +85,10 @@ void TreeBuilder::ensureDecimals(uint32_t costType, int decimals) {
         return;
     const int64_t factor = pow10(decimals - t.decimals);
     for (int64_t& v : m_entryCost[costType])
+        v = mulCost(v, factor);
+    for (int64_t& v : m_lineSelf[costType])
+        v = mulCost(v, factor);
+    for (int64_t& v : m_lineTotal[costType])
         v = mulCost(v, factor);
     t.decimals = decimals;
 }
@@ -191,6 +198,63 @@ void TreeBuilder::addSample(uint32_t thread, std::span<const FrameId> rootToLeaf
     m_samples += sampleCount;
 }
 
+void TreeBuilder::addSample(uint32_t thread, std::span<const FrameId> rootToLeaf,
+                            std::span<const CostValue> costs, uint64_t sampleCount,
+                            std::span<const SourceLine> lines) {
+    addSample(thread, rootToLeaf, costs, sampleCount);
+    addLineCosts(rootToLeaf, costs, lines);
+}
+
+namespace {
+uint64_t lineKey(FrameId frame, SourceLine where) {
+    return hashInt((static_cast<uint64_t>(frame.value) << 32 | where.file.value) ^
+                   hashInt(0x9e3779b97f4a7c15ull + where.line));
+}
+} // namespace
+
+uint32_t TreeBuilder::lineEntry(FrameId frame, SourceLine where) {
+    const uint64_t h = lineKey(frame, where);
+    bool found;
+    const std::size_t i = probe(
+        m_lineSlots, h,
+        [&](uint32_t e) {
+            const LineEntry& l = m_lines[e];
+            return l.frame == frame && l.where.file == where.file && l.where.line == where.line;
+        },
+        found);
+    if (found)
+        return slotValue(m_lineSlots[i]);
+    const auto id = static_cast<uint32_t>(m_lines.size());
+    m_lines.push_back({frame, where, UINT64_MAX});
+    for (auto& v : m_lineSelf)
+        v.push_back(0);
+    for (auto& v : m_lineTotal)
+        v.push_back(0);
+    m_lineSlots[i] = makeSlot(h, id);
+    if (m_lines.size() * 2 > m_lineSlots.size())
+        rehash(m_lineSlots, [&](uint32_t e) { return lineKey(m_lines[e].frame, m_lines[e].where); });
+    return id;
+}
+
+void TreeBuilder::addLineCosts(std::span<const FrameId> rootToLeaf, std::span<const CostValue> costs,
+                               std::span<const SourceLine> lines) {
+    const std::size_t n = std::min(rootToLeaf.size(), lines.size());
+    ++m_lineStamp;
+    for (std::size_t k = 0; k < n; ++k) {
+        if (lines[k].line == 0)
+            continue;
+        const uint32_t e = lineEntry(rootToLeaf[k], lines[k]);
+        if (k + 1 == n)
+            for (const CostValue& c : costs)
+                addCost(m_lineSelf[c.costType][e], c.value);
+        if (m_lines[e].lastSample == m_lineStamp)
+            continue;
+        m_lines[e].lastSample = m_lineStamp;
+        for (const CostValue& c : costs)
+            addCost(m_lineTotal[c.costType][e], c.value);
+    }
+}
+
 void TreeBuilder::noteTime(double seconds) {
     if (!m_hasTime) {
         m_timeMin = m_timeMax = seconds;
@@ -246,6 +310,15 @@ void TreeBuilder::merge(TreeBuilder&& other) {
         for (std::size_t t = 0; t < other.m_costTypes.size(); ++t)
             addCost(m_entryCost[typeMap[t]][mine], mulCost(other.m_entryCost[t][e], typeScale[t]));
     }
+    for (std::size_t e = 0; e < other.m_lines.size(); ++e) {
+        const LineEntry& l = other.m_lines[e];
+        const SourceLine where{m_strings.intern(other.m_strings.view(l.where.file)), l.where.line};
+        const uint32_t mine = lineEntry(frameMap[l.frame.value], where);
+        for (std::size_t t = 0; t < other.m_costTypes.size(); ++t) {
+            addCost(m_lineSelf[typeMap[t]][mine], mulCost(other.m_lineSelf[t][e], typeScale[t]));
+            addCost(m_lineTotal[typeMap[t]][mine], mulCost(other.m_lineTotal[t][e], typeScale[t]));
+        }
+    }
     m_samples += other.m_samples;
     if (other.m_hasTime) {
         noteTime(other.m_timeMin);
@@ -290,6 +363,32 @@ Profile TreeBuilder::finish(ProfileMeta meta) {
     }
     for (uint32_t t : typeOrder)
         p.threadCosts.cost.push_back(std::move(m_entryCost[t]));
+
+    std::vector<uint32_t> lineOrder(m_lines.size());
+    std::iota(lineOrder.begin(), lineOrder.end(), 0u);
+    std::sort(lineOrder.begin(), lineOrder.end(), [&](uint32_t a, uint32_t b) {
+        const LineEntry& x = m_lines[a];
+        const LineEntry& y = m_lines[b];
+        if (x.frame.value != y.frame.value)
+            return x.frame.value < y.frame.value;
+        if (x.where.file.value != y.where.file.value)
+            return x.where.file.value < y.where.file.value;
+        return x.where.line < y.where.line;
+    });
+    for (uint32_t e : lineOrder) {
+        p.lineCosts.frame.push_back(m_lines[e].frame);
+        p.lineCosts.file.push_back(m_lines[e].where.file);
+        p.lineCosts.line.push_back(m_lines[e].where.line);
+    }
+    for (uint32_t t : typeOrder) {
+        std::vector<int64_t> s(lineOrder.size()), tot(lineOrder.size());
+        for (std::size_t k = 0; k < lineOrder.size(); ++k) {
+            s[k] = m_lineSelf[t][lineOrder[k]];
+            tot[k] = m_lineTotal[t][lineOrder[k]];
+        }
+        p.lineCosts.self.push_back(std::move(s));
+        p.lineCosts.total.push_back(std::move(tot));
+    }
 
     meta.samples = m_samples;
     if (m_hasTime) {

@@ -55,6 +55,45 @@ private Q_SLOTS:
         QVERIFY(f.intern(a).value != 0u); // 0 is the invisible root's frame
     }
 
+    void lineCosts() {
+        // Two builders (as two importer workers) record lines; recursion counts once per sample in "total".
+        auto fill = [](TreeBuilder& b, int64_t weight) {
+            const uint32_t type = b.costType("samples", CostUnit::Count);
+            const uint32_t thread = b.thread("t", 1, 1);
+            const FrameId main = b.frame("main"), rec = b.frame("rec");
+            const StringId file = b.strings().intern("a.c");
+            const FrameId stack[] = {main, rec, rec};
+            const SourceLine lines[] = {{file, 10}, {file, 20}, {file, 21}};
+            const CostValue cost[] = {{type, weight}};
+            b.addSample(thread, stack, cost, 1, lines);
+            const SourceLine lines2[] = {{file, 10}, {file, 20}, {file, 20}};
+            b.addSample(thread, stack, cost, 1, lines2);
+        };
+        TreeBuilder a, b;
+        fill(a, 1);
+        fill(b, 10);
+        a.merge(std::move(b));
+        const Profile p = a.finish({});
+        const LineCosts& lc = p.lineCosts;
+        QCOMPARE(lc.size(), std::size_t(3));
+        auto find = [&](std::string_view fn, uint32_t line) -> int {
+            for (std::size_t i = 0; i < lc.size(); ++i)
+                if (p.frameName(lc.frame[i]) == fn && lc.line[i] == line &&
+                    p.strings.view(lc.file[i]) == "a.c")
+                    return static_cast<int>(i);
+            return -1;
+        };
+        const int m10 = find("main", 10), r20 = find("rec", 20), r21 = find("rec", 21);
+        QVERIFY(m10 >= 0 && r20 >= 0 && r21 >= 0);
+        QCOMPARE(lc.total[0][m10], 22);
+        QCOMPARE(lc.self[0][m10], 0);
+        QCOMPARE(lc.total[0][r20], 22); // on the stack in all four samples, counted once each
+        QCOMPARE(lc.self[0][r20], 11);  // executing in the second sample of each builder
+        QCOMPARE(lc.self[0][r21], 11);
+        QCOMPARE(lc.total[0][r21], 11);
+        QVERIFY(lc.frame[0].value <= lc.frame[1].value && lc.frame[1].value <= lc.frame[2].value); // sorted
+    }
+
     void treeShapeAndTotals() {
         const Profile p = fromFolded("main;b;x 2\nmain;a 3\nmain;b;y 5\nother 1\n");
         const CallTree& t = p.tree;

@@ -54,6 +54,11 @@ public:
     /// Adds `sampleCount` samples (an importer of pre-aggregated stacks passes how many it stands for).
     void addSample(uint32_t thread, std::span<const FrameId> rootToLeaf, std::span<const CostValue> costs,
                    uint64_t sampleCount = 1);
+    /// The same, with the source line of every frame (`lines.size() == rootToLeaf.size()`; line 0 = unknown)
+    /// recorded in the profile's LineCosts. Importers that see the same stack often should aggregate it first
+    /// and pass `sampleCount`: this costs a hash lookup per frame.
+    void addSample(uint32_t thread, std::span<const FrameId> rootToLeaf, std::span<const CostValue> costs,
+                   uint64_t sampleCount, std::span<const SourceLine> lines);
     void noteTime(double seconds);
 
     /// Creating more nodes than this throws LimitExceeded.
@@ -73,6 +78,9 @@ private:
     NodeId leafNode(std::span<const FrameId> rootToLeaf);
     bool samePath(NodeId node, std::span<const FrameId> rootToLeaf) const;
     uint32_t entry(uint32_t thread, NodeId node);
+    uint32_t lineEntry(FrameId frame, SourceLine line);
+    void addLineCosts(std::span<const FrameId> rootToLeaf, std::span<const CostValue> costs,
+                      std::span<const SourceLine> lines);
 
     struct TypeSlot {
         CostType type;
@@ -100,6 +108,15 @@ private:
         NodeId node = kRootNode; // kRootNode = empty slot
         uint32_t depth = 0;
     };
+    struct LineEntry {
+        FrameId frame;
+        SourceLine where;
+        uint64_t lastSample; // dedups recursion: a line counts once per sample in "total"
+    };
+    std::vector<LineEntry> m_lines;
+    std::vector<std::vector<int64_t>> m_lineSelf, m_lineTotal; // [costType][line entry]
+    std::vector<uint64_t> m_lineSlots;                         // open addressing over LineEntry keys
+    uint64_t m_lineStamp = 0;
     std::vector<StackSlot> m_stackSlots; // whole-stack cache: hash of the frame ids -> leaf node
     std::size_t m_stackCount = 0;
     uint64_t m_position = 0;

@@ -47,6 +47,27 @@ struct ThreadCosts {
     std::vector<std::vector<int64_t>> cost; ///< [costType][entry]
 };
 
+/// A source position inside a frame's function: for the leaf frame of a sample the line being executed,
+/// for a caller frame the line of the call. line 0 = unknown.
+struct SourceLine {
+    StringId file;
+    uint32_t line = 0;
+};
+
+/// Costs of source lines, from importers that know the line of every sampled frame (perf.data, the own
+/// sampler, pprof, perf script with srclines). Entry i: in function frame[i], the line (file[i], line[i])
+/// was executed by samples costing self[type][i], and was on the stack (executing or calling) in samples
+/// costing total[type][i] (each sample counts once per line even under recursion). Entries are sorted by
+/// (frame, file, line).
+struct LineCosts {
+    std::vector<FrameId> frame;
+    std::vector<StringId> file;
+    std::vector<uint32_t> line;
+    std::vector<std::vector<int64_t>> self;  ///< [costType][entry]
+    std::vector<std::vector<int64_t>> total; ///< [costType][entry]
+    std::size_t size() const { return frame.size(); }
+};
+
 struct Profile {
     ProfileMeta meta;
     StringTable strings;
@@ -55,6 +76,7 @@ struct Profile {
     std::vector<ThreadInfo> threads;
     CallTree tree;
     ThreadCosts threadCosts;
+    LineCosts lineCosts;
 
     std::string_view frameName(FrameId id) const { return strings.view(frames[id].name); }
     /// Name of node n of `tree`, the profile's own tree. A derived tree (thread subset, transforms,

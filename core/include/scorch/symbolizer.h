@@ -62,7 +62,7 @@ struct ModuleReport {
     std::string resolvedPath; ///< the file actually read; empty when none was found
     bool hasSymbols = false;  ///< .symtab or .dynsym
     bool hasDebugInfo = false;
-    std::string problem; ///< e.g. "not found", "build-id mismatch", "no debug info"; empty when fine
+    std::string problem;     ///< e.g. "not found", "build-id mismatch", "no debug info"; empty when fine
     uint64_t addresses = 0;  ///< unique addresses looked up
     uint64_t unresolved = 0; ///< of those, without a function name
 };
