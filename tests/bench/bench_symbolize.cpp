@@ -1,12 +1,15 @@
 // bench_symbolize: unique addresses per second through the libdw Symbolizer, one thread vs several.
 //
-//   build/tests/bench/bench_symbolize [--addresses N] [--threads T] [--show K] [MODULE...]
+//   build/tests/bench/bench_symbolize [--addresses N] [--threads T] [--stacks S] [--show K] [MODULE...]
 //
 // For every module (default: this benchmark's own executable, which has full DWARF, libc.so.6 and
 // libstdc++.so.6) N file offsets are spread over its executable PT_LOAD segment, the way samples spread
 // over code. Each run uses a fresh Symbolizer, so the times include opening the files and loading their
 // symbols and DWARF ("cold"); "cached" asks for the same addresses again. Printed per module and for all
 // modules together with 1 and T threads (T = cores by default). --show prints K symbolized addresses.
+// Then RawProfileBuilder with S unique stacks (default 100000) over the first module's addresses: the
+// cost per added sample, of the first snapshot (which symbolizes) and of a repeated snapshot, which a
+// live view takes about once a second.
 #include "scorch/symbolizer.h"
 
 #include <elf.h>
@@ -127,10 +130,62 @@ void print(const char* what, unsigned threads, const Result& r) {
                 static_cast<double>(r.frames) / static_cast<double>(r.addresses));
 }
 
+/// RawProfileBuilder on `stacks` unique stacks of depth 20..40 drawn from the first module's addresses:
+/// the cost of adding samples, of the first snapshot (symbolizes) and of a repeated one (live display).
+void rawProfile(const Module& m, std::size_t stacks, unsigned threads) {
+    SymbolizerOptions options;
+    options.threads = threads;
+    Symbolizer sym(options);
+    RawProfileBuilder raw(sym);
+    const uint32_t ct = raw.costType("cpu-clock", CostUnit::Nanoseconds);
+    const uint32_t th = raw.thread("bench", 1, 1);
+    const ModuleHandle h = sym.module(m.path, elfBuildId(m.path));
+    uint64_t s = 0x2545F4914F6CDD1Dull;
+    auto next = [&] {
+        s ^= s >> 12, s ^= s << 25, s ^= s >> 27;
+        return s * 2685821657736338717ull;
+    };
+    // tree-shaped like real profiles: a new stack continues a random earlier one, replacing up to 6 frames
+    // at its leaf end
+    std::vector<std::vector<RawFrame>> made;
+    std::vector<RawFrame> frames;
+    std::size_t frameCount = 0;
+    auto t0 = std::chrono::steady_clock::now();
+    for (std::size_t i = 0; i < stacks; ++i) {
+        frames.clear(); // root first while building
+        if (!made.empty()) {
+            const auto& base = made[next() % made.size()];
+            const std::size_t keep = base.size() - 1 - std::min<std::size_t>(base.size() - 1, next() % 6);
+            frames.assign(base.begin(), base.begin() + static_cast<std::ptrdiff_t>(keep));
+        }
+        const std::size_t depth = 20 + next() % 21;
+        while (frames.size() < depth)
+            frames.push_back({h, m.offsets[next() % m.offsets.size()], true});
+        made.push_back(frames);
+        std::vector<RawFrame> leafFirst(frames.rbegin(), frames.rend());
+        leafFirst.front().returnAddress = false;
+        const CostValue c{ct, 1000000};
+        for (int rep = 0; rep < 3; ++rep)
+            raw.addSample(th, leafFirst, {&c, 1}, static_cast<double>(i) * 1e-3);
+        frameCount += depth;
+    }
+    const double add = seconds(t0);
+    t0 = std::chrono::steady_clock::now();
+    Profile first = raw.snapshot({});
+    const double snap1 = seconds(t0);
+    t0 = std::chrono::steady_clock::now();
+    Profile second = raw.snapshot({});
+    const double snap2 = seconds(t0);
+    std::printf("RawProfileBuilder: %zu unique stacks x3 samples (%zu frames): addSample %.0f ns/sample; "
+                "first snapshot %.3f s (symbolizes); next snapshot %.3f s; %zu nodes, %zu line entries\n",
+                stacks, frameCount, add / static_cast<double>(stacks * 3) * 1e9, snap1, snap2,
+                second.tree.size(), second.lineCosts.size());
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
-    std::size_t perModule = 20000, show = 0;
+    std::size_t perModule = 20000, show = 0, stacks = 100000;
     unsigned threads = std::max(2u, std::thread::hardware_concurrency());
     std::vector<std::string> paths;
     for (int i = 1; i < argc; ++i) {
@@ -139,6 +194,8 @@ int main(int argc, char** argv) {
             perModule = std::stoul(argv[++i]);
         else if (a == "--threads" && i + 1 < argc)
             threads = static_cast<unsigned>(std::stoul(argv[++i]));
+        else if (a == "--stacks" && i + 1 < argc)
+            stacks = std::stoul(argv[++i]);
         else if (a == "--show" && i + 1 < argc)
             show = std::stoul(argv[++i]);
         else
@@ -174,5 +231,7 @@ int main(int argc, char** argv) {
     print("all modules", threads, many);
     std::printf("parallel speed-up with %u threads: %.2fx (cold, unique addresses)\n", threads,
                 one.cold / many.cold);
+    if (stacks > 0)
+        rawProfile(modules.front(), stacks, threads);
     return 0;
 }
