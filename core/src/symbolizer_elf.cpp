@@ -96,7 +96,15 @@ AddressTable ElfSession::symbols() {
         const int type = GELF_ST_TYPE(sym.st_info);
         if (type != STT_FUNC && type != STT_GNU_IFUNC)
             continue;
-        table.add(addr, addr + sym.st_size, name);
+        // a symbol without size reaches up to the next one, but not out of its section (e.g. _init must
+        // not swallow the PLT that follows it)
+        uint64_t limit = UINT64_MAX;
+        GElf_Shdr shdrMem;
+        if (sym.st_size == 0 && elf) {
+            if (const GElf_Shdr* sh = gelf_getshdr(elf_getscn(elf, shndx), &shdrMem))
+                limit = sh->sh_addr + bias + sh->sh_size;
+        }
+        table.add(addr, addr + sym.st_size, name, {}, limit);
     }
     table.finalize(0);
     return table;

@@ -19,8 +19,10 @@ namespace scorch::detail {
 /// Address ranges with names, sorted by start: ELF function symbols, kallsyms, JIT maps.
 class AddressTable {
 public:
-    /// Adds [start, end); end == start means "up to the next symbol" (fixed by finalize()).
-    void add(uint64_t start, uint64_t end, std::string_view name, std::string_view module = {});
+    /// Adds [start, end); end == start means "up to the next symbol, but not beyond `limit`" (fixed by
+    /// finalize()), e.g. the end of the symbol's section.
+    void add(uint64_t start, uint64_t end, std::string_view name, std::string_view module = {},
+             uint64_t limit = UINT64_MAX);
     /// Sorts and fills open ends. When two entries start at the same address the one added last wins.
     void finalize(uint64_t lastSymbolSlack);
     /// Index of the entry containing addr, or -1.
@@ -33,7 +35,7 @@ public:
 
 private:
     struct Entry {
-        uint64_t start, end;
+        uint64_t start, end, limit;
         uint32_t name, nameLen, module, moduleLen;
         uint32_t order;
     };
