@@ -422,8 +422,14 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
         char share[32];
         std::snprintf(share, sizeof share, "%.1f%%",
                       samples2 ? 100.0 * static_cast<double>(count) / static_cast<double>(samples2) : 0.0);
-        std::string message = r.path + ": " + r.problem + " (" + share +
-                              " of samples): " + (r.hasSymbols ? "file:line unknown" : "functions unknown");
+        std::string message = r.path + ": " + r.problem + " (" + share + " of samples): ";
+        if (r.unresolved == 0 && r.hasSymbols)
+            message += "file:line unknown";
+        else if (r.unresolved >= r.addresses)
+            message += "functions unknown";
+        else
+            message += "file:line unknown, " + std::to_string(r.unresolved) + " of " +
+                       std::to_string(r.addresses) + " addresses without a function name";
         ++meta.warningCount;
         if (meta.warnings.size() < ProfileMeta::kMaxKeptWarnings)
             meta.warnings.push_back({0, std::move(message)});
