@@ -221,8 +221,6 @@ Profile importFrom(std::unique_ptr<ByteSource> source, const std::string& name, 
                           "run `perf script -i " +
                           name + " > " + name + ".perf` and open that");
     case Format::Json:
-    case Format::ChromeCpuProfile:
-    case Format::ChromeTrace:
     case Format::D3Json:
         throw ImportError(name +
                           ": this JSON is none of the JSON formats Scorch reads: speedscope (a \"$schema\" "
@@ -254,8 +252,11 @@ Profile importFrom(std::unique_ptr<ByteSource> source, const std::string& name, 
         break;
     }
 
-    if (format == Format::Pprof) {
-        Profile p = importPprof(*source, std::move(head), name, options, control);
+    if (format == Format::Pprof || format == Format::ChromeCpuProfile || format == Format::ChromeTrace) {
+        Profile p = format == Format::Pprof ? importPprof(*source, std::move(head), name, options, control)
+                    : format == Format::ChromeTrace
+                        ? importChromeTrace(*source, std::move(head), name, options, control)
+                        : importChromeCpuProfile(*source, std::move(head), name, options, control);
         if (p.meta.samples == 0)
             throw ImportError(name + ": no samples found in " + std::string(formatName(format)) + " input");
         return p;

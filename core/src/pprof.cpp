@@ -164,7 +164,7 @@ public:
             typeIndex[i] = m_builder.costType(typeName, u);
         }
 
-        const uint32_t defaultThread = m_builder.thread(baseName(m_name), -1, -1);
+        uint32_t defaultThread = UINT32_MAX; // created when a sample without thread labels comes
         std::vector<FrameId> stack;
         std::vector<CostValue> costs;
         for (const Message& s : samples) {
@@ -230,6 +230,8 @@ public:
                 stack.erase(stack.begin(),
                             stack.end() - static_cast<std::ptrdiff_t>(m_options.maxStackDepth));
             }
+            if (!labelled && defaultThread == UINT32_MAX)
+                defaultThread = m_builder.thread(baseName(m_name), -1, -1);
             uint32_t thread = defaultThread;
             if (labelled) {
                 if (threadName.empty())
