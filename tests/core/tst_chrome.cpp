@@ -51,6 +51,8 @@ void compareWithSpeedscope(const QString& input, const QString& expectedPath) {
     const auto expected = test::expectedSpeedscopeDump(expectedPath);
     QVERIFY2(!expected.empty(), qPrintable(expectedPath));
     const Profile p = importProfile(input.toStdString());
+    QCOMPARE(p.meta.format, std::string(input.endsWith(QStringLiteral(".cpuprofile")) ? "Chrome .cpuprofile"
+                                                                                      : "Chrome trace"));
     QCOMPARE(p.costTypes[0].unit, CostUnit::Nanoseconds);
     QCOMPARE(p.threads.size(), expected.size());
     for (const test::ExpectedProfile& e : expected) {
@@ -202,6 +204,27 @@ private Q_SLOTS:
         const Profile o = test::fromText(old, "old.cpuprofile");
         QCOMPARE(o.tree.self(0, test::nodeByPath(o, o.tree, {"f"})), int64_t(10000));
         QCOMPARE(o.tree.self(0, test::nodeByPath(o, o.tree, {"f", "g"})), int64_t(40000));
+    }
+
+    void streamsLargeProfile() {
+        // 1.4 MB of samples, as many deltas: the walker hands them over in several slices
+        const int n = 700000;
+        std::string text =
+            "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\"},\"children\":[2]},"
+            "{\"id\":2,\"callFrame\":{\"functionName\":\"f\"},\"children\":[3]},"
+            "{\"id\":3,\"callFrame\":{\"functionName\":\"g\"}}],\"samples\":[";
+        for (int i = 0; i < n; ++i)
+            text += i ? (i % 3 ? ",3" : ",2") : "2";
+        text += "],\"timeDeltas\":[";
+        for (int i = 0; i < n; ++i)
+            text += i ? ",1" : "7";
+        text += "]}";
+        QVERIFY(text.size() > (2u << 20));
+        const Profile p = test::fromText(text, "big.cpuprofile");
+        QCOMPARE(p.meta.samples, uint64_t(n));
+        QCOMPARE(p.tree.grandTotal(0), int64_t(n - 1) * 1000); // every sample but the last weighs 1 us
+        QCOMPARE(p.tree.self(0, test::nodeByPath(p, p.tree, {"f"})),
+                 int64_t((n + 2) / 3 - 1) * 1000); // the last sample is f
     }
 
     void truncatedAndOrderedTraces() {
