@@ -492,8 +492,10 @@ bool plausibleMessage(std::string_view data) {
 bool looksLikePprof(std::string_view head) {
     Reader r(head);
     int fields = 0, messages = 0;
+    bool sampleType = false; // every profile declares one, and encoders write it among the first fields
     try {
         while (r.next()) {
+            sampleType = sampleType || r.field() == Profile_::SampleType;
             const int want = expectedType(r.field());
             if (want == 0)
                 return false;
@@ -513,9 +515,9 @@ bool looksLikePprof(std::string_view head) {
         }
     } catch (const ProtoError&) {
         // the head may end inside a field: what was seen so far must be convincing on its own
-        return fields >= 4 && messages >= 2;
+        return sampleType && fields >= 4 && messages >= 2;
     }
-    return fields >= 2 && messages >= 1;
+    return sampleType && fields >= 2 && messages >= 1;
 }
 
 Profile importPprof(ByteSource& source, std::string head, const std::string& name,
