@@ -52,14 +52,12 @@ private:
         std::string pid, tid; // as written (numbers or strings)
     };
     struct Duration {
-        uint32_t thread;
-        char ph;            // 'B', 'E' or 'X'
         int64_t ts;         // ns
         int64_t dur;        // ns, X events
         uint32_t key;       // frame index: name + args
         uint32_t hermesKey; // frame index in a Hermes trace: the function in args (name, url, line)
         uint32_t name;
-        uint64_t order; // file order
+        char ph; // 'B', 'E' or 'X'
     };
     struct FrameKey {
         std::string name, file;
@@ -85,10 +83,9 @@ private:
     std::map<std::string, std::string> m_processNames;
     std::map<uint32_t, std::string> m_threadNames;
     // duration events
-    std::vector<Duration> m_durations;
+    std::vector<std::vector<Duration>> m_durations; // per thread, in file order
     std::vector<FrameKey> m_keys;
     std::unordered_map<std::string, uint32_t> m_keyIndex, m_nameIndex;
-    uint64_t m_order = 0;
     uint64_t m_hermesEvents = 0, m_durationEvents = 0;
     // CPU profiles: (thread, data) in order of appearance; Profile/ProfileChunk by id
     std::vector<std::pair<uint32_t, CpuProfileData>> m_profiles;

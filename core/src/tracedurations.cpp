@@ -32,20 +32,17 @@ void TraceEvents::buildDurations(TreeBuilder& builder, WarningList& warnings, st
     for (const auto& [n, i] : m_nameIndex)
         names[i] = n;
 
-    // per thread, in first-seen order
-    std::vector<std::vector<Duration>> byThread(m_threads.size());
-    for (const Duration& d : m_durations)
-        byThread[d.thread].push_back(d);
-    m_durations = {};
     auto byTs = [](const Duration& a, const Duration& b) {
         return a.ts < b.ts;
     };
-    for (uint32_t t = 0; t < byThread.size(); ++t) {
-        std::vector<Duration>& events = byThread[t];
+    for (uint32_t t = 0; t < m_durations.size(); ++t) { // threads in first-seen order
+        std::vector<Duration> events = std::move(m_durations[t]);
         if (events.empty())
             continue;
         // B queue: B events in file order, then X events sorted by start and longest first; E queue alike
         std::vector<Duration> begins, ends, xs;
+        begins.reserve(events.size());
+        ends.reserve(events.size());
         for (const Duration& d : events) {
             if (d.ph == 'B')
                 begins.push_back(d);
@@ -62,6 +59,7 @@ void TraceEvents::buildDurations(TreeBuilder& builder, WarningList& warnings, st
             x.ts += x.dur;
             ends.push_back(x);
         }
+        events = {};
         std::stable_sort(begins.begin(), begins.end(), byTs);
         std::stable_sort(ends.begin(), ends.end(), byTs);
 

@@ -225,7 +225,7 @@ void TraceEvents::addEvent(simdjson::ondemand::value event, uint64_t index) {
         m_keys.push_back(frame);
     // Hermes (React Native) events carry the function in args: name, url, line, column, ...
     uint32_t hermesKey = key;
-    if (haveArgs) {
+    if (haveArgs && args.find("allocatedName") != std::string_view::npos) {
         simdjson::padded_string padded(args);
         auto doc = m_inner.iterate(padded);
         simdjson::ondemand::object obj;
@@ -262,7 +262,9 @@ void TraceEvents::addEvent(simdjson::ondemand::value event, uint64_t index) {
     const auto ns = static_cast<int64_t>(std::llround(ts * 1000));
 
     const auto d = phase == 'X' ? static_cast<int64_t>(std::llround(dur * 1000)) : 0;
-    m_durations.push_back({t, phase, ns, d, key, hermesKey, nameId, m_order++});
+    if (m_durations.size() <= t)
+        m_durations.resize(t + 1);
+    m_durations[t].push_back({ns, d, key, hermesKey, nameId, phase});
 }
 
 void TraceEvents::addStackSample(simdjson::ondemand::value sample, uint64_t index) {
@@ -304,7 +306,7 @@ void TraceEvents::build(TreeBuilder& builder, WarningList& warnings, std::size_t
         buildStackSamples(builder, warnings, maxDepth);
     }
     if (any) {
-        if (!m_durations.empty())
+        if (m_durationEvents)
             warnings.add("the trace holds CPU profiles: its " + std::to_string(m_durationEvents) +
                          " B/E/X duration events are not imported");
         return;
