@@ -178,7 +178,7 @@ void CpuProfileData::build(TreeBuilder& builder, uint32_t thread, uint32_t costT
     uint64_t unknown = 0;
     for (std::size_t i = 0; i < m_samples.size(); ++i) {
         const auto it = index.find(m_samples[i]);
-        const int64_t node = it == index.end() ? -2 : it->second;
+        const int64_t node = it == index.end() ? int64_t(-2) : int64_t(it->second);
         if (node == -2)
             ++unknown;
         else
