@@ -99,9 +99,7 @@ public:
                 function(r);
                 break;
             case Profile_::StringTable: {
-                const uint64_t at = r.fieldOffset();
                 m_strings.push_back(r.bytes());
-                m_stringOffsets.push_back(at);
                 break;
             }
             case Profile_::DefaultSampleType:
@@ -438,7 +436,6 @@ private:
     const ImportOptions& m_options;
     TreeBuilder m_builder;
     std::vector<std::string_view> m_strings;
-    std::vector<uint64_t> m_stringOffsets;
     std::unordered_map<uint64_t, MappingInfo> m_mappings;
     std::unordered_map<uint64_t, FunctionInfo> m_functions;
     std::unordered_map<uint64_t, LocationFrames> m_locations;

@@ -242,6 +242,18 @@ private Q_SLOTS:
             QCOMPARE(p.threads[0].pid, int64_t(1));
             QCOMPARE(p.threads[0].tid, int64_t(2));
         }
+        // a large truncated trace: the last complete event of many slices still counts
+        std::string big = "[";
+        const int n = 60000;
+        for (int i = 0; i < n; ++i)
+            big += "{\"ph\":\"X\",\"name\":\"e" + std::to_string(i % 10) +
+                   "\",\"ts\":" + std::to_string(i * 10) +
+                   ",\"dur\":5,\"pid\":3,\"tid\":4,\"args\":{\"pad\":\"" + std::string(20, 'x') + "\"}},\n";
+        big += "{\"ph\":\"X\",\"name\":\"cut";
+        QVERIFY(big.size() > (4u << 20));
+        const Profile b = test::fromText(big, "big.json");
+        QCOMPARE(b.tree.grandTotal(0), int64_t(n) * 5000);
+        QCOMPARE(b.meta.samples, uint64_t(n));
         // unbalanced events: warnings, not failures
         const Profile u = test::fromText("[{\"ph\":\"B\",\"name\":\"a\",\"ts\":0,\"pid\":0,\"tid\":0},"
                                          "{\"ph\":\"E\",\"name\":\"zzz\",\"ts\":5,\"pid\":0,\"tid\":0},"
