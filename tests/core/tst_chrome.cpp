@@ -287,6 +287,15 @@ private Q_SLOTS:
              "1]",
              "byte offset"},
             {deepHead(100000), "nested deeper"},
+            {"[{\"ph\":\"B\",\"args\":" + std::string(100000, '[') + std::string(100000, ']') + "}]",
+             "nested deeper"},
+            {"{\"nodes\":[{\"id\":1,\"callFrame\":" + std::string(100000, '[') + std::string(100000, ']') +
+                 "}]}",
+             "nodes[0]"},
+            {"[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":-5,\"pid\":0,\"tid\":0}]", "\"dur\""},
+            {"[{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"id\":\"1\",\"args\":{\"data\":{\"cpuProfile\":{"
+             "\"nodes\":[{\"id\":1,\"callFrame\":{}},{\"id\":1,\"callFrame\":{}}],\"samples\":[1]}}}}]",
+             "used twice"},
             {"[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1e300,\"dur\":1,\"pid\":0,\"tid\":0}]", "event 0"},
             {"[{\"ph\":\"X\",\"name\":\"a\",\"ts\":\"soon\",\"dur\":1,\"pid\":0,\"tid\":0}]", "\"ts\""},
             {"[{\"ph\":\"I\",\"name\":\"a\",\"ts\":1,\"pid\":0,\"tid\":0}]", "no B/E/X duration events"},
