@@ -46,27 +46,29 @@ public:
         json += elements;
         json += ']';
         simdjson::padded_string padded(json);
+        uint64_t& index = m_index[key];
+        const int which = key == "nodes" ? 0 : key == "samples" ? 1 : key == "timeDeltas" ? 2 : 3;
         try {
             auto doc = m_parser.iterate(padded);
             for (auto element : doc.get_array()) {
-                const std::string where = m_name + ": " + key + "[" + std::to_string(m_index[key]) + "]";
-                if (key == "nodes") {
-                    m_profile.addNode(element.value(), where);
+                if (which == 0) {
+                    m_profile.addNode(element.value(), m_name + ": nodes[" + std::to_string(index) + "]");
                 } else {
                     double v = 0;
                     if (!jsonNumber(element.value(), v) || std::abs(v) > 9e15)
-                        throw ImportError(where + ": expected a number");
-                    if (key == "samples")
+                        throw ImportError(m_name + ": " + key + "[" + std::to_string(index) +
+                                          "]: expected a number");
+                    if (which == 1)
                         m_profile.addSample(static_cast<int64_t>(v));
-                    else if (key == "timeDeltas")
+                    else if (which == 2)
                         m_profile.addTimeDelta(v);
                     else
                         m_profile.addTimestamp(v);
                 }
-                ++m_index[key];
+                ++index;
             }
         } catch (const simdjson::simdjson_error& e) {
-            throw ImportError(m_name + ": " + key + "[" + std::to_string(m_index[key]) + "]: " + e.what());
+            throw ImportError(m_name + ": " + key + "[" + std::to_string(index) + "]: " + e.what());
         }
     }
 
