@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 
 namespace scorch::detail {
@@ -34,12 +35,10 @@ public:
 
     void slice(const JsonPath& path, std::string_view elements) override {
         const bool samples = !path.empty() && path[0].key == "samples";
-        std::string json;
-        json.reserve(elements.size() + 2);
-        json += '[';
-        json += elements;
-        json += ']';
-        simdjson::padded_string padded(json);
+        simdjson::padded_string padded(elements.size() + 2); // "[elements]", copied once
+        padded.data()[0] = '[';
+        std::memcpy(padded.data() + 1, elements.data(), elements.size());
+        padded.data()[elements.size() + 1] = ']';
         uint64_t& index = samples ? m_sampleIndex : m_eventIndex;
         try {
             auto doc = m_parser.iterate(padded);

@@ -4,6 +4,7 @@
 #include "scorch/import.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -24,9 +25,8 @@ std::string idText(simdjson::ondemand::value v) {
     if (type == json_type::number && !v.get_double().get(d)) {
         char buf[40];
         if (d == std::floor(d) && std::abs(d) < 9e15)
-            std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(d));
-        else
-            std::snprintf(buf, sizeof buf, "%.17g", d);
+            return std::string(buf, std::to_chars(buf, buf + sizeof buf, static_cast<int64_t>(d)).ptr);
+        std::snprintf(buf, sizeof buf, "%.17g", d);
         return buf;
     }
     return {};
