@@ -1,0 +1,267 @@
+// SourceView on a real recording with srclines (tests/data/perf/hot-srcline.perf) of tests/data/source/hot.c.
+#include "scorch/builder.h"
+#include "sourceview.h"
+#include "sourceviewedit.h"
+#include "widgettestutil.h"
+
+#include <QLabel>
+#include <QPushButton>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTest>
+#include <QTreeWidget>
+
+#include <set>
+
+using namespace scorch;
+
+namespace {
+
+const char* const kRecordedDir = "/tmp/scorch-fixture-build"; // where the fixture was built
+
+FrameId frameNamed(const Profile& p, std::string_view name) {
+    for (uint32_t id = 1; id < p.frames.size(); ++id)
+        if (p.frameName(FrameId{id}) == name && p.frames[FrameId{id}].kind != FrameKind::Process)
+            return FrameId{id};
+    return {};
+}
+
+std::shared_ptr<const Profile> fixture() {
+    return test::loadShared(test::testData(QStringLiteral("perf/hot-srcline.perf")));
+}
+
+QString sourceDir() {
+    return test::testData(QStringLiteral("source"));
+}
+
+/// A profile whose line costs point at tests/data/source/hot.c itself: `hashing` spends 3 on line 8 and 1 on
+/// line 15, called from `main` line 29.
+std::shared_ptr<const Profile> directProfile() {
+    TreeBuilder b;
+    const uint32_t ct = b.costType("samples", CostUnit::Samples);
+    const uint32_t t = b.thread("hot", 1, 1);
+    const StringId file = b.strings().intern(sourceDir().toStdString() + "/hot.c");
+    const FrameId stack[] = {b.frame("main"), b.frame("hashing")};
+    auto add = [&](uint32_t line, int64_t n) {
+        const CostValue c{ct, n};
+        const SourceLine lines[] = {{file, 29}, {file, line}};
+        b.addSample(t, stack, {&c, 1}, 1, lines);
+    };
+    add(8, 3);
+    add(15, 1);
+    return std::make_shared<const Profile>(b.finish({}));
+}
+
+} // namespace
+
+class TestSourceView : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void init();
+    void gutterAndHottestLine();
+    void lineListScrolls();
+    void notFoundThenMapping();
+    void definitionLineOnly();
+    void noSourceInformation();
+    void editorCommandExpansion();
+    void defaultEditorCommand();
+};
+
+void TestSourceView::initTestCase() {
+    QStandardPaths::setTestModeEnabled(true); // QSettings go to a test location, not the user's
+    QCoreApplication::setOrganizationName(QStringLiteral("ScorchTest"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_sourceview"));
+}
+
+void TestSourceView::init() {
+    QSettings().clear();
+}
+
+void TestSourceView::gutterAndHottestLine() {
+    SourceView view;
+    view.resize(900, 160); // a few lines visible: showing the hottest line needs scrolling
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    const auto profile = directProfile();
+    view.setProfile(profile);
+    view.showFrame(frameNamed(*profile, "hashing"));
+    QCOMPARE(view.state(), SourceView::State::Shown);
+    QCOMPARE(view.filePath(), sourceDir() + QStringLiteral("/hot.c"));
+    QCOMPARE(view.location().rule, SourceRule::Recorded);
+    SourceViewEdit* edit = view.editor();
+    QVERIFY(edit->toPlainText().contains(QStringLiteral("unsigned long hashing(unsigned long n)")));
+    // costs on lines 8 and 15 only: 3 of 4 and 1 of 4 samples, total = self for a leaf
+    QCOMPARE(edit->cost(8).self, int64_t(3));
+    QCOMPARE(edit->cost(15).self, int64_t(1));
+    QCOMPARE(edit->gutterText(8), QStringLiteral("75.0%  75.0%"));
+    QCOMPARE(edit->gutterText(15), QStringLiteral("25.0%  25.0%"));
+    for (int line : {1, 7, 9, 14, 29})
+        QVERIFY2(edit->gutterText(line).isEmpty(), qPrintable(QString::number(line)));
+    QVERIFY(edit->selfHeat(8) != edit->selfHeat(15)); // hotter line, stronger colour
+    QCOMPARE(edit->selfHeat(9), QColor(Qt::transparent));
+    QCOMPARE(view.hottestLine(), 8);
+    QCOMPARE(edit->currentLine(), 8);
+
+    // main only calls: its line 29 carries total cost, no self; the view scrolls down to it
+    view.showFrame(frameNamed(*profile, "main"));
+    QCOMPARE(edit->currentLine(), 29);
+    QVERIFY(edit->firstVisibleLine() > 1);
+    QVERIFY(edit->firstVisibleLine() <= 29 && edit->lastVisibleLine() >= 29);
+    QCOMPARE(edit->gutterText(29), QStringLiteral("  100.0%"));
+    QVERIFY(edit->gutterText(8).isEmpty());
+}
+
+void TestSourceView::lineListScrolls() {
+    SourceView view;
+    view.resize(1000, 200);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    const auto profile = fixture();
+    SourceLocatorConfig config;
+    config.mappings.push_back({kRecordedDir, sourceDir().toStdString()});
+    view.setLocatorConfig(config);
+    view.setProfile(profile);
+    view.showFrame(frameNamed(*profile, "hashing"));
+    QCOMPARE(view.state(), SourceView::State::Shown);
+    const FunctionSource& fn = view.function();
+    QVERIFY(fn.lines.size() >= 2);
+    QTreeWidget* list = view.lineList();
+    QCOMPARE(list->topLevelItemCount(), static_cast<int>(fn.lines.size()));
+    // the list is sorted by cost, the view shows the first (hottest) line
+    QCOMPARE(view.editor()->currentLine(), static_cast<int>(fn.lines[0].line));
+    for (std::size_t i = 0; i + 1 < fn.lines.size(); ++i)
+        QVERIFY(fn.lines[i].self[0] >= fn.lines[i + 1].self[0]);
+    std::set<int> gutterLines;
+    for (const FunctionLine& l : fn.lines) {
+        QCOMPARE(view.editor()->cost(static_cast<int>(l.line)).self, l.self[0]);
+        QVERIFY(!view.editor()->gutterText(static_cast<int>(l.line)).isEmpty());
+    }
+    // clicking the last row moves the cursor to its line
+    QTreeWidgetItem* last = list->topLevelItem(list->topLevelItemCount() - 1);
+    const QRect rect = list->visualItemRect(last);
+    QVERIFY(rect.isValid());
+    QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, rect.center());
+    QCOMPARE(view.editor()->currentLine(), static_cast<int>(fn.lines.back().line));
+    QVERIFY(view.editor()->firstVisibleLine() <= view.editor()->currentLine());
+    QVERIFY(view.editor()->lastVisibleLine() >= view.editor()->currentLine());
+}
+
+void TestSourceView::notFoundThenMapping() {
+    if (QFile::exists(QLatin1String(kRecordedDir) + QStringLiteral("/hot.c")))
+        QSKIP("the fixture's build directory exists on this machine: the file would be found as recorded");
+    SourceView view;
+    view.resize(900, 400);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    const auto profile = fixture();
+    view.setProfile(profile);
+    view.showFrame(frameNamed(*profile, "summing"));
+    QCOMPARE(view.state(), SourceView::State::NotFound);
+    QVERIFY(view.notFoundPanel()->isVisible());
+    QVERIFY(view.chooseDirectoryButton()->isVisible());
+    QVERIFY(view.notFoundLabel()->text().contains(QLatin1String(kRecordedDir) + QStringLiteral("/hot.c")));
+    QVERIFY(view.filePath().isEmpty());
+
+    // choosing tests/data/source maps the recorded directory onto it, and remembers it
+    view.addSourceDirectory(sourceDir());
+    QCOMPARE(view.state(), SourceView::State::Shown);
+    QVERIFY(!view.notFoundPanel()->isVisible());
+    QCOMPARE(view.location().rule, SourceRule::Mapping);
+    QCOMPARE(view.filePath(), sourceDir() + QStringLiteral("/hot.c"));
+    QVERIFY(view.infoLabel()->text().contains(QStringLiteral("path mapping")));
+    const int line = view.editor()->currentLine();
+    QVERIFY2(line >= 21 && line <= 22, qPrintable(QString::number(line))); // summing's loop
+    const SourceLocatorConfig saved = SourceView::loadLocatorConfig();
+    QCOMPARE(saved.mappings.size(), std::size_t(1));
+    QCOMPARE(saved.mappings[0].from, std::string(kRecordedDir));
+    QCOMPARE(QString::fromStdString(saved.mappings[0].to), sourceDir());
+
+    // a new view starts with the saved mapping
+    SourceView again;
+    again.setProfile(profile);
+    again.showFrame(frameNamed(*profile, "main"));
+    QCOMPARE(again.state(), SourceView::State::Shown);
+    QCOMPARE(again.editor()->currentLine() >= 29 && again.editor()->currentLine() <= 30, true);
+}
+
+void TestSourceView::definitionLineOnly() {
+    // speedscope frames carry the definition line; no per-line costs
+    const std::string json =
+        "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"shared\":{"
+        "\"frames\":[{\"name\":\"summing\",\"file\":\"" +
+        sourceDir().toStdString() +
+        "/hot.c\",\"line\":19}]},\"profiles\":[{\"type\":\"sampled\",\"name\":\"p\","
+        "\"unit\":\"none\",\"startValue\":0,\"endValue\":1,\"samples\":[[0]],"
+        "\"weights\":[1]}]}";
+    const auto profile = std::make_shared<const Profile>(test::fromText(json, "x.speedscope.json"));
+    SourceView view;
+    view.resize(800, 300);
+    view.show();
+    view.setProfile(profile);
+    view.showFrame(frameNamed(*profile, "summing"));
+    QCOMPARE(view.state(), SourceView::State::Shown);
+    QCOMPARE(view.editor()->currentLine(), 19);
+    QVERIFY(!view.editor()->hasCosts());
+    QVERIFY(view.infoLabel()->isVisible());
+    QVERIFY(view.infoLabel()->text().contains(QStringLiteral("no per-line costs")));
+    QVERIFY(!view.lineList()->isVisible());
+}
+
+void TestSourceView::noSourceInformation() {
+    const auto profile = std::make_shared<const Profile>(test::fromFolded("main;work 3\n"));
+    SourceView view;
+    view.setProfile(profile);
+    view.showFrame(frameNamed(*profile, "work"));
+    QCOMPARE(view.state(), SourceView::State::NoSource);
+    QVERIFY(view.filePath().isEmpty());
+    QVERIFY(!view.openInEditor());
+}
+
+void TestSourceView::editorCommandExpansion() {
+    const QString file = QStringLiteral("/src/my dir/a.c");
+    QCOMPARE(SourceView::expandEditorCommand(QStringLiteral("vim +{line} {file}"), file, 12),
+             (QStringList{QStringLiteral("vim"), QStringLiteral("+12"), file}));
+    QCOMPARE(SourceView::expandEditorCommand(QStringLiteral("code -g {file}:{line}"), file, 7),
+             (QStringList{QStringLiteral("code"), QStringLiteral("-g"), file + QStringLiteral(":7")}));
+    // quotes group arguments; a template without {file} gets the file appended
+    QCOMPARE(SourceView::expandEditorCommand(QStringLiteral("\"/opt/my editor/ed\" --line={line}"), file, 3),
+             (QStringList{QStringLiteral("/opt/my editor/ed"), QStringLiteral("--line=3"), file}));
+    // a file name that looks like a placeholder or holds shell characters is passed through untouched
+    const QString odd = QStringLiteral("/tmp/$(rm -rf x);{line}.c");
+    QCOMPARE(SourceView::expandEditorCommand(QStringLiteral("xdg-open {file}"), odd, 4),
+             (QStringList{QStringLiteral("xdg-open"), QStringLiteral("/tmp/$(rm -rf x);{line}.c")}));
+    QCOMPARE(SourceView::expandEditorCommand(QStringLiteral("ed +{line} {file}"), file, 0).at(1),
+             QStringLiteral("+1"));
+    QVERIFY(SourceView::expandEditorCommand(QStringLiteral("   "), file, 1).isEmpty());
+}
+
+void TestSourceView::defaultEditorCommand() {
+    const QByteArray visual = qgetenv("VISUAL"), editor = qgetenv("EDITOR");
+    qunsetenv("VISUAL");
+    qunsetenv("EDITOR");
+    QCOMPARE(SourceView::defaultEditorCommand(), QStringLiteral("xdg-open {file}"));
+    qputenv("EDITOR", "nvim");
+    QCOMPARE(SourceView::defaultEditorCommand(), QStringLiteral("nvim +{line} {file}"));
+    qputenv("VISUAL", "/usr/bin/code --wait");
+    QCOMPARE(SourceView::defaultEditorCommand(), QStringLiteral("/usr/bin/code --wait -g {file}:{line}"));
+    QCOMPARE(SourceView::expandEditorCommand(SourceView::defaultEditorCommand(), QStringLiteral("/a.c"), 5),
+             (QStringList{QStringLiteral("/usr/bin/code"), QStringLiteral("--wait"), QStringLiteral("-g"),
+                          QStringLiteral("/a.c:5")}));
+    // the view starts with the default and keeps what the user sets
+    SourceView view;
+    QCOMPARE(view.editorCommand(), QStringLiteral("/usr/bin/code --wait -g {file}:{line}"));
+    view.setEditorCommand(QStringLiteral("gedit +{line} {file}"));
+    QCOMPARE(SourceView().editorCommand(), QStringLiteral("gedit +{line} {file}"));
+    auto restore = [](const char* name, const QByteArray& value) {
+        if (value.isNull())
+            qunsetenv(name);
+        else
+            qputenv(name, value);
+    };
+    restore("VISUAL", visual);
+    restore("EDITOR", editor);
+}
+
+QTEST_MAIN(TestSourceView)
+#include "tst_sourceview.moc"
