@@ -1,12 +1,19 @@
 // SourceView on a real recording with srclines (tests/data/perf/hot-srcline.perf) of tests/data/source/hot.c.
+#include "calltreemodel.h"
+#include "calltreetables.h"
+#include "flamegraphpanel.h"
+#include "profiletab.h"
 #include "scorch/builder.h"
 #include "sourceview.h"
 #include "sourceviewedit.h"
 #include "widgettestutil.h"
 
+#include <QElapsedTimer>
 #include <QLabel>
+#include <QMenu>
 #include <QPushButton>
 #include <QSettings>
+#include <QSplitter>
 #include <QStandardPaths>
 #include <QTest>
 #include <QTreeWidget>
@@ -66,6 +73,7 @@ private Q_SLOTS:
     void noSourceInformation();
     void editorCommandExpansion();
     void defaultEditorCommand();
+    void profileTabFollowsSelection();
 };
 
 void TestSourceView::initTestCase() {
@@ -261,6 +269,67 @@ void TestSourceView::defaultEditorCommand() {
     };
     restore("VISUAL", visual);
     restore("EDITOR", editor);
+}
+
+void TestSourceView::profileTabFollowsSelection() {
+    SourceLocatorConfig config;
+    config.mappings.push_back({kRecordedDir, sourceDir().toStdString()});
+    SourceView::saveLocatorConfig(config); // as a user's earlier choice
+    ProfileTab tab(test::testData(QStringLiteral("perf/hot-srcline.perf")));
+    tab.resize(1400, 900);
+    tab.show();
+    QElapsedTimer timer;
+    timer.start();
+    while (timer.elapsed() < 20000 &&
+           !(tab.state() == ProfileTab::State::Loaded && tab.tables()->tableData() &&
+             tab.tables()->tableData()->chart == tab.panel()->data()))
+        QTest::qWait(10);
+    QCOMPARE(tab.state(), ProfileTab::State::Loaded);
+    SourceView* source = tab.sourceView();
+    QVERIFY(source->isVisible()); // the profile has line costs
+    QCOMPARE(source->state(), SourceView::State::Empty);
+
+    // selecting a function in the flat table shows its source
+    QTreeView* functions = tab.tables()->view(CallTreeTables::Functions);
+    tab.tables()->tabs()->setCurrentWidget(functions);
+    const QModelIndex summing = test::findRow(*functions->model(), QStringLiteral("summing"));
+    QVERIFY(summing.isValid());
+    functions->setCurrentIndex(summing);
+    QCOMPARE(source->state(), SourceView::State::Shown);
+    QVERIFY(source->function().hasLineCosts());
+    QCOMPARE(QString::fromStdString(std::string(tab.profile()->frameName(source->frame()))),
+             QStringLiteral("summing"));
+    QCOMPARE(source->filePath(), sourceDir() + QStringLiteral("/hot.c"));
+
+    // "Show Source" in the flame graph's context menu on main
+    const auto data = tab.panel()->data();
+    const NodeId mainNode = test::nodeByPath(*data, {"hot", "__libc_start_call_main", "main"});
+    QVERIFY(mainNode != kRootNode);
+    std::unique_ptr<QMenu> menu(tab.panel()->view()->createContextMenu(mainNode, tab.panel()->view()));
+    QAction* show = menu->findChild<QAction*>(QStringLiteral("showSource"));
+    QVERIFY(show);
+    show->trigger();
+    QCOMPARE(QString::fromStdString(std::string(tab.profile()->frameName(source->frame()))),
+             QStringLiteral("main"));
+    QVERIFY(source->editor()->currentLine() == 29 || source->editor()->currentLine() == 30);
+
+    // and in a table's context menu
+    std::unique_ptr<QMenu> tableMenu(
+        tab.tables()->createContextMenu(CallTreeTables::Functions, summing, tab.tables()));
+    QAction* tableShow = tableMenu->findChild<QAction*>(QStringLiteral("showSource"));
+    QVERIFY(tableShow);
+    tableShow->trigger();
+    QCOMPARE(QString::fromStdString(std::string(tab.profile()->frameName(source->frame()))),
+             QStringLiteral("summing"));
+
+    // a folded profile has no line costs: the panel stays hidden until asked for
+    ProfileTab folded(test::flameFixture("simple.folded"));
+    folded.show();
+    timer.restart();
+    while (timer.elapsed() < 20000 && folded.state() != ProfileTab::State::Loaded)
+        QTest::qWait(10);
+    QVERIFY(!folded.sourceView()->isVisible());
+    QSettings().clear();
 }
 
 QTEST_MAIN(TestSourceView)
