@@ -84,7 +84,7 @@ QWidget* ProfileTab::makeContentPage() {
     m_tableSplitter = new QSplitter(Qt::Horizontal, page);
     m_tableSplitter->addWidget(m_tables);
     m_tableSplitter->addWidget(m_source);
-    m_tableSplitter->setSizes({500, 700});
+    m_tableSplitter->setSizes({620, 780});
     m_chartSplitter->addWidget(m_tableSplitter);
     m_chartSplitter->setStretchFactor(0, 3);
     m_chartSplitter->setStretchFactor(1, 2);

@@ -112,7 +112,7 @@ SourceView::SourceView(QWidget* parent)
     m_split->addWidget(m_lines);
     m_split->setStretchFactor(0, 3);
     m_split->setStretchFactor(1, 1);
-    m_split->setSizes({750, 250});
+    m_split->setSizes({600, 180});
 
     m_stack->addWidget(m_empty);
     m_stack->addWidget(m_notFound);
@@ -275,11 +275,13 @@ void SourceView::relocate() {
         notes << tr("This profile has no per-line costs: showing where the function is defined (line %1).")
                      .arg(m_line);
     if (m_location.rule != SourceRule::Recorded)
-        notes << tr("Found by %1 (%2): %3")
+        notes << tr("Found by %1: %2")
                      .arg(toQString(sourceRuleName(m_location.rule)),
-                          QString::fromStdString(m_location.detail), path);
+                          QString::fromStdString(m_location.detail)
+                              .replace(QStringLiteral(" -> "), QStringLiteral(" → ")));
     m_info->setText(notes.join(u'\n'));
     m_info->setVisible(!notes.isEmpty());
+    m_title->setToolTip(path);
     m_title->setText(frameDisplayName(*m_profile, m_frame) + QStringLiteral(" — ") +
                      QFileInfo(path).fileName() + u':' + QString::number(m_line));
     setState(State::Shown);
@@ -293,6 +295,8 @@ void SourceView::setState(State state) {
                                                          : static_cast<QWidget*>(m_empty));
     if (state == State::Empty)
         m_title->setText(tr("Source"));
+    if (state != State::Shown)
+        m_title->setToolTip(recordedPath());
     m_openEditor->setEnabled(state == State::Shown);
     Q_EMIT stateChanged(state);
 }
