@@ -14,6 +14,7 @@
 #include <QProcess>
 #include <QPushButton>
 #include <QSettings>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QTreeWidget>
@@ -23,7 +24,7 @@ namespace scorch {
 
 namespace {
 
-constexpr qint64 kMaxFileBytes = 256ll << 20; // larger "sources" are not text worth showing
+constexpr qint64 kMaxFileBytes = 64ll << 20; // larger "sources" are not text worth showing
 constexpr int kFileRole = Qt::UserRole + 1;
 constexpr int kLineRole = Qt::UserRole + 2;
 
@@ -286,6 +287,15 @@ void SourceView::relocate() {
                      QFileInfo(path).fileName() + u':' + QString::number(m_line));
     setState(State::Shown);
     m_edit->goToLine(static_cast<int>(m_line));
+    for (int i = 0; i < m_lines->topLevelItemCount(); ++i) { // mark the shown line in the list
+        QTreeWidgetItem* item = m_lines->topLevelItem(i);
+        if (item->data(0, kFileRole).toUInt() == m_file.value &&
+            item->data(0, kLineRole).toUInt() == m_line) {
+            const QSignalBlocker blocker(m_lines);
+            m_lines->setCurrentItem(item);
+            break;
+        }
+    }
 }
 
 void SourceView::setState(State state) {

@@ -70,6 +70,7 @@ private Q_SLOTS:
     void lineListScrolls();
     void notFoundThenMapping();
     void definitionLineOnly();
+    void relativePathSearchDirectory();
     void noSourceInformation();
     void editorCommandExpansion();
     void defaultEditorCommand();
@@ -214,6 +215,29 @@ void TestSourceView::definitionLineOnly() {
     QVERIFY(view.infoLabel()->isVisible());
     QVERIFY(view.infoLabel()->text().contains(QStringLiteral("no per-line costs")));
     QVERIFY(!view.lineList()->isVisible());
+}
+
+void TestSourceView::relativePathSearchDirectory() {
+    // perf script without --full-source-path records bare file names
+    const auto profile = std::make_shared<const Profile>(test::fromText("hot 1 1.0: 1 cycles:\n"
+                                                                        "\t1 summing (/bin/hot)\n"
+                                                                        "  hot.c:22\n"
+                                                                        "\t2 main (/bin/hot)\n"
+                                                                        "  hot.c:30\n\n",
+                                                                        "relative.perf"));
+    SourceView view;
+    view.setProfile(profile);
+    view.showFrame(frameNamed(*profile, "summing"));
+    QCOMPARE(view.state(), SourceView::State::NotFound);
+    QCOMPARE(view.recordedPath(), QStringLiteral("hot.c"));
+    view.addSourceDirectory(sourceDir()); // no prefix to map: becomes a search directory
+    QCOMPARE(view.state(), SourceView::State::Shown);
+    QCOMPARE(view.location().rule, SourceRule::SearchDirSuffix);
+    QCOMPARE(view.locatorConfig().searchDirs.size(), std::size_t(1));
+    QVERIFY(view.locatorConfig().mappings.empty());
+    QCOMPARE(view.editor()->currentLine(), 22);
+    QCOMPARE(view.lineList()->currentItem()->data(0, Qt::DisplayRole).toString(), QStringLiteral("line 22"));
+    QCOMPARE(SourceView::loadLocatorConfig().searchDirs.front(), sourceDir().toStdString());
 }
 
 void TestSourceView::noSourceInformation() {
