@@ -20,11 +20,17 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <cstring>
+
 namespace scorch {
 
 namespace {
 
 constexpr qint64 kMaxFileBytes = 64ll << 20; // larger "sources" are not text worth showing
+constexpr int kWholeFileLines = 20000;       // longer files are shown in a window around the function
+constexpr int kWindowMargin = 4000;          // lines shown before and after the function's lines
+constexpr int kMaxWindowLines = 20000;       // a function spread wider is shown around its hottest line
 constexpr int kFileRole = Qt::UserRole + 1;
 constexpr int kLineRole = Qt::UserRole + 2;
 
@@ -250,7 +256,8 @@ void SourceView::relocate() {
     }
 
     const QString path = QString::fromStdString(m_location.path);
-    if (path != m_loadedPath) {
+    const int target = static_cast<int>(m_line);
+    if (path != m_loadedPath || target < m_edit->firstLine() || target > m_edit->lastLine()) {
         QFile f(path);
         if (!f.open(QIODevice::ReadOnly) || f.size() > kMaxFileBytes) {
             m_notFoundText->setText(
@@ -261,7 +268,7 @@ void SourceView::relocate() {
             setState(State::NotFound);
             return;
         }
-        m_edit->setPlainText(QString::fromUtf8(f.readAll()));
+        loadText(f.readAll(), target);
         m_loadedPath = path;
     }
 
@@ -272,6 +279,11 @@ void SourceView::relocate() {
                      m_profile->costTypes.empty() ? 0 : m_profile->tree.grandTotal(m_costType));
 
     QStringList notes;
+    if (m_edit->firstLine() > 1 || m_edit->lastLine() < m_loadedLines)
+        notes << tr("Large file: showing lines %1–%2 of %3 around the function.")
+                     .arg(m_edit->firstLine())
+                     .arg(m_edit->lastLine())
+                     .arg(m_loadedLines);
     if (!m_function.hasLineCosts())
         notes << tr("This profile has no per-line costs: showing where the function is defined (line %1).")
                      .arg(m_line);
@@ -296,6 +308,40 @@ void SourceView::relocate() {
             break;
         }
     }
+}
+
+void SourceView::loadText(const QByteArray& bytes, int target) {
+    const char* d = bytes.constData();
+    const auto n = static_cast<std::size_t>(bytes.size());
+    int total = static_cast<int>(std::count(bytes.cbegin(), bytes.cend(), '\n'));
+    if (n > 0 && d[n - 1] != '\n')
+        ++total;
+    int first = 1, last = total;
+    if (total > kWholeFileLines) {
+        // Laying out hundreds of thousands of lines takes seconds: show the function's part of the file.
+        int lo = target, hi = target;
+        for (const FunctionLine* l : linesInFile(m_function, m_file)) {
+            lo = std::min(lo, static_cast<int>(l->line));
+            hi = std::max(hi, static_cast<int>(l->line));
+        }
+        if (hi - lo > kMaxWindowLines)
+            lo = hi = target;
+        first = std::max(1, lo - kWindowMargin);
+        last = std::min(total, hi + kWindowMargin);
+    }
+    auto lineStart = [&](std::size_t from, int lines) { // byte offset `lines` line ends after `from`
+        for (; lines > 0 && from < n; --lines) {
+            const void* nl = std::memchr(d + from, '\n', n - from);
+            from = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - d) + 1 : n;
+        }
+        return from;
+    };
+    const std::size_t begin = lineStart(0, first - 1);
+    std::size_t end = lineStart(begin, last - first + 1);
+    if (end > begin && d[end - 1] == '\n')
+        --end;
+    m_edit->setSourceText(QString::fromUtf8(d + begin, static_cast<qsizetype>(end - begin)), first);
+    m_loadedLines = total;
 }
 
 void SourceView::setState(State state) {

@@ -92,6 +92,7 @@ private:
     void chooseDirectory();
     void editEditorCommand();
     void setState(State state);
+    void loadText(const QByteArray& bytes, int target);
     QString costText(int64_t value) const;
 
     std::shared_ptr<const Profile> m_profile;
@@ -101,7 +102,8 @@ private:
     StringId m_file;     // the recorded file being shown (or missing)
     uint32_t m_line = 0; // the line to show in it
     SourceLocation m_location;
-    QString m_loadedPath; // the file the editor holds
+    QString m_loadedPath;  // the file the editor holds (maybe a window of it)
+    int m_loadedLines = 0; // lines of that file
     SourceLocatorConfig m_config;
     QString m_editorCommand;
     State m_state = State::Empty;

@@ -70,6 +70,13 @@ SourceViewEdit::SourceViewEdit(QWidget* parent)
     updateGutterWidth();
 }
 
+void SourceViewEdit::setSourceText(const QString& text, int firstLine) {
+    m_firstLine = std::max(1, firstLine);
+    setPlainText(text);
+    updateGutterWidth();
+    updateHighlights();
+}
+
 void SourceViewEdit::setCosts(QHash<int, LineCost> costs, int64_t whole) {
     m_costs = std::move(costs);
     m_whole = whole;
@@ -116,7 +123,7 @@ QColor SourceViewEdit::totalHeat(int line) const {
 
 int SourceViewEdit::gutterWidth() const {
     const QFontMetrics fm(font());
-    const int digits = static_cast<int>(QString::number(std::max(1, blockCount())).size());
+    const int digits = static_cast<int>(QString::number(std::max(1, lastLine())).size());
     int width = kPad + fm.horizontalAdvance(u'9') * digits + kPad;
     if (!m_costs.isEmpty())
         width += 2 * (fm.horizontalAdvance(QStringLiteral("100.0%")) + 2 * kPad);
@@ -149,7 +156,7 @@ void SourceViewEdit::updateHighlights() {
         for (auto it = m_costs.cbegin(); it != m_costs.cend(); ++it) {
             if (it->self <= 0)
                 continue;
-            const QTextBlock block = document()->findBlockByNumber(it.key() - 1);
+            const QTextBlock block = document()->findBlockByNumber(it.key() - m_firstLine);
             if (!block.isValid())
                 continue;
             QTextEdit::ExtraSelection sel;
@@ -168,8 +175,8 @@ void SourceViewEdit::paintGutter(QPaintEvent* event) {
     const QPalette pal = palette();
     p.fillRect(event->rect(), pal.color(QPalette::AlternateBase));
     const QFontMetrics fm(font());
-    const int numberWidth = kPad + fm.horizontalAdvance(u'9') *
-                                       static_cast<int>(QString::number(std::max(1, blockCount())).size());
+    const int numberWidth =
+        kPad + fm.horizontalAdvance(u'9') * static_cast<int>(QString::number(std::max(1, lastLine())).size());
     const int cellWidth = fm.horizontalAdvance(QStringLiteral("100.0%")) + 2 * kPad;
     const int current = currentLine();
     QTextBlock block = firstVisibleBlock();
@@ -177,7 +184,7 @@ void SourceViewEdit::paintGutter(QPaintEvent* event) {
     while (block.isValid() && top <= event->rect().bottom()) {
         const int height = qRound(blockBoundingRect(block).height());
         if (block.isVisible() && top + height >= event->rect().top()) {
-            const int line = block.blockNumber() + 1;
+            const int line = block.blockNumber() + m_firstLine;
             int x = 0;
             if (!m_costs.isEmpty()) {
                 const auto it = m_costs.constFind(line);
@@ -208,14 +215,15 @@ void SourceViewEdit::paintGutter(QPaintEvent* event) {
 }
 
 QString SourceViewEdit::gutterToolTip(const QPoint& pos) const {
-    const int line = cursorForPosition(QPoint(0, pos.y())).blockNumber() + 1;
+    const int line = cursorForPosition(QPoint(0, pos.y())).blockNumber() + m_firstLine;
     if (!m_toolTip || !m_costs.contains(line))
         return {};
     return m_toolTip(line);
 }
 
 void SourceViewEdit::goToLine(int line) {
-    const QTextBlock block = document()->findBlockByNumber(std::max(0, line - 1));
+    const QTextBlock block =
+        document()->findBlockByNumber(std::clamp(line - m_firstLine, 0, blockCount() - 1));
     if (!block.isValid())
         return;
     QTextCursor cursor(block);
@@ -225,11 +233,11 @@ void SourceViewEdit::goToLine(int line) {
 }
 
 int SourceViewEdit::firstVisibleLine() const {
-    return firstVisibleBlock().blockNumber() + 1;
+    return firstVisibleBlock().blockNumber() + m_firstLine;
 }
 
 int SourceViewEdit::lastVisibleLine() const {
-    return cursorForPosition(QPoint(0, viewport()->height() - 1)).blockNumber() + 1;
+    return cursorForPosition(QPoint(0, viewport()->height() - 1)).blockNumber() + m_firstLine;
 }
 
 } // namespace scorch

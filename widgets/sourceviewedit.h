@@ -20,6 +20,12 @@ public:
 
     explicit SourceViewEdit(QWidget* parent = nullptr);
 
+    /// Shows `text`, whose first line is line `firstLine` of the file (a window of a large file).
+    void setSourceText(const QString& text, int firstLine = 1);
+    int firstLine() const { return m_firstLine; }
+    /// 1-based file line of the text's last line.
+    int lastLine() const { return m_firstLine + blockCount() - 1; }
+
     /// Costs by 1-based line number; `whole` is what percentages are of (the profile's total).
     void setCosts(QHash<int, LineCost> costs, int64_t whole);
     /// Tooltip of a gutter line with costs (absolute values); empty = no tooltip.
@@ -33,9 +39,10 @@ public:
     QColor selfHeat(int line) const;
     QColor totalHeat(int line) const;
 
-    /// Puts the cursor on a 1-based line and scrolls it to the middle of the view.
+    /// Puts the cursor on a 1-based file line (clamped to the text shown) and scrolls it to the middle of the
+    /// view.
     void goToLine(int line);
-    int currentLine() const { return textCursor().blockNumber() + 1; }
+    int currentLine() const { return textCursor().blockNumber() + m_firstLine; }
     /// 1-based lines at the top and bottom of the viewport.
     int firstVisibleLine() const;
     int lastVisibleLine() const;
@@ -58,6 +65,7 @@ private:
     QWidget* m_gutter;
     QHash<int, LineCost> m_costs;
     int64_t m_whole = 0, m_maxSelf = 0, m_maxTotal = 0;
+    int m_firstLine = 1;
     std::function<QString(int)> m_toolTip;
 };
 

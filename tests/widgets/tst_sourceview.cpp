@@ -15,7 +15,9 @@
 #include <QSettings>
 #include <QSplitter>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTest>
+#include <QTextBlock>
 #include <QTreeWidget>
 
 #include <set>
@@ -71,6 +73,7 @@ private Q_SLOTS:
     void notFoundThenMapping();
     void definitionLineOnly();
     void relativePathSearchDirectory();
+    void largeFileWindow();
     void noSourceInformation();
     void editorCommandExpansion();
     void defaultEditorCommand();
@@ -238,6 +241,49 @@ void TestSourceView::relativePathSearchDirectory() {
     QCOMPARE(view.editor()->currentLine(), 22);
     QCOMPARE(view.lineList()->currentItem()->data(0, Qt::DisplayRole).toString(), QStringLiteral("line 22"));
     QCOMPARE(SourceView::loadLocatorConfig().searchDirs.front(), sourceDir().toStdString());
+}
+
+void TestSourceView::largeFileWindow() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("big.c"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    QByteArray text;
+    for (int i = 1; i <= 100000; ++i)
+        text += "int v" + QByteArray::number(i) + " = f(" + QByteArray::number(i) + ");\n";
+    f.write(text);
+    f.close();
+    TreeBuilder b;
+    const uint32_t ct = b.costType("samples", CostUnit::Samples);
+    const uint32_t t = b.thread("t", 1, 1);
+    const StringId file = b.strings().intern(path.toStdString());
+    const FrameId fn = b.frame("big");
+    for (auto [line, n] : {std::pair<uint32_t, int64_t>{80000, 5}, {80010, 2}, {10, 1}}) {
+        const CostValue c{ct, n};
+        const SourceLine where{file, line};
+        b.addSample(t, std::span<const FrameId>(&fn, 1), {&c, 1}, 1, std::span<const SourceLine>(&where, 1));
+    }
+    const auto profile = std::make_shared<const Profile>(b.finish({}));
+    SourceView view;
+    view.resize(900, 300);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setProfile(profile);
+    view.showFrame(frameNamed(*profile, "big"));
+    QCOMPARE(view.state(), SourceView::State::Shown);
+    SourceViewEdit* edit = view.editor();
+    QCOMPARE(edit->currentLine(), 80000);
+    QVERIFY(edit->firstLine() > 1 && edit->lastLine() < 100000); // a window, not the whole file
+    QVERIFY(edit->firstLine() <= 80000 && edit->lastLine() >= 80010);
+    QCOMPARE(edit->textCursor().block().text(), QStringLiteral("int v80000 = f(80000);"));
+    QVERIFY(edit->firstVisibleLine() <= 80000 && edit->lastVisibleLine() >= 80000);
+    QCOMPARE(edit->gutterText(80000), QStringLiteral("62.5%  62.5%"));
+    QVERIFY(view.infoLabel()->text().contains(QStringLiteral("of 100000")));
+    // a line outside the window loads the part of the file around it
+    view.showLine(file, 10);
+    QCOMPARE(edit->currentLine(), 10);
+    QCOMPARE(edit->textCursor().block().text(), QStringLiteral("int v10 = f(10);"));
+    QCOMPARE(edit->firstLine(), 1);
 }
 
 void TestSourceView::noSourceInformation() {
