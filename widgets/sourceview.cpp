@@ -140,6 +140,8 @@ void SourceView::setProfile(std::shared_ptr<const Profile> profile, std::size_t 
     const bool same = profile == m_profile;
     m_profile = std::move(profile);
     m_costType = costType;
+    if (!same)
+        m_located.clear();
     if (m_profile) {
         const std::string& source = m_profile->meta.source;
         m_config.baseDir = source.empty() || source == "-"
@@ -240,7 +242,12 @@ void SourceView::relocate() {
     if (!m_profile || !m_file)
         return;
     const std::string recorded(m_profile->strings.view(m_file));
-    m_location = locateSource(recorded, m_config);
+    // Searching directories can take a while: every recorded path is looked up once per configuration.
+    const QString key = toQString(recorded);
+    auto cached = m_located.constFind(key);
+    if (cached == m_located.cend())
+        cached = m_located.insert(key, locateSource(recorded, m_config));
+    m_location = *cached;
     if (!m_location.found()) {
         m_loadedPath.clear();
         m_notFoundText->setText(
@@ -361,6 +368,7 @@ void SourceView::setLocatorConfig(const SourceLocatorConfig& config) {
     const std::string base = m_config.baseDir;
     m_config = config;
     m_config.baseDir = base;
+    m_located.clear();
     saveLocatorConfig(m_config);
     m_loadedPath.clear();
     relocate();

@@ -8,6 +8,7 @@
 #include "scorch/sourcecost.h"
 #include "scorch/sourcelocator.h"
 
+#include <QHash>
 #include <QWidget>
 
 #include <memory>
@@ -105,6 +106,7 @@ private:
     QString m_loadedPath;  // the file the editor holds (maybe a window of it)
     int m_loadedLines = 0; // lines of that file
     SourceLocatorConfig m_config;
+    QHash<QString, SourceLocation> m_located; // recorded path -> where it was found with m_config
     QString m_editorCommand;
     State m_state = State::Empty;
 
