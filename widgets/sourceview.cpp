@@ -251,8 +251,9 @@ void SourceView::relocate() {
     if (!m_location.found()) {
         m_loadedPath.clear();
         m_notFoundText->setText(
-            tr("Source file not found:\n%1\n\nLooked at the recorded path, %2 path mapping(s) and %3 search "
-               "director(y/ies). Choose the directory that holds this file (or a parent of it): Scorch maps "
+            tr("Source file not found:\n%1\n\nLooked at the recorded path, then path mappings (%2) and "
+               "search "
+               "directories (%3). Choose the directory that holds this file (or a parent of it): Scorch maps "
                "the recorded prefix onto it and remembers it.")
                 .arg(toQString(recorded))
                 .arg(m_config.mappings.size())
