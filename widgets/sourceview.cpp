@@ -50,11 +50,12 @@ SourceView::SourceView(QWidget* parent)
     , m_editorSettings(new QPushButton(tr("Editor…"), this))
     , m_stack(new QStackedWidget(this))
     , m_empty(new QLabel(m_stack))
-    , m_notFound(new QWidget(m_stack))
+    , m_split(new QSplitter(Qt::Horizontal, m_stack))
+    , m_fileStack(new QStackedWidget(m_split))
+    , m_notFound(new QWidget(m_fileStack))
     , m_notFoundText(new QLabel(m_notFound))
     , m_choose(new QPushButton(tr("Choose Source Directory…"), m_notFound))
-    , m_split(new QSplitter(Qt::Horizontal, m_stack))
-    , m_edit(new SourceViewEdit(m_split))
+    , m_edit(new SourceViewEdit(m_fileStack))
     , m_lines(new QTreeWidget(m_split)) {
     m_editorCommand = QSettings().value(kEditorKey, defaultEditorCommand()).toString();
 
@@ -115,14 +116,15 @@ SourceView::SourceView(QWidget* parent)
             .arg(costWithPercent(*m_profile, m_costType, c.self, whole),
                  costWithPercent(*m_profile, m_costType, c.total, whole));
     });
-    m_split->addWidget(m_edit);
+    m_fileStack->addWidget(m_edit);
+    m_fileStack->addWidget(m_notFound);
+    m_split->addWidget(m_fileStack);
     m_split->addWidget(m_lines);
     m_split->setStretchFactor(0, 3);
     m_split->setStretchFactor(1, 1);
     m_split->setSizes({600, 180});
 
     m_stack->addWidget(m_empty);
-    m_stack->addWidget(m_notFound);
     m_stack->addWidget(m_split);
 
     auto* layout = new QVBoxLayout(this);
@@ -354,9 +356,9 @@ void SourceView::loadText(const QByteArray& bytes, int target) {
 
 void SourceView::setState(State state) {
     m_state = state;
-    m_stack->setCurrentWidget(state == State::Shown      ? static_cast<QWidget*>(m_split)
-                              : state == State::NotFound ? m_notFound
-                                                         : static_cast<QWidget*>(m_empty));
+    const bool file = state == State::Shown || state == State::NotFound;
+    m_stack->setCurrentWidget(file ? static_cast<QWidget*>(m_split) : static_cast<QWidget*>(m_empty));
+    m_fileStack->setCurrentWidget(state == State::NotFound ? m_notFound : static_cast<QWidget*>(m_edit));
     if (state == State::Empty)
         m_title->setText(tr("Source"));
     if (state != State::Shown)

@@ -116,10 +116,11 @@ private:
     QPushButton* m_editorSettings;
     QStackedWidget* m_stack;
     QLabel* m_empty;
+    QSplitter* m_split;          // the file (or the not-found panel) | the function's lines
+    QStackedWidget* m_fileStack; // m_edit or m_notFound
     QWidget* m_notFound;
     QLabel* m_notFoundText;
     QPushButton* m_choose;
-    QSplitter* m_split;
     SourceViewEdit* m_edit;
     QTreeWidget* m_lines;
 };

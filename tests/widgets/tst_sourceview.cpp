@@ -174,6 +174,8 @@ void TestSourceView::notFoundThenMapping() {
     QVERIFY(view.chooseDirectoryButton()->isVisible());
     QVERIFY(view.notFoundLabel()->text().contains(QLatin1String(kRecordedDir) + QStringLiteral("/hot.c")));
     QVERIFY(view.filePath().isEmpty());
+    QVERIFY(view.lineList()->isVisible()); // the hot lines are listed even without the file
+    QCOMPARE(view.lineList()->topLevelItemCount(), static_cast<int>(view.function().lines.size()));
 
     // choosing tests/data/source maps the recorded directory onto it, and remembers it
     view.addSourceDirectory(sourceDir());
