@@ -163,6 +163,13 @@ void SourceView::setProfile(std::shared_ptr<const Profile> profile, std::size_t 
 void SourceView::showFrame(FrameId frame) {
     if (!m_profile || frame.value == 0 || frame.value >= m_profile->frames.size())
         return;
+    // another tab's view may have added a mapping or search directory since
+    const SourceLocatorConfig saved = loadLocatorConfig();
+    if (saved.mappings != m_config.mappings || saved.searchDirs != m_config.searchDirs) {
+        m_config.mappings = saved.mappings;
+        m_config.searchDirs = saved.searchDirs;
+        m_located.clear();
+    }
     m_frame = frame;
     m_function = functionSource(*m_profile, frame, m_costType);
     fillLineList();
@@ -475,6 +482,7 @@ QStringList SourceView::expandEditorCommand(const QString& command, const QStrin
 bool SourceView::openInEditor() {
     if (m_state != State::Shown)
         return false;
+    m_editorCommand = QSettings().value(kEditorKey, m_editorCommand).toString(); // set in another view?
     const QStringList args = expandEditorCommand(m_editorCommand, filePath(), m_edit->currentLine());
     if (args.isEmpty())
         return false;

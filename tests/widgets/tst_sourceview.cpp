@@ -177,6 +177,9 @@ void TestSourceView::notFoundThenMapping() {
     QVERIFY(view.lineList()->isVisible()); // the hot lines are listed even without the file
     QCOMPARE(view.lineList()->topLevelItemCount(), static_cast<int>(view.function().lines.size()));
 
+    SourceView other; // another tab's view, made before the choice
+    other.setProfile(profile);
+
     // choosing tests/data/source maps the recorded directory onto it, and remembers it
     view.addSourceDirectory(sourceDir());
     QCOMPARE(view.state(), SourceView::State::Shown);
@@ -191,6 +194,8 @@ void TestSourceView::notFoundThenMapping() {
     QCOMPARE(saved.mappings[0].from, std::string(kRecordedDir));
     QCOMPARE(QString::fromStdString(saved.mappings[0].to), sourceDir());
 
+    other.showFrame(frameNamed(*profile, "main")); // the other view follows the saved choice
+    QCOMPARE(other.state(), SourceView::State::Shown);
     // a new view starts with the saved mapping
     SourceView again;
     again.setProfile(profile);
