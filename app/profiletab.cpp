@@ -156,7 +156,10 @@ void ProfileTab::onLoaded(std::shared_ptr<const Profile> profile) {
     m_threads->setVisible(m_profile->threads.size() > 1);
     m_stack->setCurrentWidget(m_contentPage);
     m_source->setProfile(m_profile);
-    m_source->setVisible(m_profile->lineCosts.size() > 0);
+    bool sourceInfo = m_profile->lineCosts.size() > 0; // or frames that know their file (speedscope, Chrome)
+    for (uint32_t f = 1; !sourceInfo && f < m_profile->frames.size(); ++f)
+        sourceInfo = bool(m_profile->frames[FrameId{f}].file);
+    m_source->setVisible(sourceInfo);
     m_panel->setProfile(m_profile); // emits dataChanged -> summary total and tables
     setState(State::Loaded);
 }

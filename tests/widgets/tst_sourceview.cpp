@@ -406,6 +406,24 @@ void TestSourceView::profileTabFollowsSelection() {
     while (timer.elapsed() < 20000 && folded.state() != ProfileTab::State::Loaded)
         QTest::qWait(10);
     QVERIFY(!folded.sourceView()->isVisible());
+
+    // frames that know their definition (speedscope) show it without being asked
+    QTemporaryDir dir;
+    const QString json = dir.filePath(QStringLiteral("def.speedscope.json"));
+    QFile f(json);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"shared\":{\"frames\":[{"
+            "\"name\":\"summing\",\"file\":\"" +
+            sourceDir().toUtf8() +
+            "/hot.c\",\"line\":19}]},\"profiles\":[{\"type\":\"sampled\",\"name\":\"p\",\"unit\":"
+            "\"none\",\"startValue\":0,\"endValue\":1,\"samples\":[[0]],\"weights\":[1]}]}");
+    f.close();
+    ProfileTab speedscope(json);
+    speedscope.show();
+    timer.restart();
+    while (timer.elapsed() < 20000 && speedscope.state() != ProfileTab::State::Loaded)
+        QTest::qWait(10);
+    QVERIFY(speedscope.sourceView()->isVisible());
     QSettings().clear();
 }
 
