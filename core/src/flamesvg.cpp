@@ -183,6 +183,24 @@ std::string fittedLabel(std::string_view name, double width) {
     return std::string(name.substr(0, std::min(keep, name.size()))) + "..";
 }
 
+/// A value as shown in a tooltip: exact counts with their name ("1,234 samples", "5,000 cycles"), time and
+/// memory in readable units.
+std::string countText(int64_t value, const CostType& type, const std::string& countName) {
+    std::string text = formatCost(value, type);
+    switch (type.unit) {
+    case CostUnit::Samples:
+        if (!countName.empty())
+            text = text.substr(0, text.rfind(' ')) + " " + countName;
+        return text;
+    case CostUnit::Count:
+        return text + " " + (countName.empty() ? std::string("samples") : countName);
+    case CostUnit::Period:
+        return text + " " + (countName.empty() ? type.name : countName);
+    default:
+        return text;
+    }
+}
+
 void replaceAll(std::string& s, std::string_view what, std::string_view with) {
     for (std::size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + with.size()))
         s.replace(at, what.size(), with);
@@ -281,8 +299,6 @@ void writeFlameGraphSvg(const Profile& p, const SvgOptions& o, std::ostream& out
         return o.inverted ? titleHeight + (depth - 1) * fh
                           : height - bottomHeight - depth * static_cast<double>(fh);
     };
-    const std::string countName =
-        !o.countName.empty() ? o.countName : std::string(costUnitName(costType.unit));
 
     detail::BufferedOut w(out);
     std::string& b = w.buffer();
@@ -327,14 +343,14 @@ void writeFlameGraphSvg(const Profile& p, const SvgOptions& o, std::ostream& out
          "\">Reset Search</text>\n";
     b += "<text id=\"details\" x=\"" + fixed3(kXPad) + "\" y=\"" + bottom + "\"> </text>\n";
     b += "<text id=\"matched\" x=\"" + fixed3(width - kXPad) + "\" y=\"" + bottom + "\"> </text>\n";
-    b += "<g id=\"frames\">\n";
     if (grand <= 0)
-        b += "</g>\n<text x=\"" + fixed3(width / 2.0) + "\" y=\"" + fixed3(titleHeight + fh) +
-             "\" text-anchor=\"middle\">No samples</text>\n<g>\n";
+        b += "<text x=\"" + fixed3(width / 2.0) + "\" y=\"" + fixed3(titleHeight + fh) +
+             "\" text-anchor=\"middle\">No samples</text>\n";
+    b += "<g id=\"frames\">\n";
     for (const Box& box : boxes) {
         const double x = kXPad + pixels(box.x), bw = pixels(box.value), y = yOf(box.depth);
         const bool merged = box.node == kRootNode;
-        const std::string count = formatCost(box.value, costType);
+        const std::string count = countText(box.value, costType, o.countName);
         b += merged ? "<g class=\"m\"><title>" : "<g><title>";
         std::string name;
         if (merged) {
@@ -346,11 +362,6 @@ void writeFlameGraphSvg(const Profile& p, const SvgOptions& o, std::ostream& out
         }
         b += " (";
         detail::appendXmlText(b, count);
-        if (count.find(countName) == std::string::npos && costType.unit != CostUnit::Nanoseconds &&
-            costType.unit != CostUnit::Bytes) {
-            b += ' ';
-            detail::appendXmlText(b, countName);
-        }
         b += ", " + percentOf(box.value, grand) + ")</title><rect x=\"" + fixed3(x) + "\" y=\"" + fixed3(y) +
              "\" width=\"" + fixed3(bw) + "\" height=\"" + std::to_string(fh - 1) + "\" fill=\"";
         b += merged ? std::string(kMergedFill) : frameFill(p, tree.frame(box.node), o.palette);
