@@ -13,8 +13,10 @@
 namespace scorch::test {
 
 /// Self cost of every stack (frame names joined by '\x1f', root first) of cost type `type`, rescaled to
-/// `decimals` decimals; stacks that differ only in frame details (module, kind) are summed.
-inline std::map<std::string, int64_t> stacksByName(const Profile& p, std::size_t type, int decimals) {
+/// `decimals` decimals; stacks that differ only in frame details (module, kind) are summed. Empty names
+/// read as `emptyName`.
+inline std::map<std::string, int64_t> stacksByName(const Profile& p, std::size_t type, int decimals,
+                                                   std::string_view emptyName = {}) {
     std::map<std::string, int64_t> out;
     const int from = p.costTypes[type].decimals;
     for (NodeId n = 1; n < p.tree.size(); ++n) {
@@ -26,7 +28,7 @@ inline std::map<std::string, int64_t> stacksByName(const Profile& p, std::size_t
         for (NodeId m : p.tree.path(n)) {
             if (!key.empty())
                 key += '\x1f';
-            key += p.nodeName(m);
+            key += p.nodeName(m).empty() ? emptyName : p.nodeName(m);
         }
         out[key] += v;
     }

@@ -260,6 +260,34 @@ private Q_SLOTS:
         }
     }
 
+    /// Every importable corpus input read back through Scorch's pprof importer: the same cost types, totals
+    /// and stacks (fixed-point costs come back as their scaled integers), threads by name.
+    void corpusImportRoundTrip() {
+        SCORCH_REQUIRE_CORPUS();
+        for (const QString& input : test::importableCorpusInputs()) {
+            const Profile p = importProfile(input.toStdString());
+            const std::string bytes = test::written([&](std::ostream& out) { writePprof(p, {}, out); });
+            const Profile q = importProfile(memoryByteSource(bytes, "out.pb.gz"), "out.pb.gz");
+            QVERIFY2(q.meta.format.starts_with("pprof"), q.meta.format.c_str());
+            QCOMPARE(q.costTypes.size(), p.costTypes.size());
+            for (std::size_t t = 0; t < p.costTypes.size(); ++t) {
+                QCOMPARE(q.costTypes[t].name, p.costTypes[t].name);
+                // an empty function name is pprof's "no name", which the importer shows as [unknown]
+                QVERIFY2(test::stacksByName(q, t, q.costTypes[t].decimals) ==
+                             test::stacksByName(p, t, p.costTypes[t].decimals, "[unknown]"),
+                         qPrintable(input));
+            }
+            std::set<std::string> names, back;
+            for (uint32_t th : p.threadCosts.thread)
+                names.insert(p.threads[th].name);
+            for (const ThreadInfo& th : q.threads)
+                if (th.samples > 0)
+                    back.insert(th.name);
+            if (p.threads.size() > 1)
+                QVERIFY2(back == names, qPrintable(input));
+        }
+    }
+
     /// Inlined frames become extra lines of their caller's location (innermost first); modules become
     /// mappings; threads become labels.
     void inlineMappingsLabels() {
