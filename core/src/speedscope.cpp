@@ -4,10 +4,12 @@
 #include "jsonwalker.h"
 #include "pipeline.h"
 #include "scorch/builder.h"
+#include "scorch/profile.h"
 
 #include <simdjson.h>
 
 #include "hash.h"
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -42,18 +44,39 @@ public:
         }
         return n;
     }
-    /// The node of a whole stack (root first). Stacks repeat a lot: a cache keyed by the stack's hash
-    /// finds a known one without walking it frame by frame (verified against the node's parents).
+    /// The node of a whole stack (root first). Consecutive samples mostly share a long prefix, often the
+    /// whole stack: the nodes of the previous stack are kept, so only the frames after the shared prefix are
+    /// looked up. A stack that differs early is first looked up whole, by its hash (verified against the
+    /// node's parents).
     uint32_t path(std::span<const uint32_t> stack) {
-        const uint64_t h = hashBytes({reinterpret_cast<const char*>(stack.data()), stack.size_bytes()}) | 1;
-        bool inserted;
-        uint32_t& cached = m_stacks.findOrInsert(h, 0, inserted);
-        if (!inserted && cached != 0 && matches(cached, stack))
-            return cached;
-        uint32_t n = 0;
-        for (uint32_t f : stack)
-            n = child(n, f);
-        cached = n; // a colliding stack just takes the slot over
+        const std::size_t limit = std::min(stack.size(), m_prevStack.size());
+        std::size_t common = 0;
+        while (common < limit && stack[common] == m_prevStack[common])
+            ++common;
+        if (common == stack.size() && common == m_prevStack.size())
+            return m_prevNodes.empty() ? 0 : m_prevNodes.back();
+        m_prevStack.assign(stack.begin(), stack.end());
+        m_prevNodes.resize(common);
+        uint32_t n = common ? m_prevNodes.back() : 0;
+        if (stack.size() - common > 4) { // worth a whole-stack lookup
+            const uint64_t h =
+                hashBytes({reinterpret_cast<const char*>(stack.data()), stack.size_bytes()}) | 1;
+            bool inserted;
+            uint32_t& cached = m_stacks.findOrInsert(h, 0, inserted);
+            if (!inserted && cached != 0 && matches(cached, stack)) {
+                m_prevNodes.resize(stack.size());
+                uint32_t m = cached;
+                for (std::size_t k = stack.size(); k-- > common; m = m_parent[m])
+                    m_prevNodes[k] = m;
+                return cached;
+            }
+            for (std::size_t k = common; k < stack.size(); ++k)
+                m_prevNodes.push_back(n = child(n, stack[k]));
+            m_stacks.findOrInsert(h, 0, inserted) = n; // a colliding stack just takes the slot over
+            return n;
+        }
+        for (std::size_t k = common; k < stack.size(); ++k)
+            m_prevNodes.push_back(n = child(n, stack[k]));
         return n;
     }
     void add(uint32_t node, double weight, uint64_t count = 1) {
@@ -71,6 +94,7 @@ private:
     std::vector<double> m_weight;
     std::vector<uint64_t> m_count;
     FlatMap64 m_children, m_stacks;
+    std::vector<uint32_t> m_prevStack, m_prevNodes; // the last stack looked up and its nodes
 
     bool matches(uint32_t n, std::span<const uint32_t> stack) const {
         for (std::size_t k = stack.size(); k-- > 0; n = m_parent[n])
@@ -141,7 +165,12 @@ public:
     }
 
     void slice(const JsonPath& path, std::string_view elements) override {
-        std::string& batch = m_batch[batchIndex(path[2].key)];
+        const std::size_t which = batchIndex(path[2].key);
+        std::string& batch = m_batch[which];
+        // the common shape (stacks of plain integers, plain numbers) is read directly; anything else,
+        // including every error, goes the simdjson way
+        if (batch.empty() && ((which == 0 && fastSamples(elements)) || (which == 1 && fastWeights(elements))))
+            return;
         batch.append(elements);
         batch.push_back(',');
         if (batch.size() > (1u << 20))
@@ -170,55 +199,113 @@ public:
             finishProfile(path[1].index);
     }
 
-    void build(TreeBuilder& builder, ProfileMeta& meta) {
+    /// The profile: every profile's index tree is mapped onto one call tree node by node (a parent is mapped
+    /// before its children), so each distinct (parent, frame) pair is looked up once, whatever the depth.
+    Profile build(const ImportOptions& options) {
         if (m_profiles.empty())
             throw ImportError(m_name + ": speedscope file without profiles");
+        Profile out;
         std::vector<FrameId> frames(m_frames.size());
         for (std::size_t i = 0; i < m_frames.size(); ++i) {
             Frame f;
-            f.name = builder.strings().intern(m_frames[i].name);
-            f.file = builder.strings().intern(m_frames[i].file);
+            f.name = out.strings.intern(m_frames[i].name);
+            f.file = out.strings.intern(m_frames[i].file);
             f.line = static_cast<uint32_t>(std::clamp<int64_t>(m_frames[i].line, 0, UINT32_MAX));
-            frames[i] = builder.frame(f);
+            frames[i] = out.frames.intern(f);
         }
-        std::vector<FrameId> path;
+        // cost types in order of first use; fractional counts or bytes keep 3 decimals
+        std::vector<uint32_t> typeOf(m_profiles.size());
+        std::vector<double> scaleOf(m_profiles.size());
         for (std::size_t pi = 0; pi < m_profiles.size(); ++pi) {
-            ProfileState& p = m_profiles[pi];
-            const auto [costName, unit, unitScale] = unitOf(p.unit);
-            builder.setPosition(pi);
-            const uint32_t type = builder.costType(costName, unit);
-            double scale = unitScale;
-            if (unit != CostUnit::Nanoseconds) { // fractional counts or bytes keep 3 decimals
-                for (uint32_t n = 1; n < p.tree.size(); ++n)
-                    if (p.tree.weight(n) != std::floor(p.tree.weight(n))) {
-                        builder.ensureDecimals(type, 3);
+            const auto [costName, unit, unitScale] = unitOf(m_profiles[pi].unit);
+            int t = out.costTypeIndex(costName);
+            if (t < 0) {
+                t = static_cast<int>(out.costTypes.size());
+                out.costTypes.push_back({costName, unit, 0});
+            }
+            typeOf[pi] = static_cast<uint32_t>(t);
+            scaleOf[pi] = unitScale;
+            const IndexTree& tree = m_profiles[pi].tree;
+            if (unit != CostUnit::Nanoseconds)
+                for (uint32_t n = 1; n < tree.size(); ++n)
+                    if (tree.weight(n) != std::floor(tree.weight(n))) {
+                        out.costTypes[static_cast<std::size_t>(t)].decimals = 3;
                         break;
                     }
-                scale *= static_cast<double>(pow10(builder.decimals(type)));
-            }
-            const uint32_t thread = builder.thread(p.name, -1, static_cast<int64_t>(pi));
-            for (uint32_t n = 1; n < p.tree.size(); ++n) {
-                if (p.tree.count(n) == 0 && p.tree.weight(n) == 0)
-                    continue;
-                path.clear();
-                for (uint32_t m = n; m != 0; m = p.tree.parent(m)) {
-                    const uint32_t f = p.tree.frame(m);
-                    if (f >= frames.size())
-                        throw ImportError(m_name + ": profile " + std::to_string(pi) + " refers to frame " +
-                                          std::to_string(f) + ", but shared.frames has " +
-                                          std::to_string(frames.size()) + " frames");
-                    path.push_back(frames[f]);
+        }
+        std::vector<NodeId> parent{kRootNode};
+        std::vector<FrameId> frame{FrameId{}};
+        FlatMap64 children;
+        FlatMap64 entries; // (thread, node) -> thread cost entry
+        std::vector<std::vector<int64_t>> self(out.costTypes.size());
+        out.threadCosts.cost.resize(out.costTypes.size());
+        std::vector<NodeId> node;
+        for (std::size_t pi = 0; pi < m_profiles.size(); ++pi) {
+            ProfileState& p = m_profiles[pi];
+            const IndexTree& tree = p.tree;
+            const std::size_t type = typeOf[pi];
+            const CostType& costType = out.costTypes[type];
+            const double scale = scaleOf[pi] * (costType.unit == CostUnit::Nanoseconds
+                                                    ? 1.0
+                                                    : static_cast<double>(pow10(costType.decimals)));
+            const auto thread = static_cast<uint32_t>(out.threads.size());
+            ThreadInfo info;
+            info.name = p.name;
+            info.tid = static_cast<int64_t>(pi);
+            node.assign(tree.size(), kRootNode);
+            for (uint32_t n = 1; n < tree.size(); ++n) {
+                const uint32_t f = tree.frame(n);
+                if (f >= frames.size())
+                    throw ImportError(m_name + ": profile " + std::to_string(pi) + " refers to frame " +
+                                      std::to_string(f) + ", but shared.frames has " +
+                                      std::to_string(frames.size()) + " frames");
+                const NodeId up = node[tree.parent(n)];
+                bool inserted;
+                const uint32_t id = children.findOrInsert((static_cast<uint64_t>(up) << 32) | frames[f].value,
+                                                          static_cast<uint32_t>(parent.size()), inserted);
+                if (inserted) {
+                    if (parent.size() >= options.maxNodes)
+                        throw ImportError(m_name + ": the call tree has more than " +
+                                          std::to_string(options.maxNodes) +
+                                          " nodes (ImportOptions::maxNodes)");
+                    parent.push_back(up);
+                    frame.push_back(frames[f]);
                 }
-                std::reverse(path.begin(), path.end());
-                const double v = std::round(p.tree.weight(n) * scale);
+                node[n] = id;
+                if (tree.count(n) == 0 && tree.weight(n) == 0)
+                    continue;
+                const double v = std::round(tree.weight(n) * scale);
                 const int64_t value = std::isfinite(v) && std::abs(v) < 9.2e18
                                           ? static_cast<int64_t>(v)
                                           : (v > 0 ? INT64_MAX : INT64_MIN);
-                const CostValue cost{type, value};
-                builder.addSample(thread, path, {&cost, 1}, p.tree.count(n));
+                const uint32_t e =
+                    entries.findOrInsert((static_cast<uint64_t>(thread) << 32) | id,
+                                         static_cast<uint32_t>(out.threadCosts.node.size()), inserted);
+                if (inserted) {
+                    out.threadCosts.thread.push_back(thread);
+                    out.threadCosts.node.push_back(id);
+                    for (auto& c : out.threadCosts.cost)
+                        c.push_back(0);
+                }
+                addCost(out.threadCosts.cost[type][e], value);
+                info.samples += tree.count(n);
             }
+            out.meta.samples += info.samples;
+            out.threads.push_back(std::move(info));
+            p.tree = IndexTree(); // memory of this profile is no longer needed
         }
-        meta.format = "speedscope";
+        for (std::size_t t = 0; t < self.size(); ++t) {
+            self[t].assign(parent.size(), 0);
+            const auto& costs = out.threadCosts.cost[t];
+            for (std::size_t e = 0; e < costs.size(); ++e)
+                addCost(self[t][out.threadCosts.node[e]], costs[e]);
+        }
+        std::vector<NodeId> remap;
+        out.tree = CallTree::fromParentArray(parent, frame, std::move(self), out.frames, out.strings, &remap);
+        for (NodeId& n : out.threadCosts.node)
+            n = remap[n];
+        out.meta.format = "speedscope";
+        return out;
     }
 
 private:
@@ -312,6 +399,100 @@ private:
         batch.clear();
     }
 
+    static const char* skipSpace(const char* p, const char* end) {
+        while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+            ++p;
+        return p;
+    }
+
+    /// Reads elements `[i,j,...],[...]` whose indices are plain decimal integers in range. Nothing is kept
+    /// unless the whole slice has that shape (false: the caller parses it with simdjson instead).
+    bool fastSamples(std::string_view text) {
+        // every index takes at least two bytes ("7,"), every stack at least two ("[]"): room for all of them
+        m_flat.resize(text.size() / 2 + 1);
+        m_ends.clear();
+        uint32_t* out = m_flat.data();
+        const char* p = text.data();
+        const char* const end = p + text.size();
+        for (;;) {
+            p = skipSpace(p, end);
+            if (p == end || *p != '[')
+                return false;
+            p = skipSpace(p + 1, end);
+            if (p < end && *p == ']') {
+                ++p;
+            } else {
+                for (;;) {
+                    const char* digits = p;
+                    uint64_t v = 0;
+                    while (p < end && static_cast<unsigned char>(*p - '0') < 10 && p - digits < 11)
+                        v = v * 10 + static_cast<uint64_t>(*p++ - '0');
+                    if (p == digits || p - digits > 10 || (*digits == '0' && p - digits > 1) ||
+                        v >= UINT32_MAX - 1)
+                        return false;
+                    *out++ = static_cast<uint32_t>(v);
+                    if (p < end && *p == ',') { // the common case: no spaces
+                        ++p;
+                        continue;
+                    }
+                    p = skipSpace(p, end);
+                    if (p == end)
+                        return false;
+                    if (*p == ']') {
+                        ++p;
+                        break;
+                    }
+                    if (*p != ',')
+                        return false;
+                    p = skipSpace(p + 1, end);
+                }
+            }
+            m_ends.push_back(static_cast<std::size_t>(out - m_flat.data()));
+            p = skipSpace(p, end);
+            if (p == end)
+                break;
+            if (*p != ',')
+                return false;
+            ++p;
+        }
+        ProfileState& prof = profile(m_currentProfile);
+        prof.sampleLeaves.reserve(prof.sampleLeaves.size() + m_ends.size());
+        std::size_t begin = 0;
+        for (std::size_t stackEnd : m_ends) {
+            prof.sampleLeaves.push_back(prof.tree.path({m_flat.data() + begin, stackEnd - begin}));
+            begin = stackEnd;
+        }
+        m_elements[0] += m_ends.size();
+        return true;
+    }
+
+    /// Reads plain numbers `1,2.5,1e3`; false (nothing kept) for anything else.
+    bool fastWeights(std::string_view text) {
+        m_numbers.clear();
+        const char* p = text.data();
+        const char* const end = p + text.size();
+        for (;;) {
+            p = skipSpace(p, end);
+            if (p == end || !(*p == '-' || (*p >= '0' && *p <= '9')))
+                return false;
+            double v;
+            const auto r = std::from_chars(p, end, v);
+            if (r.ec != std::errc() || !std::isfinite(v))
+                return false;
+            m_numbers.push_back(v);
+            p = skipSpace(r.ptr, end);
+            if (p == end)
+                break;
+            if (*p != ',')
+                return false;
+            ++p;
+        }
+        std::vector<double>& weights = profile(m_currentProfile).weights;
+        weights.insert(weights.end(), m_numbers.begin(), m_numbers.end());
+        m_elements[1] += m_numbers.size();
+        return true;
+    }
+
     uint32_t frameIndex(uint64_t v, uint64_t where) {
         if (v >= UINT32_MAX - 1)
             fail("profile " + std::to_string(m_currentProfile) + " [" + std::to_string(where) +
@@ -385,6 +566,9 @@ private:
     uint64_t m_elements[3] = {0, 0, 0}; // elements parsed so far of the current samples/weights/events
     uint64_t m_currentProfile = 0;
     std::vector<uint32_t> m_stack;
+    std::vector<uint32_t> m_flat; // fastSamples: the frame indices of a slice's stacks, one after the other
+    std::vector<std::size_t> m_ends; // ... and where each stack ends in m_flat
+    std::vector<double> m_numbers;
 };
 
 } // namespace
@@ -394,14 +578,11 @@ Profile importSpeedscope(ByteSource& source, std::string head, const std::string
     SpeedscopeHandler handler(name);
     JsonWalkOptions walk;
     const uint64_t bytes = walkJson(source, std::move(head), handler, walk, control, name);
-    TreeBuilder builder;
-    builder.setMaxNodes(options.maxNodes);
-    ProfileMeta meta;
-    handler.build(builder, meta);
-    meta.source = name;
-    meta.compression = source.compression();
-    meta.inputBytes = bytes;
-    return builder.finish(std::move(meta));
+    Profile profile = handler.build(options);
+    profile.meta.source = name;
+    profile.meta.compression = source.compression();
+    profile.meta.inputBytes = bytes;
+    return profile;
 }
 
 } // namespace scorch::detail
