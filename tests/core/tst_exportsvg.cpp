@@ -4,6 +4,12 @@
 
 #include "scorch/export.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QXmlStreamReader>
 
 #include <algorithm>
@@ -78,6 +84,43 @@ ParsedSvg parse(const std::string& text) {
 
 std::string svgOf(const Profile& p, const SvgOptions& o = {}) {
     return test::written([&](std::ostream& out) { writeFlameGraphSvg(p, o, out); });
+}
+
+/// Runs the SVG's script under node with tests/data/svg/harness.js (a stand-in for the browser DOM) and
+/// returns the state after each action; empty when node is not installed.
+QJsonArray runScript(const ParsedSvg& svg, const QJsonArray& actions) {
+    const QString node = QStandardPaths::findExecutable(QStringLiteral("node"));
+    if (node.isEmpty())
+        return {};
+    QTemporaryDir dir;
+    QJsonArray frames;
+    for (const SvgFrame& f : svg.frames)
+        frames.append(QJsonObject{{QStringLiteral("title"), f.title},
+                                  {QStringLiteral("x"), f.x},
+                                  {QStringLiteral("y"), f.y},
+                                  {QStringLiteral("width"), f.width},
+                                  {QStringLiteral("fill"), f.fill},
+                                  {QStringLiteral("label"), f.label},
+                                  {QStringLiteral("merged"), f.merged}});
+    auto write = [&](const QString& name, const QByteArray& bytes) {
+        QFile file(dir.filePath(name));
+        file.open(QIODevice::WriteOnly);
+        file.write(bytes);
+        return file.fileName();
+    };
+    QProcess p;
+    p.start(node, {test::testData(QStringLiteral("svg/harness.js")),
+                   write(QStringLiteral("script.js"), svg.script.toUtf8()),
+                   write(QStringLiteral("frames.json"), QJsonDocument(frames).toJson()),
+                   write(QStringLiteral("actions.json"), QJsonDocument(actions).toJson())});
+    p.waitForFinished(30000);
+    if (p.exitCode() != 0)
+        qWarning() << p.readAllStandardError();
+    QJsonArray states;
+    for (const QByteArray& line : p.readAllStandardOutput().split('\n'))
+        if (!line.isEmpty())
+            states.append(QJsonDocument::fromJson(line).object());
+    return states;
 }
 
 QString nameOf(const SvgFrame& f) {
@@ -270,6 +313,64 @@ private Q_SLOTS:
         QCOMPARE(svg.frames.size(), std::size_t{3});
         QCOMPARE(nameOf(svg.frames[0]), QStringLiteral("<main> & \"x\""));
         QCOMPARE(nameOf(svg.frames[1]), QStringLiteral("f\ufffdg\ufffd"));
+    }
+
+    /// The embedded script, run under node against a stand-in DOM: clicking a frame zooms to it (its
+    /// descendants scale up, its ancestors span the width dimmed, everything else hides), search reports the
+    /// matched share of the view counting nested matches once, reset zoom and Esc restore the layout.
+    void scriptZoomAndSearch() {
+        const Profile p =
+            test::fromFolded("a;b 2\na;c 1\na;c;d 1\na;c;c 2\n"); // total 6: b 2, c 4 (c;d 1, c;c 2)
+        const ParsedSvg svg = parse(svgOf(p));
+        QVERIFY2(svg.error.isEmpty(), qPrintable(svg.error));
+        std::map<QString, int> index;
+        for (std::size_t i = 0; i < svg.frames.size(); ++i)
+            if (!index.count(nameOf(svg.frames[i])))
+                index[nameOf(svg.frames[i])] = static_cast<int>(i); // the first c is the outer one (preorder)
+        QCOMPARE(svg.frames.size(), std::size_t{5});
+        const int a = index[QStringLiteral("a")], b = index[QStringLiteral("b")],
+                  c = index[QStringLiteral("c")], d = index[QStringLiteral("d")];
+        const QJsonArray actions = {QJsonObject{{QStringLiteral("click"), c}},
+                                    QJsonObject{{QStringLiteral("search"), QStringLiteral("^c$")}},
+                                    QJsonObject{{QStringLiteral("resetZoom"), true}},
+                                    QJsonObject{{QStringLiteral("search"), QStringLiteral("d|b")}},
+                                    QJsonObject{{QStringLiteral("click"), d}},
+                                    QJsonObject{{QStringLiteral("key"), QStringLiteral("Escape")}},
+                                    QJsonObject{{QStringLiteral("resetSearch"), true}}};
+        const QJsonArray states = runScript(svg, actions);
+        if (states.isEmpty() && QStandardPaths::findExecutable(QStringLiteral("node")).isEmpty())
+            QSKIP("node is not installed: the SVG script is not run");
+        QCOMPARE(states.size(), actions.size());
+        auto frame = [&](int state, int i) {
+            return states[state][QStringLiteral("frames")][i].toObject();
+        };
+        auto near = [](double x, double y) {
+            return std::abs(x - y) < 0.01;
+        };
+        // zoomed to c (4 of 6): c spans the width, d is 1/4 of it, b hides, a is a dimmed ancestor
+        QVERIFY(near(frame(0, c)[QStringLiteral("x")].toDouble(), 10));
+        QVERIFY(near(frame(0, c)[QStringLiteral("width")].toDouble(), 1180));
+        QVERIFY(near(frame(0, d)[QStringLiteral("width")].toDouble(), 1180 / 4.0));
+        QCOMPARE(frame(0, b)[QStringLiteral("display")].toString(), QStringLiteral("none"));
+        QCOMPARE(frame(0, a)[QStringLiteral("display")].toString(), QString());
+        QCOMPARE(frame(0, a)[QStringLiteral("opacity")].toString(), QStringLiteral("0.6"));
+        QVERIFY(near(frame(0, a)[QStringLiteral("width")].toDouble(), 1180));
+        // c and the nested c;c match: the view is covered once
+        QCOMPARE(states[1][QStringLiteral("matched")].toString(), QStringLiteral("Matched: 100.0%"));
+        QCOMPARE(frame(1, c)[QStringLiteral("fill")].toString(), QStringLiteral("rgb(230,0,230)"));
+        // reset zoom: the search is re-applied to the whole graph, c covers 4 of 6
+        QVERIFY(near(frame(2, b)[QStringLiteral("width")].toDouble(), svg.frames[b].width));
+        QCOMPARE(frame(2, b)[QStringLiteral("display")].toString(), QString());
+        QCOMPARE(states[2][QStringLiteral("matched")].toString(), QStringLiteral("Matched: 66.7%"));
+        QCOMPARE(states[3][QStringLiteral("matched")].toString(),
+                 QStringLiteral("Matched: 50.0%")); // b 2 + d 1
+        QCOMPARE(states[4][QStringLiteral("matched")].toString(),
+                 QStringLiteral("Matched: 100.0%"));                                         // zoomed to d
+        QVERIFY(near(frame(5, c)[QStringLiteral("width")].toDouble(), svg.frames[c].width)); // Esc
+        QVERIFY(!states[6][QStringLiteral("matchedShown")].toBool());
+        QCOMPARE(frame(6, b)[QStringLiteral("fill")].toString(), svg.frames[b].fill);
+        // labels are recomputed for the zoomed width
+        QVERIFY(frame(4, d)[QStringLiteral("label")].toString() == QStringLiteral("d"));
     }
 
     /// An empty profile gives a valid image that says so.
