@@ -19,7 +19,7 @@
 #                                 of the perf script text without the period column (so that samples are
 #                                 counted), which is deleted again afterwards
 # Each input is then imported by `scorch info` (import + summary), page cache warm, output discarded.
-# Timing: GNU time's elapsed, user and system seconds and peak RSS. "cpu" = user + system: on a busy
+# Timing: bash's time (wall, user and system seconds, ms resolution) around GNU time (peak RSS). "cpu" = user + system: on a busy
 # machine (shared CI workers) CPU time is the repeatable figure; wall time also counts waiting for a core.
 # MB/s = input bytes / median time. perf script text is imported by two worker threads, so its CPU time is
 # about twice its wall time; the speedscope importer runs on one thread.
@@ -106,11 +106,13 @@ for n in "${names[@]}"; do
     cat "$input" > /dev/null # page cache warm
     walls=() cpus=() rss=0
     for ((r = 0; r < RUNS; ++r)); do
-      out=$( { /usr/bin/time -f '%e %U %S %M' "$SCORCH" info "$input" > /dev/null; } 2>&1 | tail -1)
-      read -r wall user sys kib <<< "$out"
-      [[ $wall =~ ^[0-9.]+$ ]] || { echo "speedscope-bench: scorch info $input failed: $out" >&2; exit 1; }
+      # bash's time gives ms resolution for wall, user and system time; GNU time the peak RSS
+      out=$( { TIMEFORMAT='%3R %3U %3S'; time /usr/bin/time -f '%M' -o "$WORK/rss" "$SCORCH" info "$input" > /dev/null; } 2>&1 | tail -1)
+      read -r wall user sys <<< "$out"
+      kib=$(tail -1 "$WORK/rss")
+      [[ $wall =~ ^[0-9.]+$ && $kib =~ ^[0-9]+$ ]] || { echo "speedscope-bench: scorch info $input failed: $out" >&2; exit 1; }
       walls+=("$wall")
-      cpus+=("$(awk -v u="$user" -v s="$sys" 'BEGIN {printf "%.2f", u + s}')")
+      cpus+=("$(awk -v u="$user" -v s="$sys" 'BEGIN {printf "%.3f", u + s}')")
       [ "$kib" -gt "$rss" ] && rss=$kib
     done
     wall=$(printf '%s\n' "${walls[@]}" | median)
