@@ -221,9 +221,6 @@ Profile importFrom(std::unique_ptr<ByteSource> source, const std::string& name, 
                           "run `perf script -i " +
                           name + " > " + name + ".perf` and open that");
     case Format::Json:
-    case Format::ChromeCpuProfile:
-    case Format::ChromeTrace:
-    case Format::D3Json:
         throw ImportError(name +
                           ": this JSON is none of the JSON formats Scorch reads: speedscope (a \"$schema\" "
                           "naming speedscope), Chrome .cpuprofile (\"nodes\" or \"head\" with "
@@ -254,8 +251,15 @@ Profile importFrom(std::unique_ptr<ByteSource> source, const std::string& name, 
         break;
     }
 
-    if (format == Format::Pprof) {
-        Profile p = importPprof(*source, std::move(head), name, options, control);
+    if (format == Format::Pprof || format == Format::ChromeCpuProfile || format == Format::ChromeTrace ||
+        format == Format::D3Json) {
+        using Importer = Profile (*)(ByteSource&, std::string, const std::string&, const ImportOptions&,
+                                     const ImportControl&);
+        const Importer importer = format == Format::Pprof              ? importPprof
+                                  : format == Format::ChromeCpuProfile ? importChromeCpuProfile
+                                  : format == Format::ChromeTrace      ? importChromeTrace
+                                                                       : importD3Json;
+        Profile p = importer(*source, std::move(head), name, options, control);
         if (p.meta.samples == 0)
             throw ImportError(name + ": no samples found in " + std::string(formatName(format)) + " input");
         return p;

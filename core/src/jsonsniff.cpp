@@ -89,7 +89,8 @@ Format sniffJson(std::string_view head) {
     }
     if (top("traceEvents"))
         return Format::ChromeTrace;
-    if ((top("nodes") || top("head")) && (nested("callFrame") || top("samples") || top("timeDeltas")))
+    if ((top("nodes") || top("head")) &&
+        (nested("callFrame") || nested("functionName") || top("samples") || top("timeDeltas")))
         return Format::ChromeCpuProfile;
     if (top("samples") && top("stackFrames"))
         return Format::ChromeTrace; // the trace object form with only sampled stacks

@@ -99,9 +99,7 @@ public:
                 function(r);
                 break;
             case Profile_::StringTable: {
-                const uint64_t at = r.fieldOffset();
                 m_strings.push_back(r.bytes());
-                m_stringOffsets.push_back(at);
                 break;
             }
             case Profile_::DefaultSampleType:
@@ -164,7 +162,7 @@ public:
             typeIndex[i] = m_builder.costType(typeName, u);
         }
 
-        const uint32_t defaultThread = m_builder.thread(baseName(m_name), -1, -1);
+        uint32_t defaultThread = UINT32_MAX; // created when a sample without thread labels comes
         std::vector<FrameId> stack;
         std::vector<CostValue> costs;
         for (const Message& s : samples) {
@@ -230,6 +228,8 @@ public:
                 stack.erase(stack.begin(),
                             stack.end() - static_cast<std::ptrdiff_t>(m_options.maxStackDepth));
             }
+            if (!labelled && defaultThread == UINT32_MAX)
+                defaultThread = m_builder.thread(baseName(m_name), -1, -1);
             uint32_t thread = defaultThread;
             if (labelled) {
                 if (threadName.empty())
@@ -436,7 +436,6 @@ private:
     const ImportOptions& m_options;
     TreeBuilder m_builder;
     std::vector<std::string_view> m_strings;
-    std::vector<uint64_t> m_stringOffsets;
     std::unordered_map<uint64_t, MappingInfo> m_mappings;
     std::unordered_map<uint64_t, FunctionInfo> m_functions;
     std::unordered_map<uint64_t, LocationFrames> m_locations;
@@ -490,8 +489,10 @@ bool plausibleMessage(std::string_view data) {
 bool looksLikePprof(std::string_view head) {
     Reader r(head);
     int fields = 0, messages = 0;
+    bool sampleType = false; // every profile declares one, and encoders write it among the first fields
     try {
         while (r.next()) {
+            sampleType = sampleType || r.field() == Profile_::SampleType;
             const int want = expectedType(r.field());
             if (want == 0)
                 return false;
@@ -511,9 +512,9 @@ bool looksLikePprof(std::string_view head) {
         }
     } catch (const ProtoError&) {
         // the head may end inside a field: what was seen so far must be convincing on its own
-        return fields >= 4 && messages >= 2;
+        return sampleType && fields >= 4 && messages >= 2;
     }
-    return fields >= 2 && messages >= 1;
+    return sampleType && fields >= 2 && messages >= 1;
 }
 
 Profile importPprof(ByteSource& source, std::string head, const std::string& name,

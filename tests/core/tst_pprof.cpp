@@ -5,6 +5,8 @@
 
 #include "scorch/analysis.h"
 
+#include <QDirIterator>
+
 #include <zlib.h>
 
 using namespace scorch;
@@ -195,6 +197,23 @@ private Q_SLOTS:
         QVERIFY(detectFormat(std::string("\x0a\x02\x08\x01garbage", 11)) != Format::Pprof);
         QVERIFY(detectFormat(std::string(64, '\0')) != Format::Pprof);
         QVERIFY(detectFormat("{\"name\":\"x\"}") != Format::Pprof);
+    }
+
+    /// No other input of the corpus (text, JSON, perf.data) passes for raw protobuf.
+    void noFalseDetection() {
+        SCORCH_REQUIRE_CORPUS();
+        int checked = 0;
+        for (QDirIterator it(test::corpusDir(), QDir::Files, QDirIterator::Subdirectories); it.hasNext();) {
+            const QString path = it.next();
+            if (path.endsWith(QStringLiteral(".gz")) || path.contains(QStringLiteral("/pprof/")))
+                continue;
+            const QByteArray head = test::readAll(path).left(64 * 1024);
+            QVERIFY2(detectFormat(std::string_view(head.constData(), std::size_t(head.size()))) !=
+                         Format::Pprof,
+                     qPrintable(path));
+            ++checked;
+        }
+        QVERIFY(checked > 100);
     }
 
     void badInput() {
