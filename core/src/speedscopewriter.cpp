@@ -149,6 +149,14 @@ void writeSpeedscope(const Profile& p, const SpeedscopeOptions& o, std::ostream&
         b += "]}";
         first = end;
     }
+    if (firstProfile) { // nothing to show: still one (empty) profile, as the schema asks for
+        b += "{\"type\":\"sampled\",\"name\":";
+        detail::appendJsonString(b,
+                                 p.threads.empty() ? std::string("thread 0") : threadLabel(p.threads[0], 0));
+        b += ",\"unit\":\"";
+        b += unitName(costType.unit);
+        b += "\",\"startValue\":0,\"endValue\":0,\"samples\":[],\"weights\":[]}";
+    }
     b += "]}\n";
     w.flush();
     if (!out)

@@ -37,11 +37,12 @@ inline std::map<std::string, int64_t> stacksByName(const Profile& p, std::size_t
     return out;
 }
 
-/// Every corpus input of the formats Scorch imports today (perf script, folded, speedscope) that imports
-/// without error, as paths.
+/// Every corpus input of the formats Scorch imports (perf script, folded, speedscope, Chrome profiles and
+/// traces, pprof) that imports without error, as paths.
 inline QStringList importableCorpusInputs() {
     QStringList files;
-    for (const char* dir : {"/perf-script/inputs", "/folded/inputs", "/speedscope/inputs"}) {
+    for (const char* dir : {"/perf-script/inputs", "/folded/inputs", "/speedscope/inputs",
+                            "/other/chrome/inputs", "/other/trace-event/inputs", "/other/pprof/inputs"}) {
         for (QDirIterator it(corpusDir() + QString::fromUtf8(dir), QDir::Files, QDirIterator::Subdirectories);
              it.hasNext();) {
             const QString path = it.next();

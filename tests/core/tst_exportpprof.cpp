@@ -267,6 +267,11 @@ private Q_SLOTS:
         for (const QString& input : test::importableCorpusInputs()) {
             const Profile p = importProfile(input.toStdString());
             const std::string bytes = test::written([&](std::ostream& out) { writePprof(p, {}, out); });
+            bool empty = true;
+            for (std::size_t t = 0; t < p.costTypes.size(); ++t)
+                empty = empty && test::stacksByName(p, t, 0).empty();
+            if (empty) // a pprof file without samples is refused by the importer ("no samples found")
+                continue;
             const Profile q = importProfile(memoryByteSource(bytes, "out.pb.gz"), "out.pb.gz");
             QVERIFY2(q.meta.format.starts_with("pprof"), q.meta.format.c_str());
             QCOMPARE(q.costTypes.size(), p.costTypes.size());
