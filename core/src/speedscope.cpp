@@ -5,11 +5,11 @@
 #include "pipeline.h"
 #include "scorch/builder.h"
 #include "scorch/profile.h"
+#include "speedscopescan.h"
 
 #include <simdjson.h>
 
 #include "hash.h"
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -435,62 +435,10 @@ private:
         batch.clear();
     }
 
-    static const char* skipSpace(const char* p, const char* end) {
-        while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
-            ++p;
-        return p;
-    }
-
-    /// Reads elements `[i,j,...],[...]` whose indices are plain decimal integers in range. Nothing is kept
-    /// unless the whole slice has that shape (false: the caller parses it with simdjson instead).
+    /// The stacks of a slice of `samples` read directly when they have the common shape.
     bool fastSamples(std::string_view text) {
-        // every index takes at least two bytes ("7,"), every stack at least two ("[]"): room for all of them
-        m_flat.resize(text.size() / 2 + 1);
-        m_ends.clear();
-        uint32_t* out = m_flat.data();
-        const char* p = text.data();
-        const char* const end = p + text.size();
-        for (;;) {
-            p = skipSpace(p, end);
-            if (p == end || *p != '[')
-                return false;
-            p = skipSpace(p + 1, end);
-            if (p < end && *p == ']') {
-                ++p;
-            } else {
-                for (;;) {
-                    const char* digits = p;
-                    uint64_t v = 0;
-                    while (p < end && static_cast<unsigned char>(*p - '0') < 10 && p - digits < 11)
-                        v = v * 10 + static_cast<uint64_t>(*p++ - '0');
-                    if (p == digits || p - digits > 10 || (*digits == '0' && p - digits > 1) ||
-                        v >= UINT32_MAX - 1)
-                        return false;
-                    *out++ = static_cast<uint32_t>(v);
-                    if (p < end && *p == ',') { // the common case: no spaces
-                        ++p;
-                        continue;
-                    }
-                    p = skipSpace(p, end);
-                    if (p == end)
-                        return false;
-                    if (*p == ']') {
-                        ++p;
-                        break;
-                    }
-                    if (*p != ',')
-                        return false;
-                    p = skipSpace(p + 1, end);
-                }
-            }
-            m_ends.push_back(static_cast<std::size_t>(out - m_flat.data()));
-            p = skipSpace(p, end);
-            if (p == end)
-                break;
-            if (*p != ',')
-                return false;
-            ++p;
-        }
+        if (!scanIndexStacks(text, m_flat, m_ends))
+            return false;
         ProfileState& prof = profile(m_currentProfile);
         prof.sampleLeaves.reserve(prof.sampleLeaves.size() + m_ends.size());
         std::size_t begin = 0;
@@ -502,27 +450,10 @@ private:
         return true;
     }
 
-    /// Reads plain numbers `1,2.5,1e3`; false (nothing kept) for anything else.
+    /// The numbers of a slice of `weights` read directly when they are plain numbers.
     bool fastWeights(std::string_view text) {
-        m_numbers.clear();
-        const char* p = text.data();
-        const char* const end = p + text.size();
-        for (;;) {
-            p = skipSpace(p, end);
-            if (p == end || !(*p == '-' || (*p >= '0' && *p <= '9')))
-                return false;
-            double v;
-            const auto r = std::from_chars(p, end, v);
-            if (r.ec != std::errc() || !std::isfinite(v))
-                return false;
-            m_numbers.push_back(v);
-            p = skipSpace(r.ptr, end);
-            if (p == end)
-                break;
-            if (*p != ',')
-                return false;
-            ++p;
-        }
+        if (!scanNumbers(text, m_numbers))
+            return false;
         std::vector<double>& weights = profile(m_currentProfile).weights;
         weights.insert(weights.end(), m_numbers.begin(), m_numbers.end());
         m_elements[1] += m_numbers.size();
