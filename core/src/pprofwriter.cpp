@@ -6,6 +6,7 @@
 
 #include <zlib.h>
 
+#include <cmath>
 #include <map>
 #include <ostream>
 #include <unordered_map>
@@ -22,6 +23,7 @@ enum ProfileField : uint32_t {
     kLocation = 4,
     kFunction = 5,
     kStringTable = 6,
+    kDurationNanos = 10,
     kComment = 13,
     kDefaultSampleType = 14,
 };
@@ -283,6 +285,11 @@ void writePprof(const Profile& p, const PprofOptions& o, std::ostream& out) {
     }
     if (types > 0)
         intField(b, kDefaultSampleType, strings.id(p.costTypes[0].name));
+    // time_nanos would need wall-clock time; perf's timestamps count from boot: only the duration is written
+    if (p.meta.timeStart && p.meta.timeEnd && *p.meta.timeEnd > *p.meta.timeStart &&
+        *p.meta.timeEnd - *p.meta.timeStart < 1e9)
+        intField(b, kDurationNanos,
+                 static_cast<uint64_t>(std::llround((*p.meta.timeEnd - *p.meta.timeStart) * 1e9)));
     for (const std::string* s : strings.list()) {
         bytesField(b, kStringTable, *s);
         sink.maybeFlush();

@@ -101,6 +101,7 @@ struct Decoded {
     std::map<uint64_t, uint64_t> functionNames; // id -> name index
     std::map<uint64_t, uint64_t> mappingFiles;  // id -> filename index
     uint64_t defaultSampleType = 0;
+    uint64_t durationNanos = 0;
 };
 
 /// Decodes `bytes` (gzip or not, through Scorch's decompressing byte source) or fails the test.
@@ -119,6 +120,10 @@ Decoded decodeProfile(const std::string& bytes) {
         }
         if (f.number == 14) {
             d.defaultSampleType = f.varint;
+            continue;
+        }
+        if (f.number == 10) {
+            d.durationNanos = f.varint;
             continue;
         }
         if (f.wireType != 2)
@@ -325,6 +330,15 @@ private Q_SLOTS:
         QCOMPARE(s.strLabels.at("thread"), std::string("prog"));
         QCOMPARE(s.numLabels.at("pid"), 100);
         QCOMPARE(s.numLabels.at("tid"), 101);
+        QCOMPARE(d.durationNanos, uint64_t{0}); // one timestamp: no duration
+
+        // the duration of a recording spans its first to its last sample
+        const Profile timed = test::fromText(
+            "p 1/1 1.5: 1 cycles:\n\t1 f (/x)\n\np 1/1 3.75: 1 cycles:\n\t1 g (/x)\n\n", "timed.perf");
+        QCOMPARE(decodeProfile(test::written([&](std::ostream& out) {
+                     writePprof(timed, {}, out);
+                 })).durationNanos,
+                 uint64_t{2'250'000'000});
     }
 
     /// Fixed-point (fractional) costs are written scaled, with a comment saying so; negative values of a
