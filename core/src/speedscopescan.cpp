@@ -8,8 +8,12 @@ namespace scorch::detail {
 
 namespace {
 
+bool isSpace(char c) {
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
 const char* skipSpace(const char* p, const char* end) {
-    while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+    while (p < end && isSpace(*p))
         ++p;
     return p;
 }
@@ -17,52 +21,66 @@ const char* skipSpace(const char* p, const char* end) {
 } // namespace
 
 bool scanIndexStacks(std::string_view text, std::vector<uint32_t>& flat, std::vector<std::size_t>& ends) {
+    // Slices hold whole elements, so the text ends with the ']' of its last stack: that bracket stops every
+    // scan inside an element, which therefore needs no end checks.
+    std::size_t n = text.size();
+    while (n > 0 && isSpace(text[n - 1]))
+        --n;
+    if (n == 0 || text[n - 1] != ']')
+        return false;
     // every index takes at least two bytes ("7,"), every stack at least two ("[]"): room for all of them
-    flat.resize(text.size() / 2 + 1);
+    flat.resize(n / 2 + 1);
     ends.clear();
     uint32_t* out = flat.data();
     const char* p = text.data();
-    const char* const end = p + text.size();
+    const char* const end = p + n;
     for (;;) {
-        p = skipSpace(p, end);
-        if (p == end || *p != '[')
+        while (isSpace(*p))
+            ++p;
+        if (*p != '[')
             return false;
-        p = skipSpace(p + 1, end);
-        if (p < end && *p == ']') {
+        ++p;
+        while (isSpace(*p))
+            ++p;
+        if (*p == ']') {
             ++p;
         } else {
             for (;;) {
                 const char* digits = p;
                 uint64_t v = 0;
-                while (p < end && static_cast<unsigned char>(*p - '0') < 10 && p - digits < 11)
-                    v = v * 10 + static_cast<uint64_t>(*p++ - '0');
-                if (p == digits || p - digits > 10 || (*digits == '0' && p - digits > 1) ||
-                    v >= UINT32_MAX - 1)
+                for (unsigned d; (d = static_cast<unsigned char>(*p) - unsigned{'0'}) <= 9; ++p)
+                    v = v * 10 + d;
+                const std::ptrdiff_t length = p - digits;
+                if (length == 0 || length > 10 || (length > 1 && *digits == '0') || v >= UINT32_MAX - 1)
                     return false;
                 *out++ = static_cast<uint32_t>(v);
-                if (p < end && *p == ',') { // the common case: no spaces
+                if (*p == ',') { // the common case: no spaces
                     ++p;
                     continue;
                 }
-                p = skipSpace(p, end);
-                if (p == end)
-                    return false;
+                while (isSpace(*p))
+                    ++p;
                 if (*p == ']') {
                     ++p;
                     break;
                 }
                 if (*p != ',')
                     return false;
-                p = skipSpace(p + 1, end);
+                ++p;
+                while (isSpace(*p))
+                    ++p;
             }
         }
         ends.push_back(static_cast<std::size_t>(out - flat.data()));
-        p = skipSpace(p, end);
+        while (p < end && isSpace(*p))
+            ++p;
         if (p == end)
             break;
         if (*p != ',')
             return false;
         ++p;
+        if (p == end)
+            return false;
     }
     return true;
 }
