@@ -83,14 +83,7 @@ void MainWindow::createFileMenu() {
     m_recentMenu->setObjectName(QStringLiteral("recentMenu"));
     updateRecentMenu();
     m_exportMenu = file->addMenu(tr("&Export"));
-    const std::pair<QString, ExportKind> exports[] = {
-        {tr("Flame Graph as &SVG…"), ExportKind::Svg},
-        {tr("Flame Graph as &PNG…"), ExportKind::Png},
-        {tr("Profile as &Folded Stacks…"), ExportKind::Folded},
-        {tr("Selected Frame's Stacks as F&olded Stacks…"), ExportKind::FoldedSelection},
-    };
-    for (const auto& [text, kind] : exports)
-        m_exportMenu->addAction(text, this, [this, kind = kind] { showExportDialog(kind); });
+    addExportActions(m_exportMenu, [this](ExportKind kind) { showExportDialog(kind); });
     file->addSeparator();
     file->addAction(tr("&Close Tab"), QKeySequence::Close, this,
                     [this] { closeTab(m_tabs->currentIndex()); });
@@ -190,14 +183,9 @@ void MainWindow::showExportDialog(ExportKind kind) {
         return;
     }
     const QFileInfo source(t->path());
-    QString suffix = QStringLiteral(".folded"), filter = tr("Folded stacks (*.folded *.txt)");
-    if (kind == ExportKind::Svg) {
-        suffix = QStringLiteral(".svg");
-        filter = tr("SVG images (*.svg)");
-    } else if (kind == ExportKind::Png) {
-        suffix = QStringLiteral(".png");
-        filter = tr("PNG images (*.png)");
-    }
+    const ExportFormat& format = exportFormat(kind);
+    const QString suffix = QString::fromLatin1(format.suffix);
+    const QString filter = QCoreApplication::translate("scorch::Exporter", format.filter);
     const QString proposal = source.dir().filePath(source.completeBaseName() + suffix);
     const QString target = QFileDialog::getSaveFileName(this, tr("Export"), proposal, filter);
     if (target.isEmpty())
