@@ -54,9 +54,12 @@ int runGui(int argc, char** argv) {
 int main(int argc, char** argv) {
     if (scorch::cli::isHeadlessCommand(argc, argv))
         return scorch::cli::run(argc, argv);
-    if (argc >= 2 && std::string_view(argv[1]) == "--diff") {
-        std::fputs("scorch: the comparison window is not implemented yet; use `scorch diff BEFORE AFTER`\n",
-                   stderr);
+    if (argc >= 2 && std::string_view(argv[1]) == "--diff" && argc < 4) {
+        std::fputs(
+            "Usage: scorch --diff BEFORE AFTER [FILE...]\n"
+            "Opens a comparison of two profiles (any formats) in the window; further files open in tabs.\n"
+            "For the differential folded stacks on standard output: scorch diff BEFORE AFTER\n",
+            stderr);
         return 2;
     }
     return runGui(argc, argv);

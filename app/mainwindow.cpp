@@ -1,5 +1,7 @@
 #include "mainwindow.h"
 
+#include "comparedialog.h"
+#include "comparetab.h"
 #include "flamegraphpanel.h"
 #include "profiletab.h"
 
@@ -82,6 +84,9 @@ void MainWindow::createFileMenu() {
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     m_recentMenu->setObjectName(QStringLiteral("recentMenu"));
     updateRecentMenu();
+    file->addAction(tr("&Compare…"), this, &MainWindow::showCompareDialog)
+        ->setToolTip(
+            tr("Compare two profiles (open tabs or files): differential and side-by-side flame graphs"));
     m_exportMenu = file->addMenu(tr("&Export"));
     const std::pair<QString, ExportKind> exports[] = {
         {tr("Flame Graph as &SVG…"), ExportKind::Svg},
@@ -159,7 +164,7 @@ ProfileTab* MainWindow::currentTab() const {
 }
 
 void MainWindow::closeTab(int index) {
-    ProfileTab* t = tab(index);
+    QWidget* t = m_tabs->widget(index); // a ProfileTab or a CompareTab
     if (!t)
         return;
     m_tabs->removeTab(index);
@@ -174,6 +179,41 @@ void MainWindow::showOpenDialog() {
         this, tr("Open Profiles"), QString(),
         tr("Profiles (*.txt *.perf *.script *.folded *.collapsed *.gz *.zst *.xz);;All files (*)"));
     openFiles(files);
+}
+
+CompareTab* MainWindow::openComparison(const QString& before, const QString& after) {
+    addRecent(before);
+    addRecent(after);
+    return addComparison(new CompareTab(before, after, m_tabs));
+}
+
+CompareTab* MainWindow::addComparison(CompareTab* tab) {
+    const int index = m_tabs->addTab(tab, tab->title());
+    m_tabs->setTabToolTip(index, tab->beforePath() + QStringLiteral("\n") + tab->afterPath());
+    m_tabs->setCurrentIndex(index);
+    m_central->setCurrentWidget(m_tabs);
+    connect(tab, &CompareTab::stateChanged, this, [this, tab](CompareTab::State state) {
+        const bool problem = state == CompareTab::State::Failed || state == CompareTab::State::Cancelled;
+        m_tabs->setTabIcon(m_tabs->indexOf(tab),
+                           problem ? style()->standardIcon(QStyle::SP_MessageBoxWarning) : QIcon());
+    });
+    updateStatus();
+    return tab;
+}
+
+void MainWindow::showCompareDialog() {
+    QList<CompareDialog::Source> open;
+    for (int i = 0; i < tabCount(); ++i)
+        if (ProfileTab* t = tab(i); t && t->state() == ProfileTab::State::Loaded)
+            open.push_back({t->path(), t->profile()});
+    CompareDialog dialog(open, this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    const CompareDialog::Source before = dialog.before(), after = dialog.after();
+    if (before.profile && after.profile)
+        addComparison(new CompareTab(before.profile, before.path, after.profile, after.path, m_tabs));
+    else // a file on either side: load both (an open tab's file again, which keeps this simple)
+        openComparison(before.path, after.path);
 }
 
 QString MainWindow::exportCurrent(ExportKind kind, const QString& target) {
@@ -244,7 +284,10 @@ void MainWindow::updateStatus() {
     const bool loading = t && t->state() == ProfileTab::State::Loading;
     m_progressBox->setVisible(loading);
     m_exportMenu->setEnabled(t && t->state() == ProfileTab::State::Loaded);
-    setWindowTitle(t ? tr("%1 — Scorch").arg(t->title()) : tr("Scorch"));
+    const auto* compare = qobject_cast<CompareTab*>(m_tabs->currentWidget());
+    setWindowTitle(t         ? tr("%1 — Scorch").arg(t->title())
+                   : compare ? tr("%1 — Scorch").arg(compare->title())
+                             : tr("Scorch"));
     if (!loading)
         return;
     m_progressLabel->setText(tr("Loading %1").arg(t->title()));

@@ -16,6 +16,7 @@ class QTabWidget;
 
 namespace scorch {
 
+class CompareTab;
 class ProfileTab;
 
 class MainWindow final : public QMainWindow {
@@ -27,6 +28,8 @@ public:
     /// Opens `path` in a new tab (loading starts at once) and makes it current.
     ProfileTab* openFile(const QString& path);
     void openFiles(const QStringList& paths);
+    /// Opens a comparison of two files in a new tab (both load at once) and makes it current.
+    CompareTab* openComparison(const QString& before, const QString& after);
 
     int tabCount() const;
     ProfileTab* tab(int index) const;
@@ -51,6 +54,8 @@ private:
     void createViewMenu();
     void createStatusWidgets();
     void showOpenDialog();
+    void showCompareDialog();
+    CompareTab* addComparison(CompareTab* tab);
     void showExportDialog(ExportKind kind);
     void closeTab(int index);
     void addRecent(const QString& path);
