@@ -25,11 +25,7 @@ extern "C" __attribute__((visibility("default"))) int scorch_gui_main(int argc, 
     scorch::MainWindow window;
     QStringList files = QCoreApplication::arguments();
     files.removeFirst();
-    if (files.size() >= 3 && files.first() == QLatin1String("--diff")) { // main() checked the arguments
-        window.openComparison(files[1], files[2]);
-        files = files.mid(3);
-    }
-    window.openFiles(files);
+    window.openArguments(files);
     window.show();
     return app.exec();
 }

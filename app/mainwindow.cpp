@@ -181,6 +181,17 @@ void MainWindow::showOpenDialog() {
     openFiles(files);
 }
 
+void MainWindow::openArguments(QStringList arguments) {
+    CompareTab* compare = nullptr;
+    if (arguments.size() >= 3 && arguments.first() == QLatin1String("--diff")) {
+        compare = openComparison(arguments[1], arguments[2]);
+        arguments = arguments.mid(3);
+    }
+    openFiles(arguments);
+    if (compare)
+        m_tabs->setCurrentWidget(compare); // the comparison stays in front
+}
+
 CompareTab* MainWindow::openComparison(const QString& before, const QString& after) {
     addRecent(before);
     addRecent(after);

@@ -28,6 +28,8 @@ public:
     /// Opens `path` in a new tab (loading starts at once) and makes it current.
     ProfileTab* openFile(const QString& path);
     void openFiles(const QStringList& paths);
+    /// The command line's files: `FILE...`, or `--diff BEFORE AFTER [FILE...]` (a comparison first).
+    void openArguments(QStringList arguments);
     /// Opens a comparison of two files in a new tab (both load at once) and makes it current.
     CompareTab* openComparison(const QString& before, const QString& after);
 
