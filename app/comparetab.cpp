@@ -106,6 +106,12 @@ void CompareTab::cancelLoad() {
             l->cancel();
 }
 
+void CompareTab::setDiffOptions(const DiffOptions& options) {
+    m_options = options;
+    if (m_state == State::Loaded)
+        m_view->setDiffOptions(options);
+}
+
 void CompareTab::onLoaded(int side, std::shared_ptr<const Profile> profile) {
     m_profiles[side] = std::move(profile);
     m_bars[side]->setRange(0, 100);
@@ -118,6 +124,7 @@ void CompareTab::onLoaded(int side, std::shared_ptr<const Profile> profile) {
              State::Failed);
         return;
     }
+    m_view->setDiffOptions(m_options); // before setProfiles(): one diff build
     m_view->setProfiles(m_profiles[0], m_profiles[1], QFileInfo(m_paths[0]).fileName(),
                         QFileInfo(m_paths[1]).fileName());
     m_stack->setCurrentWidget(m_view);

@@ -3,7 +3,7 @@
 // shows a CompareView.
 #pragma once
 
-#include "scorch/profile.h"
+#include "scorch/diff.h"
 
 #include <QString>
 #include <QWidget>
@@ -43,6 +43,8 @@ public:
     CompareView* view() const { return m_view; }
 
     void cancelLoad();
+    /// Normalise / strip hex; before the files have loaded, applied once they have.
+    void setDiffOptions(const DiffOptions& options);
 
 Q_SIGNALS:
     void stateChanged(scorch::CompareTab::State state);
@@ -55,6 +57,7 @@ private:
 
     QString m_paths[2];
     std::shared_ptr<const Profile> m_profiles[2];
+    DiffOptions m_options;
     ProfileLoader* m_loaders[2] = {nullptr, nullptr};
     State m_state = State::Loading;
     QStackedWidget* m_stack;

@@ -54,13 +54,19 @@ int runGui(int argc, char** argv) {
 int main(int argc, char** argv) {
     if (scorch::cli::isHeadlessCommand(argc, argv))
         return scorch::cli::run(argc, argv);
-    if (argc >= 2 && std::string_view(argv[1]) == "--diff" && argc < 4) {
-        std::fputs(
-            "Usage: scorch --diff BEFORE AFTER [FILE...]\n"
-            "Opens a comparison of two profiles (any formats) in the window; further files open in tabs.\n"
-            "For the differential folded stacks on standard output: scorch diff BEFORE AFTER\n",
-            stderr);
-        return 2;
+    if (argc >= 2 && std::string_view(argv[1]) == "--diff") {
+        int i = 2;
+        bool bad = false;
+        for (; i < argc && std::string_view(argv[i]).starts_with("--"); ++i)
+            bad |= std::string_view(argv[i]) != "--normalize" && std::string_view(argv[i]) != "--strip-hex";
+        if (bad || argc - i < 2) {
+            std::fputs(
+                "Usage: scorch --diff [--normalize] [--strip-hex] BEFORE AFTER [FILE...]\n"
+                "Opens a comparison of two profiles (any formats) in the window; further files open in "
+                "tabs.\nFor the differential folded stacks on standard output: scorch diff BEFORE AFTER\n",
+                stderr);
+            return 2;
+        }
     }
     return runGui(argc, argv);
 }

@@ -183,19 +183,31 @@ void MainWindow::showOpenDialog() {
 
 void MainWindow::openArguments(QStringList arguments) {
     CompareTab* compare = nullptr;
-    if (arguments.size() >= 3 && arguments.first() == QLatin1String("--diff")) {
-        compare = openComparison(arguments[1], arguments[2]);
-        arguments = arguments.mid(3);
+    if (!arguments.isEmpty() && arguments.first() == QLatin1String("--diff")) {
+        DiffOptions options;
+        arguments.removeFirst();
+        for (; !arguments.isEmpty() && arguments.first().startsWith(QLatin1String("--"));
+             arguments.removeFirst()) {
+            options.normalize |= arguments.first() == QLatin1String("--normalize");
+            options.stripHex |= arguments.first() == QLatin1String("--strip-hex");
+        }
+        if (arguments.size() >= 2) {
+            compare = openComparison(arguments[0], arguments[1], options);
+            arguments = arguments.mid(2);
+        }
     }
     openFiles(arguments);
     if (compare)
         m_tabs->setCurrentWidget(compare); // the comparison stays in front
 }
 
-CompareTab* MainWindow::openComparison(const QString& before, const QString& after) {
+CompareTab* MainWindow::openComparison(const QString& before, const QString& after,
+                                       const DiffOptions& options) {
     addRecent(before);
     addRecent(after);
-    return addComparison(new CompareTab(before, after, m_tabs));
+    auto* tab = new CompareTab(before, after, m_tabs);
+    tab->setDiffOptions(options);
+    return addComparison(tab);
 }
 
 CompareTab* MainWindow::addComparison(CompareTab* tab) {

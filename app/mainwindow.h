@@ -3,6 +3,7 @@
 #pragma once
 
 #include "exporter.h"
+#include "scorch/diff.h"
 
 #include <QMainWindow>
 #include <QStringList>
@@ -28,10 +29,11 @@ public:
     /// Opens `path` in a new tab (loading starts at once) and makes it current.
     ProfileTab* openFile(const QString& path);
     void openFiles(const QStringList& paths);
-    /// The command line's files: `FILE...`, or `--diff BEFORE AFTER [FILE...]` (a comparison first).
+    /// The command line's files: `FILE...`, or `--diff [--normalize] [--strip-hex] BEFORE AFTER [FILE...]`
+    /// (the comparison in front).
     void openArguments(QStringList arguments);
     /// Opens a comparison of two files in a new tab (both load at once) and makes it current.
-    CompareTab* openComparison(const QString& before, const QString& after);
+    CompareTab* openComparison(const QString& before, const QString& after, const DiffOptions& options = {});
 
     int tabCount() const;
     ProfileTab* tab(int index) const;

@@ -316,12 +316,20 @@ QWidget* CompareView::makeSummary() {
     layout->addWidget(m_table, 1);
 
     connect(m_showBox, &QComboBox::activated, this, &CompareView::updateFilter);
+    // A row selects its function when clicked or reached with the keys; not when the table merely gets
+    // the focus (Qt makes the first row current then), which would zoom the charts unasked.
+    auto selectRow = [this](const QModelIndex& index) {
+        if (index.isValid())
+            selectFunction(FrameId{static_cast<uint32_t>(
+                index.siblingAtColumn(0).data(DiffFunctionModel::FrameRole).toULongLong())});
+    };
+    connect(m_table, &QTableView::clicked, this, selectRow);
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            [this](const QModelIndex& current) {
-                if (current.isValid())
-                    selectFunction(FrameId{static_cast<uint32_t>(
-                        current.siblingAtColumn(0).data(DiffFunctionModel::FrameRole).toULongLong())});
+            [this, selectRow](const QModelIndex& current) {
+                if (m_tableKeyNavigation)
+                    selectRow(current);
             });
+    m_table->installEventFilter(this);
     return box;
 }
 
@@ -403,6 +411,8 @@ void CompareView::applyDiff(uint64_t generation, std::shared_ptr<const Profile> 
     updateBreadcrumbs();
     updateNotices();
     scrollToRoot();
+    if (!m_table->hasFocus() && !m_search->isAncestorOf(focusWidget()))
+        primaryView()->setFocus(Qt::OtherFocusReason);
     m_ready = true;
     Q_EMIT ready();
 }
@@ -694,6 +704,10 @@ void CompareView::scrollToRoot() {
 }
 
 bool CompareView::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == m_table && event->type() == QEvent::KeyPress) { // the table handles it right after this
+        m_tableKeyNavigation = true;
+        QTimer::singleShot(0, this, [this] { m_tableKeyNavigation = false; });
+    }
     auto* v = qobject_cast<FlameGraphView*>(watched);
     if (!v)
         return QWidget::eventFilter(watched, event);

@@ -111,6 +111,7 @@ private:
     uint64_t m_generation = 0;
     bool m_ready = false;
     bool m_syncing = false;
+    bool m_tableKeyNavigation = false; // a key press in the table is being handled
     std::shared_ptr<const Profile> m_beforeProfile, m_afterProfile, m_diff;
     QString m_beforeName, m_afterName;
     DiffOptions m_options;

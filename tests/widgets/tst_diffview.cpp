@@ -243,11 +243,20 @@ private Q_SLOTS:
                 rowB = r;
         QVERIFY(rowB >= 0);
         QTableView* table = v->functionTable();
+        table->setFocus(); // focus alone (Qt makes a row current) selects nothing
+        QTRY_VERIFY(table->hasFocus());
+        QCOMPARE(v->view(CompareView::Side::Diff)->selectedNode(), kRootNode);
         const QRect cell = table->visualRect(m->index(rowB, 0));
         QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, cell.center());
         const NodeId b = node(*v, {"m", "b"});
         QCOMPARE(v->view(CompareView::Side::Diff)->selectedNode(), b);
         QCOMPARE(v->view(CompareView::Side::Before)->selectedNode(), b);
+        // the keys move through the table and the charts follow
+        QTest::keyClick(table, rowB + 1 < m->rowCount() ? Qt::Key_Down : Qt::Key_Up);
+        const QString next = name(table->currentIndex().row());
+        QVERIFY(next != QStringLiteral("b"));
+        const FlameGraphView* diff = v->view(CompareView::Side::Diff);
+        QCOMPARE(v->diffProfile()->nodeName(diff->selectedNode()), std::string_view(next.toStdString()));
     }
 
     void normalizeRebuilds() {
@@ -295,12 +304,26 @@ private Q_SLOTS:
         w.tabs()->tabCloseRequested(w.tabs()->indexOf(bad));
         QCOMPARE(w.tabs()->count(), 1);
 
+        // with the options of `scorch diff`
+        w.openArguments({QStringLiteral("--diff"), QStringLiteral("--normalize"), before, after});
+        auto* normalized = qobject_cast<CompareTab*>(w.tabs()->currentWidget());
+        QVERIFY(normalized && normalized != tab);
+        QTRY_VERIFY_WITH_TIMEOUT(normalized->view()->isReady(), 20000);
+        QVERIFY(normalized->view()->diffOptions().normalize);
+        QCOMPARE(normalized->view()->diffProfile()->tree.grandTotal(scorch::kBefore), int64_t(9 + 4 + 3));
+
         // the executable checks the arguments before it loads the GUI
+        QProcess bogus;
+        bogus.start(QStringLiteral(SCORCH_BINARY),
+                    {QStringLiteral("--diff"), QStringLiteral("--bogus"), before, after});
+        QVERIFY(bogus.waitForFinished(20000));
+        QCOMPARE(bogus.exitCode(), 2);
         QProcess p;
         p.start(QStringLiteral(SCORCH_BINARY), {QStringLiteral("--diff"), before});
         QVERIFY(p.waitForFinished(20000));
         QCOMPARE(p.exitCode(), 2);
-        QVERIFY(p.readAllStandardError().contains("Usage: scorch --diff BEFORE AFTER"));
+        QVERIFY(p.readAllStandardError().contains(
+            "Usage: scorch --diff [--normalize] [--strip-hex] BEFORE AFTER"));
     }
 };
 
