@@ -404,6 +404,8 @@ void CompareView::applyDiff(uint64_t generation, std::shared_ptr<const Profile> 
     recolor();
     m_model->setDiff(m_diff);
     updateFilter();
+    for (int c = DiffFunctionModel::DeltaSelf; c < DiffFunctionModel::ColumnCount; ++c)
+        m_table->resizeColumnToContents(c); // the function column stretches over the rest
     updateTotals();
     // options changed under the same two profiles keep the tree's shape, hence its node ids
     if (zoom != kRootNode && zoom < m_diff->tree.size())

@@ -2,10 +2,12 @@
 // differential chart's colours at known frames (grew red, shrank blue, added/removed striped); the summary
 // table's sorting, filtering and row clicks; `--diff` in the main window and on the command line.
 #include "breadcrumbbar.h"
+#include "comparedialog.h"
 #include "comparetab.h"
 #include "compareview.h"
 #include "difffunctionmodel.h"
 #include "mainwindow.h"
+#include "profiletab.h"
 #include "searchbar.h"
 #include "widgettestutil.h"
 
@@ -13,12 +15,14 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenuBar>
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 #include <set>
 
@@ -303,6 +307,35 @@ private Q_SLOTS:
                  qPrintable(bad->messageText()));
         w.tabs()->tabCloseRequested(w.tabs()->indexOf(bad));
         QCOMPARE(w.tabs()->count(), 1);
+
+        // File > Compare… offers the open tabs, the last two preselected: two loaded profiles, no reload
+        auto* t1 = w.openFile(before);
+        auto* t2 = w.openFile(after);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            t1->state() == ProfileTab::State::Loaded && t2->state() == ProfileTab::State::Loaded, 20000);
+        QAction* compareAction = nullptr;
+        for (QAction* menu : w.menuBar()->actions())
+            for (QAction* a : menu->menu() ? menu->menu()->actions() : QList<QAction*>())
+                if (a->text() == QStringLiteral("&Compare…"))
+                    compareAction = a;
+        QVERIFY(compareAction);
+        bool accepted = false;
+        QTimer::singleShot(0, this, [&] {
+            auto* dialog = qobject_cast<CompareDialog*>(QApplication::activeModalWidget());
+            if (!dialog)
+                return;
+            accepted = dialog->before().profile == t1->profile() && dialog->after().profile == t2->profile();
+            dialog->accept();
+        });
+        const int tabsBefore = w.tabs()->count();
+        compareAction->trigger();
+        QVERIFY(accepted);
+        QCOMPARE(w.tabs()->count(), tabsBefore + 1);
+        auto* fromTabs = qobject_cast<CompareTab*>(w.tabs()->currentWidget());
+        QVERIFY(fromTabs);
+        QCOMPARE(fromTabs->state(), CompareTab::State::Loaded); // at once: the profiles were loaded
+        QTRY_VERIFY(fromTabs->view()->isReady());
+        QCOMPARE(fromTabs->view()->diffProfile()->tree.grandTotal(scorch::kAfter), int64_t(18));
 
         // with the options of `scorch diff`
         w.openArguments({QStringLiteral("--diff"), QStringLiteral("--normalize"), before, after});
