@@ -1,6 +1,6 @@
 #include "scorch/diff.h"
 
-#include "pathtree.h"
+#include "hash.h"
 #include "scorch/analysis.h"
 #include "scorch/folded.h"
 
@@ -105,13 +105,44 @@ Profile diffProfiles(const Profile& before, std::size_t beforeType, const Profil
     const int decimals = std::max(bt.decimals, at.decimals);
     const CostUnit unit = bt.unit == at.unit ? bt.unit : CostUnit::Count;
 
-    detail::PathTree tree(4);
-    std::vector<FrameId> path;
+    // The merged tree, built in one preorder pass per side: a node's merged id is its parent's merged id
+    // plus its frame, so every input node costs one hash lookup (no walk back to the root per stack).
+    std::vector<NodeId> parent{kRootNode};
+    std::vector<FrameId> frame{FrameId{}};
+    std::vector<std::vector<int64_t>> self(4, std::vector<int64_t>(1, 0));
+    detail::FlatMap64 children;
+    auto childOf = [&](NodeId p, FrameId f) {
+        bool inserted;
+        const NodeId n = children.findOrInsert((static_cast<uint64_t>(p) << 32) | f.value,
+                                               static_cast<NodeId>(parent.size()), inserted);
+        if (inserted) {
+            parent.push_back(p);
+            frame.push_back(f);
+            for (auto& s : self)
+                s.push_back(0);
+        }
+        return n;
+    };
+    std::vector<NodeId> merged;
+    std::vector<char> needed;
     auto addSide = [&](const Profile& in, std::size_t type, const std::vector<FrameId>& frames,
                        std::size_t slot, bool scale) {
         const CallTree& t = in.tree;
         const int64_t factor = pow10(decimals - in.costTypes[type].decimals);
+        // only the paths to nodes with a cost of this type (as a tree of whole stacks would have)
+        needed.assign(t.size(), 0);
+        for (NodeId n = static_cast<NodeId>(t.size()); n-- > 1;) {
+            needed[n] |= t.self(type, n) != 0;
+            if (needed[n])
+                needed[t.parent(n)] = 1;
+        }
+        merged.assign(t.size(), kRootNode);
         for (NodeId n = 1; n < t.size(); ++n) {
+            if (!needed[n]) {
+                n = t.subtreeEnd(n) - 1;
+                continue;
+            }
+            const NodeId m = merged[n] = childOf(merged[t.parent(n)], frames[t.frame(n).value]);
             int64_t v = t.self(type, n);
             if (v == 0)
                 continue;
@@ -122,24 +153,15 @@ Profile diffProfiles(const Profile& before, std::size_t beforeType, const Profil
                                          : static_cast<int64_t>(scaled);
             }
             v = mulCost(v, factor);
-            path.clear();
-            for (NodeId m = n; m != kRootNode; m = t.parent(m))
-                path.push_back(frames[t.frame(m).value]);
-            std::reverse(path.begin(), path.end());
-            tree.add(path, [&](std::size_t c) {
-                if (c == kWidth)
-                    c = kAfter;
-                return c == slot     ? v
-                       : c == kDelta ? (slot == kAfter   ? v
-                                        : v == INT64_MIN ? INT64_MAX
-                                                         : -v)
-                                     : 0;
-            });
+            addCost(self[slot][m], v);
+            addCost(self[kDelta][m], slot == kAfter ? v : v == INT64_MIN ? INT64_MAX : -v);
+            if (slot == kAfter)
+                addCost(self[kWidth][m], v);
         }
     };
     addSide(before, beforeType, beforeFrames, kBefore, options.normalize && totalBefore != totalAfter);
     addSide(after, afterType, afterFrames, kAfter, false);
-    out.tree = tree.finish(out.frames, out.strings);
+    out.tree = CallTree::fromParentArray(parent, frame, std::move(self), out.frames, out.strings);
 
     out.costTypes = {CostType{"before", unit, decimals}, CostType{"after", unit, decimals},
                      CostType{"delta", unit, decimals}, CostType{"width", unit, decimals}};
