@@ -2,6 +2,7 @@
 
 #include "comparedialog.h"
 #include "comparetab.h"
+#include "compareview.h"
 #include "flamegraphpanel.h"
 #include "profiletab.h"
 
@@ -107,6 +108,8 @@ void MainWindow::createViewMenu() {
     view->addAction(tr("&Find in Flame Graph…"), QKeySequence::Find, this, [this] {
         if (ProfileTab* t = currentTab(); t && t->state() == ProfileTab::State::Loaded)
             t->panel()->focusSearch();
+        else if (auto* c = qobject_cast<CompareTab*>(m_tabs->currentWidget()); c && c->view()->isReady())
+            c->view()->focusSearch();
     });
 }
 

@@ -95,6 +95,11 @@ CompareView::CompareView(QWidget* parent)
     sides->addWidget(makeChart(Side::Before, tr("Before")));
     sides->addWidget(makeChart(Side::After, tr("After")));
     sides->setChildrenCollapsible(false);
+    // the two charts show the same tree, hence the same rows: scroll them together
+    QScrollBar* left = m_scrolls[0]->verticalScrollBar();
+    QScrollBar* right = m_scrolls[1]->verticalScrollBar();
+    connect(left, &QScrollBar::valueChanged, right, &QScrollBar::setValue);
+    connect(right, &QScrollBar::valueChanged, left, &QScrollBar::setValue);
     m_stack->addWidget(sides);
 
     auto* split = new QSplitter(Qt::Vertical, this);

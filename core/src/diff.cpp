@@ -196,7 +196,9 @@ int64_t NoiseFloor::threshold(const CallTree& t) const {
         return std::max<int64_t>(samples, 0);
     const double larger = static_cast<double>(std::max(t.grandTotal(kBefore), t.grandTotal(kAfter)));
     const double fraction = std::clamp(percent, 0.0, 100.0) / 100.0 * std::max(larger, 0.0);
-    return std::max<int64_t>(std::max<int64_t>(samples, 0), static_cast<int64_t>(std::ceil(fraction)));
+    const double limit = 9.0e18; // below INT64_MAX: the conversion stays defined
+    return std::max<int64_t>(std::max<int64_t>(samples, 0),
+                             static_cast<int64_t>(std::min(std::ceil(fraction), limit)));
 }
 
 CallTree diffLayoutTree(const CallTree& diffTree, const DiffLayoutOptions& o) {
