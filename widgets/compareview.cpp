@@ -395,7 +395,13 @@ void CompareView::applyDiff(uint64_t generation, std::shared_ptr<const Profile> 
         return;
     }
     m_status->hide();
-    const NodeId zoom = m_zoomNode;
+    // Normalising changes costs only, so the tree keeps its shape and node ids: keep the zoom then.
+    const bool sameShape = m_diff && m_diff->tree.size() == diff->tree.size() &&
+                           m_builtStripHex == m_options.stripHex &&
+                           m_builtMatchModules == m_options.matchModules;
+    const NodeId zoom = sameShape ? m_zoomNode : kRootNode;
+    m_builtStripHex = m_options.stripHex;
+    m_builtMatchModules = m_options.matchModules;
     m_diff = std::move(diff);
     m_zoomNode = kRootNode;
     {

@@ -115,6 +115,7 @@ private:
     std::shared_ptr<const Profile> m_beforeProfile, m_afterProfile, m_diff;
     QString m_beforeName, m_afterName;
     DiffOptions m_options;
+    bool m_builtStripHex = false, m_builtMatchModules = true; // the options m_diff's shape was built with
     Mode m_mode = Mode::Differential;
     DiffMetric m_metric = DiffMetric::Total;
     DiffWidth m_width = DiffWidth::After;

@@ -266,11 +266,17 @@ private Q_SLOTS:
     void normalizeRebuilds() {
         auto v = makeView();
         QTRY_VERIFY(v->isReady());
+        const NodeId a = node(*v, {"m", "a"});
+        v->zoomAll(a);
+        QCOMPARE(v->view(CompareView::Side::Diff)->zoomRoot(), a);
         DiffOptions o;
         o.normalize = true;
         v->setDiffOptions(o);
         QVERIFY(!v->isReady());
         QTRY_VERIFY(v->isReady());
+        // the same stacks: the zoom stays where it was, in every chart
+        for (auto side : {CompareView::Side::Before, CompareView::Side::After, CompareView::Side::Diff})
+            QCOMPARE(v->view(side)->zoomRoot(), a);
         QCOMPARE(v->diffProfile()->tree.grandTotal(scorch::kBefore),
                  int64_t(9 + 4 + 3)); // per stack floor(n * 18 / 19)
         QCOMPARE(v->diffProfile()->tree.grandTotal(scorch::kAfter), int64_t(18));
