@@ -569,6 +569,17 @@ void CompareView::syncSelection(FlameGraphView* source, NodeId node) {
     for (FlameGraphView* v : m_views)
         if (v != source)
             v->selectNode(node);
+    // the function's row in the table follows (without selecting anything back: only clicks and keys do)
+    const int row =
+        node != kRootNode && node < m_diff->tree.size() ? m_model->rowOfFrame(m_diff->tree.frame(node)) : -1;
+    const QModelIndex index = row >= 0 ? m_proxy->mapFromSource(m_model->index(row, 0)) : QModelIndex();
+    if (index.isValid()) {
+        m_table->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect |
+                                                              QItemSelectionModel::Rows);
+        m_table->scrollTo(index);
+    } else {
+        m_table->selectionModel()->clearSelection();
+    }
     updateNotices();
 }
 
@@ -632,6 +643,10 @@ void CompareView::updateTotals() {
         text += tr(" &nbsp;·&nbsp; <b>After / Before</b> %1× (%2)")
                     .arg(QString::number(ratio, 'f', 3), percentText(100.0 * (ratio - 1.0)));
     }
+    if (m_beforeProfile->costTypes[0].name != m_afterProfile->costTypes[0].name)
+        text += tr(" &nbsp;·&nbsp; <b>comparing %1 with %2</b>")
+                    .arg(toQString(m_beforeProfile->costTypes[0].name).toHtmlEscaped(),
+                         toQString(m_afterProfile->costTypes[0].name).toHtmlEscaped());
     if (m_options.normalize && m_diff)
         text += tr(" &nbsp;·&nbsp; before scaled to %1")
                     .arg(toQString(formatCost(m_diff->tree.grandTotal(kBefore), m_diff->costTypes[kBefore])));

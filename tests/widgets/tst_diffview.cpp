@@ -255,6 +255,13 @@ private Q_SLOTS:
         const NodeId b = node(*v, {"m", "b"});
         QCOMPARE(v->view(CompareView::Side::Diff)->selectedNode(), b);
         QCOMPARE(v->view(CompareView::Side::Before)->selectedNode(), b);
+        // a frame selected in a chart selects its function's row
+        const NodeId gone = node(*v, {"m", "gone"});
+        v->view(CompareView::Side::Before)->selectNode(gone);
+        QCOMPARE(name(table->currentIndex().row()), QStringLiteral("gone"));
+        QCOMPARE(v->view(CompareView::Side::Diff)->selectedNode(), gone); // and nothing else moved
+        table->setCurrentIndex(m->index(rowB, 0));
+        QCOMPARE(v->view(CompareView::Side::Diff)->selectedNode(), gone);
         // the keys move through the table and the charts follow
         QTest::keyClick(table, rowB + 1 < m->rowCount() ? Qt::Key_Down : Qt::Key_Up);
         const QString next = name(table->currentIndex().row());
