@@ -109,7 +109,8 @@ QVariant DiffFunctionModel::data(const QModelIndex& index, int role) const {
             if (f.totalBefore == 0)
                 return f.totalAfter == 0 ? QStringLiteral("0%") : tr("new");
             const double p = percentOf(f.totalDelta(), f.totalBefore);
-            return QString((p > 0 ? QStringLiteral("+") : QString()) + QString::number(p, 'f', 1) + QLatin1Char('%'));
+            return QString((p > 0 ? QStringLiteral("+") : QString()) + QString::number(p, 'f', 1) +
+                           QLatin1Char('%'));
         }
         case SelfBefore:
             return toQString(formatCost(f.selfBefore, type));
