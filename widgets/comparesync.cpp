@@ -7,6 +7,7 @@
 #include "qtprofile.h"
 #include "searchbar.h"
 
+#include <QComboBox>
 #include <QContextMenuEvent>
 #include <QKeyEvent>
 #include <QLabel>
@@ -17,6 +18,8 @@
 #include <QScrollBar>
 #include <QTableView>
 #include <QTimer>
+
+#include <algorithm>
 
 namespace scorch {
 
