@@ -61,21 +61,22 @@ void CompareTab::init() {
     m_message->setText(
         tr("Loading %1 and %2…").arg(QFileInfo(m_paths[0]).fileName(), QFileInfo(m_paths[1]).fileName()));
     m_cancel = new QPushButton(tr("Cancel"), m_loadPage);
-    auto* grid = new QGridLayout;
+    m_progressBox = new QWidget(m_loadPage);
+    auto* grid = new QGridLayout(m_progressBox);
     for (int side = 0; side < 2; ++side) {
-        m_bars[side] = new QProgressBar(m_loadPage);
+        m_bars[side] = new QProgressBar(m_progressBox);
         m_bars[side]->setRange(0, 100);
         m_bars[side]->setMinimumWidth(320);
         grid->addWidget(new QLabel(side == 0 ? tr("Before: %1").arg(QFileInfo(m_paths[0]).fileName())
                                              : tr("After: %1").arg(QFileInfo(m_paths[1]).fileName()),
-                                   m_loadPage),
+                                   m_progressBox),
                         side, 0);
         grid->addWidget(m_bars[side], side, 1);
     }
     auto* page = new QVBoxLayout(m_loadPage);
     page->addStretch(1);
     page->addWidget(m_message, 0, Qt::AlignHCenter);
-    page->addLayout(grid);
+    page->addWidget(m_progressBox, 0, Qt::AlignHCenter);
     page->addWidget(m_cancel, 0, Qt::AlignHCenter);
     page->addStretch(2);
     m_view = new CompareView(m_stack);
@@ -139,8 +140,7 @@ void CompareTab::fail(const QString& text, State state) {
             l->cancel();
     m_message->setText(text);
     m_cancel->hide();
-    for (QProgressBar* b : m_bars)
-        b->hide();
+    m_progressBox->hide();
     m_stack->setCurrentWidget(m_loadPage);
     setState(state);
 }

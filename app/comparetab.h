@@ -63,6 +63,7 @@ private:
     QStackedWidget* m_stack;
     QWidget* m_loadPage;
     QLabel* m_message;
+    QWidget* m_progressBox;
     QProgressBar* m_bars[2];
     QPushButton* m_cancel;
     CompareView* m_view;

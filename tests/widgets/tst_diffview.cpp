@@ -17,6 +17,8 @@
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QProcess>
+#include <QProgressBar>
+#include <QPushButton>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableView>
@@ -289,6 +291,36 @@ private Q_SLOTS:
         QCOMPARE(v->diffProfile()->tree.grandTotal(scorch::kAfter), int64_t(18));
     }
 
+    void cancelComparison() {
+        // 50 MB of folded stacks: the load runs long enough to be cancelled
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("large.folded"));
+        {
+            QByteArray block;
+            for (int i = 0; block.size() < (1 << 20); ++i)
+                block += "main;worker_" + QByteArray::number(i % 97) + ";leaf_" + QByteArray::number(i % 13) +
+                         " 3\n";
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            for (int i = 0; i < 50; ++i)
+                QCOMPARE(f.write(block), block.size());
+        }
+        MainWindow w;
+        w.show();
+        w.openArguments({QStringLiteral("--diff"), path, path});
+        auto* tab = qobject_cast<CompareTab*>(w.tabs()->currentWidget());
+        QVERIFY(tab);
+        QCOMPARE(tab->state(), CompareTab::State::Loading);
+        QVERIFY(tab->progressBar(0)->isVisible() && tab->progressBar(1)->isVisible());
+        auto* cancel = tab->findChild<QPushButton*>();
+        QVERIFY(cancel && cancel->isVisible());
+        QTest::mouseClick(cancel, Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(tab->state(), CompareTab::State::Cancelled, 20000);
+        QVERIFY2(tab->messageText().contains(QStringLiteral("cancelled")), qPrintable(tab->messageText()));
+        QVERIFY(!tab->progressBar(0)->isVisible());
+        QVERIFY(!tab->view()->isReady());
+    }
+
     void diffArgumentOpensComparison() {
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
@@ -318,7 +350,7 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(bad->state(), CompareTab::State::Failed, 20000);
         QVERIFY2(bad->messageText().contains(QStringLiteral("missing.folded")),
                  qPrintable(bad->messageText()));
-        w.tabs()->tabCloseRequested(w.tabs()->indexOf(bad));
+        Q_EMIT w.tabs()->tabCloseRequested(w.tabs()->indexOf(bad));
         QCOMPARE(w.tabs()->count(), 1);
 
         // File > Compare… offers the open tabs, the last two preselected: two loaded profiles, no reload
