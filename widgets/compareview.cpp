@@ -204,6 +204,11 @@ QWidget* CompareView::makeToolBar() {
     m_stripHexBox = new QCheckBox(tr("Strip hex"), bar);
     m_stripHexBox->setToolTip(tr("Treat hexadecimal literals in names as equal (difffolded -s)"));
     bar->addWidget(m_stripHexBox);
+    m_modulesBox = new QCheckBox(tr("Modules"), bar);
+    m_modulesBox->setChecked(true);
+    m_modulesBox->setToolTip(tr("Match frames by module as well as function name (when both profiles "
+                                "know modules; folded stacks have none)"));
+    bar->addWidget(m_modulesBox);
     bar->addSeparator();
     label(tr("Noise floor"));
     m_noiseSamples = new QSpinBox(bar);
@@ -238,10 +243,12 @@ QWidget* CompareView::makeToolBar() {
         DiffOptions o = m_options;
         o.normalize = m_normalizeBox->isChecked();
         o.stripHex = m_stripHexBox->isChecked();
+        o.matchModules = m_modulesBox->isChecked();
         setDiffOptions(o);
     };
     connect(m_normalizeBox, &QCheckBox::toggled, this, optionsChanged);
     connect(m_stripHexBox, &QCheckBox::toggled, this, optionsChanged);
+    connect(m_modulesBox, &QCheckBox::toggled, this, optionsChanged);
     auto noiseChanged = [this] {
         const int decimals = m_diff ? m_diff->costTypes[kAfter].decimals : 0;
         setNoiseFloor({mulCost(m_noiseSamples->value(), pow10(decimals)), m_noisePercent->value()},
@@ -347,7 +354,8 @@ void CompareView::setProfiles(std::shared_ptr<const Profile> before, std::shared
 
 void CompareView::setDiffOptions(const DiffOptions& options) {
     m_options = options;
-    const QSignalBlocker a(m_normalizeBox), b(m_stripHexBox);
+    const QSignalBlocker a(m_normalizeBox), b(m_stripHexBox), c(m_modulesBox);
+    m_modulesBox->setChecked(options.matchModules);
     m_normalizeBox->setChecked(options.normalize);
     m_stripHexBox->setChecked(options.stripHex);
     rebuild();

@@ -67,6 +67,7 @@ public:
     QLabel* notice(Side side) const;
     QLabel* totalsLabel() const { return m_totals; }
     QTableView* functionTable() const { return m_table; }
+    QCheckBox* modulesCheckBox() const { return m_modulesBox; }
     DiffFunctionModel* functionModel() const { return m_model; }
     DiffFunctionProxy* functionProxy() const { return m_proxy; }
     SearchBar* searchBar() const { return m_search; }
@@ -145,6 +146,7 @@ private:
     QCheckBox* m_missingBox;
     QCheckBox* m_normalizeBox;
     QCheckBox* m_stripHexBox;
+    QCheckBox* m_modulesBox;
     QSpinBox* m_noiseSamples;
     QDoubleSpinBox* m_noisePercent;
     QComboBox* m_noiseMode;

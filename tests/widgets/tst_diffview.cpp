@@ -12,6 +12,7 @@
 #include "widgettestutil.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
@@ -319,6 +320,35 @@ private Q_SLOTS:
         QVERIFY2(tab->messageText().contains(QStringLiteral("cancelled")), qPrintable(tab->messageText()));
         QVERIFY(!tab->progressBar(0)->isVisible());
         QVERIFY(!tab->view()->isReady());
+    }
+
+    void moduleMatching() {
+        // `parse` in two libraries on both sides: apart by default, one frame when modules are ignored
+        auto sample = [](int period, const char* module) {
+            return "prog 10/10 [000] 1.000001: " + std::to_string(period) +
+                   " cycles:\n\t    401000 parse+0x10 (" + module + ")\n\t    401100 main+0x5 (/bin/p)\n\n";
+        };
+        auto before = std::make_shared<const Profile>(
+            test::fromText(sample(10, "/opt/a/libjson.so") + sample(6, "/opt/a/libxml.so")));
+        auto after = std::make_shared<const Profile>(
+            test::fromText(sample(4, "/usr/lib/libjson.so") + sample(9, "/opt/a/libxml.so")));
+        CompareView v;
+        v.setProfiles(before, after, QStringLiteral("a"), QStringLiteral("b"));
+        QTRY_VERIFY(v.isReady());
+        auto parseFrames = [&] {
+            const Profile& d = *v.diffProfile();
+            int count = 0;
+            d.tree.forEachChild(node(v, {"prog", "main"}), [&](NodeId) { ++count; });
+            return count;
+        };
+        QVERIFY(v.totalsLabel()->text().contains(QStringLiteral("function and module")));
+        QCOMPARE(parseFrames(), 2);
+        QVERIFY(v.modulesCheckBox()->isChecked());
+        v.modulesCheckBox()->click();
+        QVERIFY(!v.diffOptions().matchModules);
+        QTRY_VERIFY(v.isReady());
+        QCOMPARE(parseFrames(), 1);
+        QVERIFY(v.totalsLabel()->text().contains(QStringLiteral("function name")));
     }
 
     void diffArgumentOpensComparison() {
