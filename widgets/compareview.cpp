@@ -42,6 +42,14 @@ struct CompareView::Job {
     CompareView* receiver = nullptr;
 };
 
+/// What the pool thread builds: the diff, the table's rows and the differential chart's tree.
+struct CompareView::Built {
+    std::shared_ptr<const Profile> diff;
+    std::vector<FunctionDelta> functions;
+    std::optional<CallTree> layout;
+    DiffLayoutOptions layoutOptions;
+};
+
 namespace {
 
 QString swatch(QRgb color, const QString& text, bool hatched = false) {
@@ -368,45 +376,57 @@ void CompareView::rebuild() {
     m_ready = false;
     m_status->setText(tr("Comparing %1 with %2…").arg(m_beforeName, m_afterName));
     m_status->show();
+    // the layout options as they will be then (the noise threshold depends on the new totals)
+    DiffLayoutOptions layout;
+    layout.width = m_width;
+    layout.showMissing = m_showMissing;
+    layout.metric = m_metric;
     QThreadPool::globalInstance()->start(
-        [job = m_job, generation, before = m_beforeProfile, after = m_afterProfile, options = m_options] {
-            std::shared_ptr<const Profile> diff;
+        [job = m_job, generation, before = m_beforeProfile, after = m_afterProfile, options = m_options,
+         layout, noise = m_hideNoise ? std::optional<NoiseFloor>(m_noise) : std::nullopt] {
+            auto built = std::make_shared<Built>();
             QString error;
             try {
-                diff = std::make_shared<const Profile>(diffProfiles(*before, 0, *after, 0, options));
+                built->diff = std::make_shared<const Profile>(diffProfiles(*before, 0, *after, 0, options));
+                built->functions = functionDeltas(*built->diff);
+                built->layoutOptions = layout;
+                built->layoutOptions.hideBelow = noise ? noise->threshold(built->diff->tree) : 0;
+                built->layout = diffLayoutTree(built->diff->tree, built->layoutOptions);
             } catch (const std::bad_alloc&) {
                 error = QStringLiteral("out of memory while comparing the profiles");
             } catch (const std::exception& e) {
                 error = QString::fromUtf8(e.what());
             }
+            if (!error.isEmpty())
+                built.reset();
             std::lock_guard lock(job->mutex);
             if (CompareView* view = job->receiver)
                 QMetaObject::invokeMethod(
                     view,
-                    [view, generation, diff = std::move(diff), error] {
-                        view->applyDiff(generation, diff, error);
+                    [view, generation, built = std::move(built), error] {
+                        view->applyDiff(generation, built, error);
                     },
                     Qt::QueuedConnection);
         });
 }
 
-void CompareView::applyDiff(uint64_t generation, std::shared_ptr<const Profile> diff, const QString& error) {
+void CompareView::applyDiff(uint64_t generation, std::shared_ptr<Built> built, const QString& error) {
     if (generation != m_generation)
         return; // superseded by newer options
-    if (!diff) {
+    if (!built) {
         m_status->setText(tr("Cannot compare: %1").arg(error));
         Q_EMIT failed(error);
         return;
     }
     m_status->hide();
     // Normalising changes costs only, so the tree keeps its shape and node ids: keep the zoom then.
-    const bool sameShape = m_diff && m_diff->tree.size() == diff->tree.size() &&
+    const bool sameShape = m_diff && m_diff->tree.size() == built->diff->tree.size() &&
                            m_builtStripHex == m_options.stripHex &&
                            m_builtMatchModules == m_options.matchModules;
     const NodeId zoom = sameShape ? m_zoomNode : kRootNode;
     m_builtStripHex = m_options.stripHex;
     m_builtMatchModules = m_options.matchModules;
-    m_diff = std::move(diff);
+    m_diff = built->diff;
     m_zoomNode = kRootNode;
     {
         const QScopedValueRollback guard(m_syncing, true);
@@ -415,9 +435,11 @@ void CompareView::applyDiff(uint64_t generation, std::shared_ptr<const Profile> 
         m_views[0]->setMinimumHeight(m_views[0]->chartHeight());
         m_views[1]->setMinimumHeight(m_views[1]->chartHeight());
     }
-    relayoutDiff();
+    // built for the options of the time; they may have changed since (widths, noise)
+    relayoutDiff(built->layoutOptions == layoutOptions(m_diff->tree) ? std::move(built->layout)
+                                                                     : std::nullopt);
     recolor();
-    m_model->setDiff(m_diff);
+    m_model->setDiff(m_diff, std::move(built->functions));
     updateFilter();
     for (int c = DiffFunctionModel::DeltaSelf; c < DiffFunctionModel::ColumnCount; ++c)
         m_table->resizeColumnToContents(c); // the function column stretches over the rest
@@ -434,15 +456,21 @@ void CompareView::applyDiff(uint64_t generation, std::shared_ptr<const Profile> 
     Q_EMIT ready();
 }
 
-void CompareView::relayoutDiff() {
-    if (!m_diff)
-        return;
+DiffLayoutOptions CompareView::layoutOptions(const CallTree& diffTree) const {
     DiffLayoutOptions o;
     o.width = m_width;
     o.showMissing = m_showMissing;
     o.metric = m_metric;
-    o.hideBelow = m_hideNoise ? noiseThreshold() : 0;
-    auto data = std::make_shared<ChartData>(m_diff, diffLayoutTree(m_diff->tree, o));
+    o.hideBelow = m_hideNoise ? m_noise.threshold(diffTree) : 0;
+    return o;
+}
+
+void CompareView::relayoutDiff(std::optional<CallTree> tree) {
+    if (!m_diff)
+        return;
+    if (!tree)
+        tree = diffLayoutTree(m_diff->tree, layoutOptions(m_diff->tree));
+    auto data = std::make_shared<ChartData>(m_diff, std::move(tree));
     data->costType = kWidth;
     FlameGraphView* v = m_views[2];
     const NodeId selected = v->selectedNode();

@@ -13,6 +13,7 @@
 #include <QWidget>
 
 #include <memory>
+#include <optional>
 
 class QAction;
 class QCheckBox;
@@ -90,12 +91,15 @@ protected:
 
 private:
     struct Job;
+    struct Built;
     QWidget* makeToolBar();
     QWidget* makeChart(Side side, const QString& title);
     QWidget* makeSummary();
     void rebuild();
-    void applyDiff(uint64_t generation, std::shared_ptr<const Profile> diff, const QString& error);
-    void relayoutDiff();
+    void applyDiff(uint64_t generation, std::shared_ptr<Built> built, const QString& error);
+    /// Rebuilds the differential chart's tree, or takes `tree` when it was built for the current options.
+    void relayoutDiff(std::optional<CallTree> tree = std::nullopt);
+    DiffLayoutOptions layoutOptions(const CallTree& diffTree) const;
     void recolor();
     void syncZoom(FlameGraphView* source, NodeId node);
     void syncSelection(FlameGraphView* source, NodeId node);

@@ -45,9 +45,14 @@ DiffFunctionModel::DiffFunctionModel(QObject* parent)
     : QAbstractTableModel(parent) {}
 
 void DiffFunctionModel::setDiff(std::shared_ptr<const Profile> diff) {
+    std::vector<FunctionDelta> rows = diff ? functionDeltas(*diff) : std::vector<FunctionDelta>{};
+    setDiff(std::move(diff), std::move(rows));
+}
+
+void DiffFunctionModel::setDiff(std::shared_ptr<const Profile> diff, std::vector<FunctionDelta> functions) {
     beginResetModel();
     m_diff = std::move(diff);
-    m_rows = m_diff ? functionDeltas(*m_diff) : std::vector<FunctionDelta>{};
+    m_rows = std::move(functions);
     endResetModel();
 }
 

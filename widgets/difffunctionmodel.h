@@ -36,6 +36,8 @@ public:
 
     /// Shows every function of `diff` (a model reset).
     void setDiff(std::shared_ptr<const Profile> diff);
+    /// The same with the rows already computed (functionDeltas(*diff), e.g. off the GUI thread).
+    void setDiff(std::shared_ptr<const Profile> diff, std::vector<FunctionDelta> functions);
     const std::vector<FunctionDelta>& functions() const { return m_rows; }
     /// The row of a function, or -1.
     int rowOfFrame(FrameId frame) const;

@@ -73,6 +73,7 @@ struct DiffLayoutOptions {
     /// Hide stacks whose last frame's delta (by `metric`) is below this (0 = show everything).
     int64_t hideBelow = 0;
     DiffMetric metric = DiffMetric::Total;
+    friend bool operator==(const DiffLayoutOptions&, const DiffLayoutOptions&) = default;
 };
 
 /// A copy of a diff profile's tree (same node ids) whose kWidth costs follow `options`; the other cost
