@@ -83,13 +83,16 @@ CompareView::CompareView(QWidget* parent)
     auto* legend = new QLabel(diffPage);
     legend->setObjectName(QStringLiteral("legend"));
     const QRgb grew = FlamePalette::diffColor(1, 1), shrank = FlamePalette::diffColor(-1, 1);
-    legend->setText(swatch(grew, tr("grew")) + QStringLiteral("&nbsp;&nbsp; ") +
-                    swatch(shrank, tr("shrank")) + QStringLiteral("&nbsp;&nbsp; ") +
-                    swatch(FlamePalette::neutralDiffColor(), tr("unchanged or below the noise floor")) +
-                    QStringLiteral("&nbsp;&nbsp; ") + swatch(grew, tr("added (striped)"), true) +
-                    QStringLiteral("&nbsp;&nbsp; ") + swatch(shrank, tr("removed (striped)"), true) +
-                    QStringLiteral("&nbsp;&nbsp; ") +
-                    tr("— colour intensity is |Δ| relative to the largest Δ"));
+    FlamePalette merged; // the grey of merged runs follows the widget palette
+    merged.reset(nullptr, FlameColorScheme::Differential, palette());
+    legend->setText(
+        swatch(grew, tr("grew")) + QStringLiteral("&nbsp;&nbsp; ") + swatch(shrank, tr("shrank")) +
+        QStringLiteral("&nbsp;&nbsp; ") +
+        swatch(FlamePalette::neutralDiffColor(), tr("unchanged or below the noise floor")) +
+        QStringLiteral("&nbsp;&nbsp; ") + swatch(grew, tr("added (striped)"), true) +
+        QStringLiteral("&nbsp;&nbsp; ") + swatch(shrank, tr("removed (striped)"), true) +
+        QStringLiteral("&nbsp;&nbsp; ") + swatch(merged.mergedColor(), tr("merged small frames")) +
+        QStringLiteral("&nbsp;&nbsp; ") + tr("— colour intensity is |Δ| relative to the largest Δ"));
     legend->setContentsMargins(6, 2, 6, 2);
     diffLayout->addWidget(legend);
     m_stack->addWidget(diffPage);
