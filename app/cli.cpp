@@ -217,6 +217,7 @@ int collapse(int argc, char** argv) {
 
 int diff(int argc, char** argv) {
     DiffOptions options;
+    options.matchModules = false; // the folded output names frames only: match them the same way
     std::string event;
     std::vector<std::string> files;
     for (int i = 2; i < argc; ++i) {

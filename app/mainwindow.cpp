@@ -1,5 +1,8 @@
 #include "mainwindow.h"
 
+#include "comparedialog.h"
+#include "comparetab.h"
+#include "compareview.h"
 #include "flamegraphpanel.h"
 #include "profiletab.h"
 
@@ -82,6 +85,9 @@ void MainWindow::createFileMenu() {
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     m_recentMenu->setObjectName(QStringLiteral("recentMenu"));
     updateRecentMenu();
+    file->addAction(tr("&Compare…"), this, &MainWindow::showCompareDialog)
+        ->setToolTip(
+            tr("Compare two profiles (open tabs or files): differential and side-by-side flame graphs"));
     m_exportMenu = file->addMenu(tr("&Export"));
     addExportActions(m_exportMenu, [this](ExportKind kind) { showExportDialog(kind); });
     file->addSeparator();
@@ -95,6 +101,8 @@ void MainWindow::createViewMenu() {
     view->addAction(tr("&Find in Flame Graph…"), QKeySequence::Find, this, [this] {
         if (ProfileTab* t = currentTab(); t && t->state() == ProfileTab::State::Loaded)
             t->panel()->focusSearch();
+        else if (auto* c = qobject_cast<CompareTab*>(m_tabs->currentWidget()); c && c->view()->isReady())
+            c->view()->focusSearch();
     });
 }
 
@@ -152,7 +160,7 @@ ProfileTab* MainWindow::currentTab() const {
 }
 
 void MainWindow::closeTab(int index) {
-    ProfileTab* t = tab(index);
+    QWidget* t = m_tabs->widget(index); // a ProfileTab or a CompareTab
     if (!t)
         return;
     m_tabs->removeTab(index);
@@ -167,6 +175,64 @@ void MainWindow::showOpenDialog() {
         this, tr("Open Profiles"), QString(),
         tr("Profiles (*.txt *.perf *.script *.folded *.collapsed *.gz *.zst *.xz);;All files (*)"));
     openFiles(files);
+}
+
+void MainWindow::openArguments(QStringList arguments) {
+    CompareTab* compare = nullptr;
+    if (!arguments.isEmpty() && arguments.first() == QLatin1String("--diff")) {
+        DiffOptions options;
+        arguments.removeFirst();
+        for (; !arguments.isEmpty() && arguments.first().startsWith(QLatin1String("--"));
+             arguments.removeFirst()) {
+            options.normalize |= arguments.first() == QLatin1String("--normalize");
+            options.stripHex |= arguments.first() == QLatin1String("--strip-hex");
+        }
+        if (arguments.size() >= 2) {
+            compare = openComparison(arguments[0], arguments[1], options);
+            arguments = arguments.mid(2);
+        }
+    }
+    openFiles(arguments);
+    if (compare)
+        m_tabs->setCurrentWidget(compare); // the comparison stays in front
+}
+
+CompareTab* MainWindow::openComparison(const QString& before, const QString& after,
+                                       const DiffOptions& options) {
+    addRecent(before);
+    addRecent(after);
+    auto* tab = new CompareTab(before, after, m_tabs);
+    tab->setDiffOptions(options);
+    return addComparison(tab);
+}
+
+CompareTab* MainWindow::addComparison(CompareTab* tab) {
+    const int index = m_tabs->addTab(tab, tab->title());
+    m_tabs->setTabToolTip(index, tab->beforePath() + QStringLiteral("\n") + tab->afterPath());
+    m_tabs->setCurrentIndex(index);
+    m_central->setCurrentWidget(m_tabs);
+    connect(tab, &CompareTab::stateChanged, this, [this, tab](CompareTab::State state) {
+        const bool problem = state == CompareTab::State::Failed || state == CompareTab::State::Cancelled;
+        m_tabs->setTabIcon(m_tabs->indexOf(tab),
+                           problem ? style()->standardIcon(QStyle::SP_MessageBoxWarning) : QIcon());
+    });
+    updateStatus();
+    return tab;
+}
+
+void MainWindow::showCompareDialog() {
+    QList<CompareDialog::Source> open;
+    for (int i = 0; i < tabCount(); ++i)
+        if (ProfileTab* t = tab(i); t && t->state() == ProfileTab::State::Loaded)
+            open.push_back({t->path(), t->profile()});
+    CompareDialog dialog(open, this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    const CompareDialog::Source before = dialog.before(), after = dialog.after();
+    if (before.profile && after.profile)
+        addComparison(new CompareTab(before.profile, before.path, after.profile, after.path, m_tabs));
+    else // a file on either side: load both (an open tab's file again, which keeps this simple)
+        openComparison(before.path, after.path);
 }
 
 QString MainWindow::exportCurrent(ExportKind kind, const QString& target) {
@@ -232,7 +298,10 @@ void MainWindow::updateStatus() {
     const bool loading = t && t->state() == ProfileTab::State::Loading;
     m_progressBox->setVisible(loading);
     m_exportMenu->setEnabled(t && t->state() == ProfileTab::State::Loaded);
-    setWindowTitle(t ? tr("%1 — Scorch").arg(t->title()) : tr("Scorch"));
+    const auto* compare = qobject_cast<CompareTab*>(m_tabs->currentWidget());
+    setWindowTitle(t         ? tr("%1 — Scorch").arg(t->title())
+                   : compare ? tr("%1 — Scorch").arg(compare->title())
+                             : tr("Scorch"));
     if (!loading)
         return;
     m_progressLabel->setText(tr("Loading %1").arg(t->title()));
