@@ -24,6 +24,8 @@ namespace scorch::cli {
 namespace {
 
 constexpr const char* kMainUsage = R"(Usage: scorch [FILE...]                 open profiles in the GUI
+       scorch --diff [--normalize] [--strip-hex] BEFORE AFTER
+                                        compare two profiles in the GUI
        scorch COMMAND [OPTIONS] FILE    run a headless command
 
 Commands:
@@ -33,8 +35,9 @@ Commands:
   convert    write the profile as speedscope JSON, pprof or folded stacks
   svg        write an interactive flame graph SVG (click to zoom, search)
 
-FILE may be perf script text, folded stacks or speedscope JSON, optionally gzip/zstd/xz-compressed;
-"-" reads standard input. Run `scorch COMMAND --help` for a command's options.
+FILE may be perf.data, perf script text, folded stacks, speedscope JSON, Chrome .cpuprofile or trace
+JSON, pprof, d3-flame-graph JSON or a Scorch recording, optionally gzip/zstd/xz-compressed; "-" reads
+standard input. Run `scorch COMMAND --help` for a command's options.
 )";
 
 constexpr const char* kCollapseUsage = R"(Usage: scorch collapse [OPTIONS] FILE
