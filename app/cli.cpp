@@ -1,4 +1,5 @@
 #include "cli.h"
+#include "record.h"
 
 #include "scorch/analysis.h"
 #include "scorch/diff.h"
@@ -28,6 +29,7 @@ Commands:
   collapse   print the profile as folded stacks (stackcollapse-perf.pl conventions)
   info       summarise a profile: format, costs, threads, top functions, warnings
   diff       print the differential folded stacks of two profiles (`stack before after`)
+  record     sample a running process or a launched command into a Scorch recording
 
 FILE may be perf script text, folded stacks or speedscope JSON, optionally gzip/zstd/xz-compressed;
 "-" reads standard input. Run `scorch COMMAND --help` for a command's options.
@@ -307,8 +309,8 @@ bool isHeadlessCommand(int argc, char** argv) {
     if (argc < 2)
         return false;
     const std::string_view a = argv[1];
-    return a == "collapse" || a == "info" || a == "diff" || a == "help" || a == "--help" || a == "-h" ||
-           a == "--version";
+    return a == "collapse" || a == "info" || a == "diff" || a == "record" || a == "help" || a == "--help" ||
+           a == "-h" || a == "--version";
 }
 
 int run(int argc, char** argv) {
@@ -328,6 +330,8 @@ int run(int argc, char** argv) {
         return info(argc, argv);
     if (command == "diff")
         return diff(argc, argv);
+    if (command == "record")
+        return record(argc, argv);
     return usageError("unknown command " + std::string(command), kMainUsage);
 }
 
