@@ -21,7 +21,7 @@ using detail::ElfSession;
 
 namespace {
 
-enum class ModuleKind : uint8_t { Elf, Kernel, Jit };
+using ModuleKind = ModuleType;
 
 bool readWholeFile(const std::string& path, std::string& out) {
     std::FILE* f = std::fopen(path.c_str(), "rb");
@@ -351,6 +351,11 @@ ModuleHandle Symbolizer::jitMap(int64_t pid) {
 std::string_view Symbolizer::modulePath(ModuleHandle module) const {
     const Module* m = d->get(module);
     return m ? std::string_view(m->path) : std::string_view();
+}
+
+ModuleType Symbolizer::moduleType(ModuleHandle module) const {
+    const Module* m = d->get(module);
+    return m ? m->kind : ModuleType::Elf;
 }
 
 std::vector<ModuleReport> Symbolizer::report() const {

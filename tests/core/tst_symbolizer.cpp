@@ -17,6 +17,7 @@
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <thread>
 
 using namespace scorch;
 
@@ -86,6 +87,14 @@ QString copyWithOtherBuildId(const QString& source, const QString& dir) {
     if (!f.open(QIODevice::WriteOnly) || f.write(image) != image.size())
         return {};
     return out;
+}
+
+/// The line-cost entry of (function name, line), or -1.
+int lineEntry(const Profile& p, std::string_view function, uint32_t line) {
+    for (std::size_t i = 0; i < p.lineCosts.size(); ++i)
+        if (p.frameName(p.lineCosts.frame[i]) == function && p.lineCosts.line[i] == line)
+            return static_cast<int>(i);
+    return -1;
 }
 
 } // namespace
@@ -393,6 +402,166 @@ private Q_SLOTS:
         const Symbolizer::Request missing{sym.jitMap(99999999), 0x1000, false};
         QVERIFY(sym.symbolize({&missing, 1})[0][0].function.empty());
         QCOMPARE(toQ(sym.report().at(1).problem), QStringLiteral("not found"));
+    }
+
+    void rawProfileAggregatesInlinesAndLines() {
+        const Location exe =
+            locate(symtest::outerFunction(5));                // in inlinedHelper, inlined into outerFunction
+        const Location lib = locate(symtest::libFunction(5)); // in libInlined, inlined into libFunction
+        const Location twice = locate(reinterpret_cast<const void*>(&symtest::Box<int>::twice));
+        Symbolizer sym;
+        RawProfileBuilder raw(sym);
+        const uint32_t cpu = raw.costType("cpu-clock", CostUnit::Nanoseconds);
+        const uint32_t worker = raw.thread("worker", 100, 101);
+        const ModuleHandle me = sym.module(exe.path), ml = sym.module(lib.path);
+        const ModuleHandle gone = sym.module("/nonexistent/libgone.so");
+        // leaf first, as unwinders deliver them; two unresolved callers in the same missing library
+        const RawFrame a[] = {
+            {me, twice.offset, false}, {me, exe.offset, true}, {gone, 0x10, true}, {gone, 0x20, true}};
+        const RawFrame b[] = {
+            {ml, lib.offset, true}, {me, exe.offset, true}, {gone, 0x10, true}, {gone, 0x20, true}};
+        const CostValue ca{cpu, 1000}, cb{cpu, 500};
+        for (int i = 0; i < 3; ++i)
+            raw.addSample(worker, a, {&ca, 1}, 1.0 + i);
+
+        const Profile first = raw.snapshot({});
+        QCOMPARE(first.meta.samples, uint64_t(3));
+        QCOMPARE(first.tree.grandTotal(0), int64_t(3000));
+
+        for (int i = 0; i < 2; ++i)
+            raw.addSample(worker, b, {&cb, 1}, 5.0);
+        QCOMPARE(raw.samples(), uint64_t(5));
+        const Profile p = raw.finish({});
+        QCOMPARE(p.meta.samples, uint64_t(5));
+        QCOMPARE(p.meta.timeStart.value_or(-1), 1.0);
+        QCOMPARE(p.meta.timeEnd.value_or(-1), 5.0);
+        QCOMPARE(p.threads.size(), std::size_t(1));
+        QCOMPARE(p.threads[0].samples, uint64_t(5));
+        QCOMPARE(p.tree.grandTotal(0), int64_t(4000));
+
+        // one [libgone.so] frame for the two unresolved addresses; the inlined function as its own frame
+        const NodeId helper = test::nodeByPath(
+            p, p.tree, {"worker", "[libgone.so]", "symtest::outerFunction(int)", "symtest::inlinedHelper"});
+        QVERIFY(helper != kRootNode);
+        QCOMPARE(p.frames[p.tree.frame(helper)].kind, FrameKind::Inlined);
+        QCOMPARE(p.frames[p.tree.frame(p.tree.parent(helper))].kind, FrameKind::Native);
+        QCOMPARE(p.frames[p.tree.frame(p.tree.path(helper).at(1))].kind, FrameKind::Unknown);
+        QCOMPARE(p.frames[p.tree.frame(p.tree.path(helper).at(0))].kind, FrameKind::Process);
+        QCOMPARE(p.tree.total(0, helper), int64_t(4000));
+        const NodeId twiceNode =
+            test::nodeByPath(p, p.tree,
+                             {"worker", "[libgone.so]", "symtest::outerFunction(int)",
+                              "symtest::inlinedHelper", "symtest::Box<int>::twice(int)"});
+        QVERIFY(twiceNode != kRootNode);
+        QCOMPARE(p.tree.self(0, twiceNode), int64_t(3000));
+        const NodeId libInlined =
+            test::nodeByPath(p, p.tree,
+                             {"worker", "[libgone.so]", "symtest::outerFunction(int)",
+                              "symtest::inlinedHelper", "symtest::libFunction(int)", "symtest::libInlined"});
+        QVERIFY(libInlined != kRootNode);
+        QCOMPARE(p.tree.self(0, libInlined), int64_t(1000));
+        QCOMPARE(p.strings.view(p.frames[p.tree.frame(libInlined)].module), std::string_view(lib.path));
+        QVERIFY(p.strings.view(p.frames[p.tree.frame(libInlined)].file).ends_with("symtest_lib.cpp"));
+        QCOMPARE(p.frames[p.tree.frame(libInlined)].line, 0u); // one node per function, lines go to lineCosts
+
+        // per-line costs: the executing line of the leaf (self), the call lines of the callers (total)
+        const int capture =
+            lineEntry(p, "symtest::inlinedHelper", markerLine("symtest_main.cpp", "call-capture"));
+        QVERIFY(capture >= 0);
+        QCOMPARE(p.lineCosts.self[0][capture], int64_t(0));
+        QCOMPARE(p.lineCosts.total[0][capture], int64_t(4000));
+        QVERIFY(p.strings.view(p.lineCosts.file[capture]).ends_with("symtest_main.cpp"));
+        const int call =
+            lineEntry(p, "symtest::outerFunction(int)", markerLine("symtest_main.cpp", "call-inlined"));
+        QVERIFY(call >= 0);
+        QCOMPARE(p.lineCosts.total[0][call], int64_t(4000));
+        const int libLine =
+            lineEntry(p, "symtest::libInlined", markerLine("symtest_lib.cpp", "lib-call-capture"));
+        QVERIFY(libLine >= 0);
+        QCOMPARE(p.lineCosts.self[0][libLine], int64_t(1000));
+        int64_t twiceSelf = 0;
+        for (std::size_t i = 0; i < p.lineCosts.size(); ++i)
+            if (p.frameName(p.lineCosts.frame[i]) == "symtest::Box<int>::twice(int)")
+                twiceSelf += p.lineCosts.self[0][i];
+        QCOMPARE(twiceSelf, int64_t(3000));
+
+        // the missing library is a warning with its share of samples
+        QCOMPARE(p.meta.warningCount, uint64_t(1));
+        QCOMPARE(toQ(p.meta.warnings.at(0).message),
+                 QStringLiteral("/nonexistent/libgone.so: not found (100.0% of samples): functions unknown"));
+
+        // each unique address was symbolized once, across both snapshots
+        const auto reports = sym.report();
+        QCOMPARE(reports.at(me.value).addresses, uint64_t(2));
+        QCOMPARE(reports.at(ml.value).addresses, uint64_t(1));
+        QCOMPARE(reports.at(gone.value).addresses, uint64_t(2));
+    }
+
+    void rawProfileOptionsAndKinds() {
+        SymbolizerOptions options;
+        options.kallsyms = test::testData(QStringLiteral("native/kallsyms")).toStdString();
+        options.jitMapDir = test::testData(QStringLiteral("native")).toStdString();
+        Symbolizer sym(options);
+        RawProfileOptions rawOptions;
+        rawOptions.unresolvedAddresses = true;
+        rawOptions.processRoot = false;
+        RawProfileBuilder raw(sym, rawOptions);
+        const uint32_t n = raw.costType("samples", CostUnit::Samples);
+        const uint32_t t = raw.thread("node", 7, 7);
+        const ModuleHandle k = sym.kernel(), jit = sym.jitMap(4242),
+                           gone = sym.module("/nonexistent/libgone.so");
+        const RawFrame stack[] = {{k, 0xffffffff81000150, false},
+                                  {k, 0xffffffff81000350, true},
+                                  {jit, 0x7f0000002010, true},
+                                  {gone, 0x10, true},
+                                  {gone, 0x20, true},
+                                  {ModuleHandle{}, 0x1234, true}};
+        const CostValue one{n, 1};
+        raw.addSample(t, stack, {&one, 1});
+        const Profile p = raw.finish({});
+        const NodeId leaf =
+            test::nodeByPath(p, p.tree,
+                             {"[unknown]", "[libgone.so+0x20]", "[libgone.so+0x10]", "Interpreter",
+                              "[kernel.kallsyms+0xffffffff81000350]", "do_syscall_64"});
+        QVERIFY(leaf != kRootNode);
+        const auto path = p.tree.path(leaf);
+        const FrameKind expected[] = {FrameKind::Unknown, FrameKind::Unknown, FrameKind::Unknown,
+                                      FrameKind::Jit,     FrameKind::Kernel,  FrameKind::Kernel};
+        QCOMPARE(path.size(), std::size_t(6));
+        for (std::size_t i = 0; i < path.size(); ++i)
+            QCOMPARE(p.frames[p.tree.frame(path[i])].kind, expected[i]);
+        QCOMPARE(p.strings.view(p.frames[p.tree.frame(leaf)].module), std::string_view("[kernel.kallsyms]"));
+    }
+
+    void rawProfileSnapshotWhileRecording() {
+        // addSample from a recording thread while another thread takes snapshots
+        const Location exe = locate(symtest::outerFunction(6));
+        Symbolizer sym;
+        RawProfileBuilder raw(sym);
+        const uint32_t n = raw.costType("samples", CostUnit::Samples);
+        const uint32_t t = raw.thread("main", 1, 1);
+        const ModuleHandle me = sym.module(exe.path);
+        std::atomic<bool> done{false};
+        std::thread recorder([&] {
+            for (uint64_t i = 0; i < 20000; ++i) {
+                const RawFrame stack[] = {{me, exe.offset + (i % 64), true}, {me, exe.offset, true}};
+                const CostValue one{n, 1};
+                raw.addSample(t, stack, {&one, 1});
+            }
+            done = true;
+        });
+        uint64_t last = 0;
+        do {
+            const Profile p = raw.snapshot({});
+            QVERIFY(p.meta.samples >= last);
+            QCOMPARE(p.tree.grandTotal(0), static_cast<int64_t>(p.meta.samples));
+            last = p.meta.samples;
+        } while (!done);
+        recorder.join();
+        QCOMPARE(raw.finish({}).tree.grandTotal(0), int64_t(20000));
+
+        std::atomic<bool> cancel{true};
+        QVERIFY_THROWS_EXCEPTION(ImportCancelled, raw.snapshot({}, &cancel));
     }
 };
 

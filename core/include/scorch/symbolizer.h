@@ -53,6 +53,8 @@ struct SymbolFrame {
     uint32_t declLine = 0;
 };
 
+enum class ModuleType : uint8_t { Elf, Kernel, Jit };
+
 struct ModuleHandle {
     uint32_t value = UINT32_MAX; ///< UINT32_MAX = no module (an address outside every known mapping)
     bool valid() const { return value != UINT32_MAX; }
@@ -99,6 +101,8 @@ public:
                                                     const std::atomic<bool>* cancel = nullptr);
 
     std::string_view modulePath(ModuleHandle module) const;
+    ModuleType moduleType(ModuleHandle module) const;
+    /// One report per registered module: report()[i] belongs to ModuleHandle{i}.
     std::vector<ModuleReport> report() const;
 
 private:
@@ -142,6 +146,9 @@ public:
     uint64_t samples() const;
 
     /// A profile of the samples so far (for live or progressive display); the builder keeps collecting.
+    /// Only addresses not seen by an earlier snapshot are symbolized. addSample() may be called from another
+    /// thread meanwhile (it waits only while the raw samples are copied). Throws ImportCancelled when
+    /// `cancel` is set.
     Profile snapshot(ProfileMeta meta, const std::atomic<bool>* cancel = nullptr);
     Profile finish(ProfileMeta meta, const std::atomic<bool>* cancel = nullptr);
 
