@@ -263,7 +263,9 @@ private:
         for (int round = 0; round < 2; ++round) {
             for (;;) {
                 int status = 0;
-                const pid_t r = waitpid(-1, &status, __WALL | WNOHANG);
+                // __WNOTHREAD: only this thread's children and tracees, never children of other threads of
+                // the recorder.
+                const pid_t r = waitpid(-1, &status, __WALL | __WNOTHREAD | WNOHANG);
                 if (r > 0) {
                     handle(r, status);
                     any = true;

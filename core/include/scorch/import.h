@@ -15,7 +15,18 @@ namespace scorch {
 
 class ByteSource;
 
-enum class Format { Unknown, PerfScript, Folded, FoldedDiff, Speedscope, PerfData, Json, Binary, Empty };
+enum class Format {
+    Unknown,
+    PerfScript,
+    Folded,
+    FoldedDiff,
+    Speedscope,
+    PerfData,
+    Json,
+    Binary,
+    Empty,
+    ScorchRecording
+};
 std::string_view formatName(Format format);
 
 /// Guesses the format from the first bytes of the (decompressed) input.
