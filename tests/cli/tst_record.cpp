@@ -61,8 +61,10 @@ private Q_SLOTS:
         const CliResult info = runScorch({QStringLiteral("info"), out});
         QVERIFY2(info.exitCode == 0, info.err.constData());
         QVERIFY(info.out.contains("format:        Scorch recording"));
-        QVERIFY(info.out.contains("busy_work"));
         QVERIFY(info.out.contains("recurse_leaf"));
+        const CliResult folded = runScorch({QStringLiteral("collapse"), out});
+        QCOMPARE(folded.exitCode, 0);
+        QVERIFY(folded.out.contains("busy;") && folded.out.contains("busy_work;"));
         QVERIFY(info.out.contains(mode == QStringLiteral("perf") ? "cpu-clock" : "wall-clock"));
     }
 
@@ -106,7 +108,9 @@ private Q_SLOTS:
         QVERIFY(target.readAllStandardOutput().contains("errors=0"));
         const CliResult info = runScorch({QStringLiteral("info"), out});
         QVERIFY2(info.exitCode == 0, info.err.constData());
-        QVERIFY(info.out.contains("busy_work"));
+        const CliResult folded = runScorch({QStringLiteral("collapse"), out});
+        QCOMPARE(folded.exitCode, 0);
+        QVERIFY(folded.out.contains("busy_work"));
     }
 
     void usageErrors() {
