@@ -2,6 +2,7 @@
 
 #include "flamegraphpanel.h"
 #include "profiletab.h"
+#include "recorddialog.h"
 
 #include <QAction>
 #include <QCloseEvent>
@@ -82,6 +83,7 @@ void MainWindow::createFileMenu() {
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     m_recentMenu->setObjectName(QStringLiteral("recentMenu"));
     updateRecentMenu();
+    file->addAction(tr("&Record…"), QKeySequence(Qt::CTRL | Qt::Key_R), this, &MainWindow::showRecordDialog);
     m_exportMenu = file->addMenu(tr("&Export"));
     const std::pair<QString, ExportKind> exports[] = {
         {tr("Flame Graph as &SVG…"), ExportKind::Svg},
@@ -95,6 +97,16 @@ void MainWindow::createFileMenu() {
     file->addAction(tr("&Close Tab"), QKeySequence::Close, this,
                     [this] { closeTab(m_tabs->currentIndex()); });
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+}
+
+RecordDialog* MainWindow::showRecordDialog() {
+    if (!m_recordDialog) {
+        m_recordDialog = new RecordDialog(this);
+        connect(m_recordDialog, &RecordDialog::recordingFinished, this, &MainWindow::openFile);
+    }
+    m_recordDialog->show();
+    m_recordDialog->raise();
+    return m_recordDialog;
 }
 
 void MainWindow::createViewMenu() {
