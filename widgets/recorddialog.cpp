@@ -93,7 +93,7 @@ RecordDialog::RecordDialog(QWidget* parent)
     connect(m_filter, &QLineEdit::textChanged, m_proxy, &ProcessFilterProxy::setFilterText);
     connect(m_onlyMine, &QCheckBox::toggled, this,
             [this](bool on) { m_proxy->setOnlyUid(on ? qint64(getuid()) : -1); });
-    connect(m_view, &QTableView::doubleClicked, this, [this] { start(); });
+    connect(m_view, &QTableView::activated, this, [this] { start(); });
 
     // Launch tab
     auto* launch = new QWidget(this);
