@@ -28,7 +28,7 @@ struct RemoteUnwinder::Impl {
     unw_addr_space_t as = nullptr;
     void* processUpt = nullptr;                                // for find_proc_info in copy mode
     std::unordered_map<pid_t, void*> threadUpts;               // ptrace mode
-    std::vector<std::pair<uint64_t, uint64_t>> constantRanges; // file-backed mappings, [vdso]
+    std::vector<std::pair<uint64_t, uint64_t>> constantRanges; // file-backed mappings, [vdso]: cached
     std::unordered_map<uint64_t, std::array<uint8_t, kPage>> constantPages;
     std::unordered_map<uint64_t, std::array<uint8_t, kPage>> volatilePages; // cleared per unwind
     bool mapsDirty = true;
@@ -49,8 +49,9 @@ struct RemoteUnwinder::Impl {
             int pathPos = -1;
             if (std::sscanf(line.c_str(), "%llx-%llx %7s %*s %*s %*s %n", &start, &end, perms, &pathPos) < 3)
                 continue;
-            if (perms[0] != 'r' || perms[1] == 'w' || pathPos < 0 ||
-                static_cast<std::size_t>(pathPos) >= line.size())
+            // File-backed mappings, writable ones included: unwinding reads personality pointers from the
+            // GOT.
+            if (perms[0] != 'r' || pathPos < 0 || static_cast<std::size_t>(pathPos) >= line.size())
                 continue;
             const char c = line[static_cast<std::size_t>(pathPos)];
             if (c == '/' || line.compare(static_cast<std::size_t>(pathPos), 6, "[vdso]") == 0)

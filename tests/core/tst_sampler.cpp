@@ -209,6 +209,10 @@ class TestSampler : public QObject {
         QVERIFY2(inBusyWork * 10 >= busy.samples * 9,
                  qPrintable(
                      QStringLiteral("%1 of %2 busy samples in busy_work").arg(inBusyWork).arg(busy.samples)));
+        // Complete stacks, down to the thread start in libc (unwound through libstdc++ without frame
+        // pointers).
+        QVERIFY2(countContaining(busy.withFunction, "start_thread") * 10 >= busy.samples * 9,
+                 "busy stacks reach start_thread");
         const auto mixLines = sourceLines("uint64_t mix(");
         const auto busyLines = sourceLines("uint64_t busy_work(");
         QVERIFY(mixLines.first > 0 && busyLines.first > 0);
