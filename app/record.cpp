@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <set>
 #include <string>
 #include <string_view>
@@ -57,6 +58,7 @@ bool parseNumber(const char* text, double& out) {
 int record(int argc, char** argv) {
     SamplerOptions options;
     std::string output = "scorch.rec";
+    bool modeGiven = false;
     for (int i = 2; i < argc; ++i) {
         const std::string_view a = argv[i];
         auto value = [&](const char* what) -> const char* {
@@ -98,6 +100,7 @@ int record(int argc, char** argv) {
         } else if (is("", "--mode")) {
             const char* v = value("mode");
             const std::string_view m = v ? v : "";
+            modeGiven = true;
             if (m == "perf")
                 options.mode = SamplerMode::Perf;
             else if (m == "ptrace")
@@ -130,28 +133,44 @@ int record(int argc, char** argv) {
     sigaction(SIGHUP, &sa, nullptr);
 
     const bool launch = !options.command.empty();
-    Sampler sampler(options);
+    auto sampler = std::make_unique<Sampler>(options);
     try {
-        sampler.start();
+        sampler->start();
     } catch (const SamplerError& e) {
-        std::fprintf(stderr, "scorch: record: %s\n", e.what());
-        return 1;
+        const std::string what = e.what();
+        const bool perfUnavailable =
+            e.permissionDenied || what.find("perf_event_open is not available") != std::string::npos;
+        if (modeGiven || options.mode != SamplerMode::Perf || !perfUnavailable) {
+            std::fprintf(stderr, "scorch: record: %s\n", e.what());
+            return 1;
+        }
+        // The default mechanism was refused: fall back to ptrace, and say so.
+        std::fprintf(stderr, "scorch: record: %s\nscorch: record: falling back to --mode ptrace\n", e.what());
+        options.mode = SamplerMode::Ptrace;
+        sampler = std::make_unique<Sampler>(options);
+        try {
+            sampler->start();
+        } catch (const SamplerError& e2) {
+            std::fprintf(stderr, "scorch: record: %s\n", e2.what());
+            return 1;
+        }
     }
     const double rate = options.frequency > 0 ? options.frequency : Sampler::defaultFrequency(options.mode);
     std::fprintf(stderr, "scorch: recording %s %lld with %s at %g Hz%s\n", launch ? "command, pid" : "pid",
-                 static_cast<long long>(sampler.pid()), options.mode == SamplerMode::Perf ? "perf" : "ptrace",
-                 rate, options.durationSeconds > 0 ? "" : " (Ctrl+C stops)");
+                 static_cast<long long>(sampler->pid()),
+                 options.mode == SamplerMode::Perf ? "perf" : "ptrace", rate,
+                 options.durationSeconds > 0 ? "" : " (Ctrl+C stops)");
     int interrupted = 0;
-    while (!sampler.finished()) {
+    while (!sampler->finished()) {
         if (const int sig = gSignal.exchange(0)) {
             interrupted = sig;
-            sampler.stop();
+            sampler->stop();
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    sampler.wait();
-    Recording rec = sampler.take();
-    const std::string error = sampler.error();
+    sampler->wait();
+    Recording rec = sampler->take();
+    const std::string error = sampler->error();
     if (!error.empty())
         std::fprintf(stderr, "scorch: record: %s\n", error.c_str());
 
@@ -159,20 +178,20 @@ int record(int argc, char** argv) {
     if (launch) {
         if (rec.exitCode < 0) {
             std::fprintf(stderr, "scorch: recording stopped; waiting for the command (pid %lld) to exit\n",
-                         static_cast<long long>(sampler.pid()));
+                         static_cast<long long>(sampler->pid()));
             if (interrupted)
-                kill(static_cast<pid_t>(sampler.pid()), interrupted);
+                kill(static_cast<pid_t>(sampler->pid()), interrupted);
         }
         // Forward further Ctrl+C/SIGTERM to the command while waiting for it.
         std::atomic<bool> waited{false};
         std::thread forward([&] {
             while (!waited) {
                 if (const int sig = gSignal.exchange(0))
-                    kill(static_cast<pid_t>(sampler.pid()), sig);
+                    kill(static_cast<pid_t>(sampler->pid()), sig);
                 std::this_thread::sleep_for(std::chrono::milliseconds(20));
             }
         });
-        commandExit = sampler.waitCommand();
+        commandExit = sampler->waitCommand();
         waited = true;
         forward.join();
     }

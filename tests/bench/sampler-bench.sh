@@ -118,6 +118,9 @@ for mode in perf ptrace; do
         "$(echo "100 * (1 - $t / $base)" | bc -l)" "$c" "$(echo "100 * (1 - $c / $basec)" | bc -l)" "$rc"
 done
 
+echo "(wall throughput also moves with the machine's other load: a traced target woken from ptrace stops"
+echo " can get a larger share of a contended CPU; the per-CPU-second column isolates the sampler's cost)"
+
 [ $withPerf = 1 ] || exit 0
 
 # Accuracy: perf record and scorch record on the same run, in its steady state (after the late thread
