@@ -5,6 +5,7 @@
 #include "scorch/recording.h"
 #include "scorch/sampler.h"
 
+#include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
@@ -74,11 +75,13 @@ std::map<std::string, ThreadStats> statsByThread(const Profile& p) {
     return out;
 }
 
+/// Sum of the counts of the names containing `needle` (use names that match one function per sample when
+/// `m` counts functions on the stack).
 int64_t countContaining(const std::map<std::string, int64_t>& m, const std::string& needle) {
     int64_t n = 0;
     for (const auto& [name, count] : m)
         if (name.find(needle) != std::string::npos)
-            n = std::max(n, count);
+            n += count;
     return n;
 }
 
@@ -144,6 +147,18 @@ std::unique_ptr<Spawned> spawnTarget(const char* seconds) {
     if (read(info[0], &s->target, sizeof s->target) != static_cast<ssize_t>(sizeof s->target))
         return nullptr;
     return s;
+}
+
+/// "name: count, ..." of the largest entries, for failure messages.
+std::string describe(const std::map<std::string, int64_t>& m) {
+    std::vector<std::pair<int64_t, std::string>> v;
+    for (const auto& [name, count] : m)
+        v.emplace_back(count, name);
+    std::sort(v.rbegin(), v.rend());
+    std::string out;
+    for (std::size_t i = 0; i < v.size() && i < 6; ++i)
+        out += v[i].second + ": " + std::to_string(v[i].first) + "; ";
+    return out;
 }
 
 struct Run {
@@ -249,7 +264,8 @@ class TestSampler : public QObject {
 
         // Deep recursion: 40 levels of recurse() under the recurse thread, most samples in recurse_leaf.
         const ThreadStats& rec = stats["recurse"];
-        QVERIFY(countContaining(rec.leafFunction, "recurse") * 10 >= rec.samples * 9);
+        QVERIFY2(countContaining(rec.leafFunction, "recurse") * 10 >= rec.samples * 9,
+                 describe(rec.leafFunction).c_str());
         int deepest = 0;
         for (std::size_t i = 0; i < run.profile.threadCosts.node.size(); ++i) {
             int depth = 0;
@@ -362,8 +378,10 @@ private slots:
     void stopDetaches() {
         // Attach, stop after a short while, and check the target runs on untraced and ends normally.
         QFETCH(int, mode);
-        auto target = spawnTarget("1.2");
+        auto target = spawnTarget("1.5");
         QVERIFY(target);
+        const QString task = QStringLiteral("/proc/%1/task").arg(target->target);
+        QTRY_VERIFY_WITH_TIMEOUT(QDir(task).entryList(QDir::Dirs | QDir::NoDotAndDotDot).size() >= 3, 2000);
         SamplerOptions o;
         o.mode = static_cast<SamplerMode>(mode);
         o.pid = target->target;
@@ -376,7 +394,9 @@ private slots:
                     QSKIP(e.what());
                 QFAIL(e.what());
             }
-            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            // Stop as soon as there are a few samples (at most 1 s on a loaded machine).
+            for (int i = 0; i < 100 && sampler.samples() < 5; ++i)
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
             sampler.stop();
             sampler.wait();
             QVERIFY(sampler.samples() > 0);
