@@ -5,7 +5,12 @@
 //  - Ptrace: PTRACE_SEIZE every thread, PTRACE_INTERRUPT it at the rate, unwind it remotely with
 //    libunwind; costlier, but it also samples blocked threads (wall-clock / off-CPU).
 // The target is never left stopped or traced: the sampler detaches on stop(), on the target's exit, on any
-// error and in its destructor. No Qt.
+// error and in its destructor (and the kernel detaches a tracer that dies). No Qt.
+//
+// The ptrace mechanism runs on its own worker thread and waits only for that thread's children and
+// tracees (waitpid __WALL|__WNOTHREAD), so other children of the recording process are left alone. A
+// process that records its own child with ptrace must not waitpid() that child from another thread while
+// recording (the wait would take the tracee's ptrace stops).
 #pragma once
 
 #include "scorch/recording.h"
