@@ -68,6 +68,10 @@ QMenu* FlameGraphView::createContextMenu(NodeId node, QWidget* parent) {
             lines << frameDisplayName(*profile, tree->frame(n));
         QApplication::clipboard()->setText(lines.join(QLatin1Char('\n')));
     });
+    add(tr("Show Source"), "showSource", [this, node, frame] {
+        selectNode(node);
+        Q_EMIT sourceRequested(frame);
+    });
     menu->addSeparator();
     const QString name = frameDisplayName(*profile, frame);
     const QString shortName = QFontMetrics(font()).elidedText(name, Qt::ElideMiddle, 300);

@@ -95,6 +95,8 @@ Q_SIGNALS:
     void nodeSelected(scorch::NodeId node);
     void functionSelected(scorch::FrameId frame);
     void transformRequested(scorch::TreeTransform transform);
+    /// "Show Source" in the context menu.
+    void sourceRequested(scorch::FrameId frame);
     /// After setSearch(): number of matching frames drawn, matched cost (each sample once) and total.
     void searchResultChanged(int matchingNodes, qint64 matchedCost, qint64 totalCost);
     /// Back/forward availability may have changed.

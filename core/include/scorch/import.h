@@ -22,10 +22,14 @@ enum class Format {
     FoldedDiff,
     Speedscope,
     PerfData,
-    Json,
+    Json, ///< JSON that is none of the JSON formats below
     Binary,
     Empty,
-    ScorchRecording
+    ChromeCpuProfile, ///< Chrome/V8 .cpuprofile (`nodes` or the older `head` shape)
+    ChromeTrace,      ///< Chrome Trace Event Format (array or {traceEvents}), CPU profile or B/E/X events
+    Pprof,            ///< pprof profile.proto (gzipped or raw)
+    D3Json,           ///< d3-flame-graph hierarchical JSON {name, value, children}
+    ScorchRecording,  ///< Scorch's own sampler recordings (docs/recording-format.md)
 };
 std::string_view formatName(Format format);
 
