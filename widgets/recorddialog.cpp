@@ -21,6 +21,7 @@
 #include <QMessageBox>
 #include <QProcess>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStandardPaths>
@@ -30,6 +31,7 @@
 #include <QVBoxLayout>
 
 #include <unistd.h>
+#include <utility>
 
 namespace scorch {
 
@@ -293,6 +295,11 @@ void RecordDialog::poll() {
 
 void RecordDialog::finish() {
     m_pollTimer->stop();
+    const bool closeAfter = std::exchange(m_closeWhenDone, false);
+    auto closeLater = qScopeGuard([this, closeAfter] {
+        if (closeAfter)
+            QTimer::singleShot(0, this, &QWidget::close);
+    });
     std::shared_ptr<Sampler> sampler = std::move(m_sampler);
     m_live.reset();
     sampler->wait();
@@ -354,7 +361,9 @@ void RecordDialog::saveAs() {
 
 void RecordDialog::closeEvent(QCloseEvent* event) {
     if (m_sampler) {
-        m_sampler->stop(); // finish() follows from the poll timer and opens the tab
+        // finish() follows from the poll timer, opens the tab and then closes the dialog
+        m_sampler->stop();
+        m_closeWhenDone = true;
         event->ignore();
         return;
     }

@@ -111,6 +111,7 @@ private:
     qint64 m_lastLiveMs = -1000000;
     QString m_recordingDir;
     QString m_lastPath;
+    bool m_closeWhenDone = false;
     Recording m_lastRecording;
 };
 

@@ -191,6 +191,16 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(window.tab(0)->state() == ProfileTab::State::Loaded, 10000);
         QCOMPARE(window.tab(0)->profile()->meta.format, std::string("Scorch recording"));
         QVERIFY(window.tab(0)->profile()->meta.samples > 0);
+
+        // Closing the dialog while recording stops the recording, keeps it and then closes.
+        dialog->targetTabs()->setCurrentIndex(1);
+        QVERIFY(dialog->start(false).isEmpty());
+        QTRY_VERIFY_WITH_TIMEOUT(dialog->livePanel()->data() != nullptr, 3000);
+        dialog->close();
+        QVERIFY(dialog->isVisible()); // until the recording is written
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 2, 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(!dialog->isVisible(), 2000);
+        QTRY_COMPARE_WITH_TIMEOUT(window.tabCount(), 2, 2000);
     }
 };
 
