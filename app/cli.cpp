@@ -1,4 +1,5 @@
 #include "cli.h"
+#include "record.h"
 
 #include "scorch/analysis.h"
 #include "scorch/diff.h"
@@ -34,6 +35,7 @@ Commands:
   diff       print the differential folded stacks of two profiles (`stack before after`)
   convert    write the profile as speedscope JSON, pprof or folded stacks
   svg        write an interactive flame graph SVG (click to zoom, search)
+  record     sample a running process or a launched command into a Scorch recording
 
 FILE may be perf.data, perf script text, folded stacks, speedscope JSON, Chrome .cpuprofile or trace
 JSON, pprof, d3-flame-graph JSON or a Scorch recording, optionally gzip/zstd/xz-compressed; "-" reads
@@ -542,8 +544,8 @@ bool isHeadlessCommand(int argc, char** argv) {
     if (argc < 2)
         return false;
     const std::string_view a = argv[1];
-    return a == "collapse" || a == "info" || a == "diff" || a == "convert" || a == "svg" || a == "help" ||
-           a == "--help" || a == "-h" || a == "--version";
+    return a == "collapse" || a == "info" || a == "diff" || a == "convert" || a == "svg" || a == "record" ||
+           a == "help" || a == "--help" || a == "-h" || a == "--version";
 }
 
 int run(int argc, char** argv) {
@@ -567,6 +569,8 @@ int run(int argc, char** argv) {
         return convert(argc, argv);
     if (command == "svg")
         return svg(argc, argv);
+    if (command == "record")
+        return record(argc, argv);
     return usageError("unknown command " + std::string(command), kMainUsage);
 }
 

@@ -5,6 +5,7 @@
 #include "compareview.h"
 #include "flamegraphpanel.h"
 #include "profiletab.h"
+#include "recorddialog.h"
 
 #include <QAction>
 #include <QCloseEvent>
@@ -88,12 +89,23 @@ void MainWindow::createFileMenu() {
     file->addAction(tr("&Compare…"), this, &MainWindow::showCompareDialog)
         ->setToolTip(
             tr("Compare two profiles (open tabs or files): differential and side-by-side flame graphs"));
+    file->addAction(tr("&Record…"), QKeySequence(Qt::CTRL | Qt::Key_R), this, &MainWindow::showRecordDialog);
     m_exportMenu = file->addMenu(tr("&Export"));
     addExportActions(m_exportMenu, [this](ExportKind kind) { showExportDialog(kind); });
     file->addSeparator();
     file->addAction(tr("&Close Tab"), QKeySequence::Close, this,
                     [this] { closeTab(m_tabs->currentIndex()); });
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+}
+
+RecordDialog* MainWindow::showRecordDialog() {
+    if (!m_recordDialog) {
+        m_recordDialog = new RecordDialog(this);
+        connect(m_recordDialog, &RecordDialog::recordingFinished, this, &MainWindow::openFile);
+    }
+    m_recordDialog->show();
+    m_recordDialog->raise();
+    return m_recordDialog;
 }
 
 void MainWindow::createViewMenu() {

@@ -19,6 +19,7 @@ namespace scorch {
 
 class CompareTab;
 class ProfileTab;
+class RecordDialog;
 
 class MainWindow final : public QMainWindow {
     Q_OBJECT
@@ -42,6 +43,9 @@ public:
 
     /// Exports the current tab to `target`; returns an error message or an empty string.
     QString exportCurrent(ExportKind kind, const QString& target);
+
+    /// File > Record…: the record dialog (created once, non-modal); finished recordings open in tabs.
+    RecordDialog* showRecordDialog();
 
     QStringList recentFiles() const;
     QProgressBar* progressBar() const { return m_progress; }
@@ -77,6 +81,7 @@ private:
     QLabel* m_progressLabel = nullptr;
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
+    RecordDialog* m_recordDialog = nullptr;
 };
 
 } // namespace scorch

@@ -1,4 +1,5 @@
 #include "scorch/import.h"
+#include "scorch/recording.h"
 
 #include "importers.h"
 #include "pipeline.h"
@@ -27,6 +28,8 @@ std::string_view formatName(Format format) {
         return "JSON";
     case Format::Binary:
         return "binary data";
+    case Format::ScorchRecording:
+        return "Scorch recording";
     case Format::Empty:
         return "empty";
     case Format::ChromeCpuProfile:
@@ -106,6 +109,8 @@ std::string printable(std::string_view s) {
 Format detectFormat(std::string_view head) {
     if (head.empty())
         return Format::Empty;
+    if (head.starts_with(kRecordingMagic))
+        return Format::ScorchRecording;
     if (head.starts_with("PERFILE2") || head.starts_with("PERFFILE"))
         return Format::PerfData;
     if (looksLikePprof(head))
@@ -246,6 +251,18 @@ Profile importFrom(std::unique_ptr<ByteSource> source, const std::string& name, 
             "Chrome profiles and traces, pprof or d3 JSON); "
             "it starts with \"" +
             printable(first) + "\"");
+    }
+    case Format::ScorchRecording: {
+        std::string bytes = std::move(head);
+        char buf[1 << 16];
+        while (const std::size_t got = source->read(buf, sizeof buf))
+            bytes.append(buf, got);
+        Profile p = profileFromRecording(parseRecording(bytes, name), name, control.cancel);
+        p.meta.inputBytes = bytes.size();
+        p.meta.compression = source->compression();
+        if (p.meta.samples == 0)
+            throw ImportError(name + ": the recording has no samples");
+        return p;
     }
     default:
         break;

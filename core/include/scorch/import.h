@@ -29,6 +29,7 @@ enum class Format {
     ChromeTrace,      ///< Chrome Trace Event Format (array or {traceEvents}), CPU profile or B/E/X events
     Pprof,            ///< pprof profile.proto (gzipped or raw)
     D3Json,           ///< d3-flame-graph hierarchical JSON {name, value, children}
+    ScorchRecording,  ///< Scorch's own sampler recordings (docs/recording-format.md)
 };
 std::string_view formatName(Format format);
 

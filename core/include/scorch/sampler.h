@@ -1,0 +1,89 @@
+// Scorch's own sampler: records call stacks of a running process (attach to a PID) or of a command it
+// launches, with one of two mechanisms:
+//  - Perf: perf_event_open cpu-clock events (per CPU, inherited by new threads), frame-pointer callchains
+//    plus user register/stack copies unwound with libunwind; cheap, samples on-CPU threads only;
+//  - Ptrace: PTRACE_SEIZE every thread, PTRACE_INTERRUPT it at the rate, unwind it remotely with
+//    libunwind; costlier, but it also samples blocked threads (wall-clock / off-CPU).
+// The target is never left stopped or traced: the sampler detaches on stop(), on the target's exit, on any
+// error and in its destructor (and the kernel detaches a tracer that dies). No Qt.
+//
+// The ptrace mechanism runs on its own worker thread and waits only for that thread's children and
+// tracees (waitpid __WALL|__WNOTHREAD), so other children of the recording process are left alone. A
+// process that records its own child with ptrace must not waitpid() that child from another thread while
+// recording (the wait would take the tracee's ptrace stops).
+#pragma once
+
+#include "scorch/recording.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace scorch {
+
+enum class SamplerMode { Perf, Ptrace };
+
+struct SamplerOptions {
+    SamplerMode mode = SamplerMode::Perf;
+    double frequency = 0;             ///< per thread and second; 0 = 999 (perf) / 99 (ptrace)
+    double durationSeconds = 0;       ///< 0 = until stop() or the target exits
+    int64_t pid = -1;                 ///< attach to this process ...
+    std::vector<std::string> command; ///< ... or launch this command (argv[0] searched in PATH)
+    std::string workingDirectory;     ///< for a launched command; empty = the current one
+    uint32_t stackBytes = 8192;       ///< perf: user stack bytes copied per sample for DWARF unwinding
+    uint32_t maxDepth = 256;          ///< frames per sample
+};
+
+/// Attaching or launching failed. what() is a complete message for the user; for permission problems it
+/// names the kernel setting, its current value and the ways out.
+class SamplerError : public std::runtime_error {
+public:
+    explicit SamplerError(const std::string& message, bool permission = false)
+        : std::runtime_error(message)
+        , permissionDenied(permission) {}
+    bool permissionDenied;
+};
+
+class Sampler {
+public:
+    explicit Sampler(SamplerOptions options);
+    /// Stops and detaches (if still recording) and waits for the worker.
+    ~Sampler();
+    Sampler(const Sampler&) = delete;
+    Sampler& operator=(const Sampler&) = delete;
+
+    /// Attaches or launches, then records on a worker thread. Throws SamplerError.
+    void start();
+    /// Asks the worker to stop; returns at once (async-signal-safe: it only stores to an atomic).
+    void stop();
+    /// Blocks until recording ended (stop(), duration, target exit or error).
+    void wait();
+    bool finished() const;
+
+    int64_t pid() const;
+    uint64_t samples() const;
+    /// The modules and threads so far and the samples from index `fromSample` on (for live display).
+    Recording snapshot(std::size_t fromSample = 0) const;
+    /// The complete recording; call after wait().
+    Recording take();
+    /// An error that ended the recording early (empty when none).
+    std::string error() const;
+    /// Launch mode, after wait(): waits for the command to exit if it still runs (it keeps running untraced
+    /// after the recording) and returns its exit code, 128 + signal when killed; -1 when attached.
+    int waitCommand();
+
+    static double defaultFrequency(SamplerMode mode) { return mode == SamplerMode::Perf ? 999 : 99; }
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> d;
+};
+
+/// The advice for a failed perf_event_open/ptrace with `err` (EPERM/EACCES/...): the setting, its current
+/// value and the ways out. `attach` = attaching to an existing process (launching needs fewer rights).
+std::string samplerPermissionAdvice(SamplerMode mode, int err, bool attach, int64_t pid);
+
+} // namespace scorch

@@ -1,0 +1,542 @@
+// The sampler on a real multi-threaded program (tests/data/sampler-target) in both mechanisms: where the
+// samples land, inline frames and lines, the target's own output and exit code, attach and exit handling,
+// the recording format, and the permission message.
+#include "scorch/import.h"
+#include "scorch/recording.h"
+#include "scorch/sampler.h"
+
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace scorch;
+
+namespace {
+
+constexpr const char* kTarget = SCORCH_SAMPLER_TARGET;
+constexpr const char* kTargetFp = SCORCH_SAMPLER_TARGET_FP;
+
+/// Per thread name: samples, and samples whose stack contains a frame of each function name.
+struct ThreadStats {
+    int64_t samples = 0;
+    std::map<std::string, int64_t> withFunction; // function on the stack
+    std::map<std::string, int64_t> leafFunction; // outermost non-inlined frame of the leaf
+};
+
+/// Lines [first, last] of the function whose definition line contains `signature` in the target's source.
+std::pair<uint32_t, uint32_t> sourceLines(const std::string& signature) {
+    std::ifstream in(std::string(SCORCH_TEST_DATA) + "/sampler-target/target.cpp");
+    std::string line;
+    uint32_t n = 0, first = 0;
+    while (std::getline(in, line)) {
+        ++n;
+        if (!first && line.find(signature) != std::string::npos)
+            first = n;
+        else if (first && line.starts_with("}"))
+            return {first, n};
+    }
+    return {0, 0};
+}
+
+std::map<std::string, ThreadStats> statsByThread(const Profile& p) {
+    std::map<std::string, ThreadStats> out;
+    const ThreadCosts& tc = p.threadCosts;
+    for (std::size_t i = 0; i < tc.thread.size(); ++i) {
+        const int64_t cost = tc.cost[0][i];
+        if (cost == 0)
+            continue;
+        ThreadStats& s = out[p.threads[tc.thread[i]].name];
+        s.samples += cost;
+        std::set<std::string> seen;
+        std::string leaf;
+        for (NodeId n = tc.node[i]; n != kRootNode; n = p.tree.parent(n)) {
+            const Frame& f = p.frames[p.tree.frame(n)];
+            const std::string name(p.strings.view(f.name));
+            if (leaf.empty() && f.kind != FrameKind::Inlined)
+                leaf = name;
+            seen.insert(name);
+        }
+        for (const std::string& name : seen)
+            s.withFunction[name] += cost;
+        s.leafFunction[leaf] += cost;
+    }
+    return out;
+}
+
+/// Sum of the counts of the names containing `needle` (use names that match one function per sample when
+/// `m` counts functions on the stack).
+int64_t countContaining(const std::map<std::string, int64_t>& m, const std::string& needle) {
+    int64_t n = 0;
+    for (const auto& [name, count] : m)
+        if (name.find(needle) != std::string::npos)
+            n += count;
+    return n;
+}
+
+/// The target started as a grandchild whose parent is not this process: an orphaned waiter process waits
+/// for it and reports its exit code through a pipe. (A tracer in the same process as the target's parent
+/// would compete with the parent's waitpid.)
+struct Spawned {
+    pid_t target = -1;
+    int statusFd = -1; ///< the exit code arrives here
+    int outFd = -1;    ///< the target's standard output
+    int exitCode() {
+        int code = -1;
+        if (read(statusFd, &code, sizeof code) != static_cast<ssize_t>(sizeof code))
+            code = -1;
+        return code;
+    }
+    std::string output() {
+        std::string text;
+        char buf[512];
+        ssize_t n;
+        while ((n = read(outFd, buf, sizeof buf)) > 0)
+            text.append(buf, static_cast<std::size_t>(n));
+        return text;
+    }
+    ~Spawned() {
+        close(statusFd);
+        close(outFd);
+    }
+};
+
+std::unique_ptr<Spawned> spawnTarget(const char* seconds) {
+    int info[2], out[2];
+    if (pipe(info) != 0 || pipe(out) != 0)
+        return nullptr;
+    const pid_t first = fork();
+    if (first == 0) {
+        if (fork() != 0)
+            _exit(0); // the waiter below is orphaned
+        close(info[0]);
+        close(out[0]);
+        const pid_t t = fork();
+        if (t == 0) {
+            dup2(out[1], 1);
+            execl(kTarget, kTarget, seconds, static_cast<char*>(nullptr));
+            _exit(127);
+        }
+        close(out[1]);
+        if (write(info[1], &t, sizeof t) < 0)
+            _exit(1);
+        int st = 0;
+        waitpid(t, &st, 0);
+        const int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        if (write(info[1], &code, sizeof code) < 0)
+            _exit(1);
+        _exit(0);
+    }
+    close(info[1]);
+    close(out[1]);
+    waitpid(first, nullptr, 0);
+    auto s = std::make_unique<Spawned>();
+    s->statusFd = info[0];
+    s->outFd = out[0];
+    if (read(info[0], &s->target, sizeof s->target) != static_cast<ssize_t>(sizeof s->target))
+        return nullptr;
+    return s;
+}
+
+/// "name: count, ..." of the largest entries, for failure messages.
+std::string describe(const std::map<std::string, int64_t>& m) {
+    std::vector<std::pair<int64_t, std::string>> v;
+    for (const auto& [name, count] : m)
+        v.emplace_back(count, name);
+    std::sort(v.rbegin(), v.rend());
+    std::string out;
+    for (std::size_t i = 0; i < v.size() && i < 6; ++i)
+        out += v[i].second + ": " + std::to_string(v[i].first) + "; ";
+    return out;
+}
+
+struct Run {
+    Recording recording;
+    Profile profile;
+    std::string output;
+    int exitCode = -1;
+    QString skip, error; ///< the kernel refused the mechanism / any other error
+};
+
+Run recordLaunch(SamplerMode mode, const char* target, double seconds, const QString& dir) {
+    Run run;
+    const std::string out = (dir + QStringLiteral("/target.out")).toStdString();
+    SamplerOptions o;
+    o.mode = mode;
+    o.command = {"/bin/sh", "-c", "exec \"$0\" \"$1\" > \"$2\"", target, std::to_string(seconds), out};
+    Sampler sampler(o);
+    try {
+        sampler.start();
+    } catch (const SamplerError& e) {
+        const std::string what = e.what();
+        if (e.permissionDenied || what.find("not available") != std::string::npos)
+            run.skip = QStringLiteral("the kernel refuses this sampling mechanism here: ") +
+                       QString::fromStdString(what);
+        else
+            run.error = QString::fromStdString(what);
+        return run;
+    }
+    sampler.wait();
+    run.exitCode = sampler.waitCommand();
+    run.recording = sampler.take();
+    std::ifstream in(out);
+    std::getline(in, run.output, '\0');
+    run.profile = profileFromRecording(run.recording, "test.rec");
+    return run;
+}
+
+} // namespace
+
+class TestSampler : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    std::map<SamplerMode, std::map<std::string, double>> m_topShares;
+
+    void checkLaunch(SamplerMode mode, const char* target) {
+        Run run = recordLaunch(mode, target, 1.5, m_dir.path());
+        if (!run.skip.isEmpty())
+            QSKIP(qPrintable(run.skip));
+        QVERIFY2(run.error.isEmpty(), qPrintable(run.error));
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(run.output.find("errors=0") != std::string::npos, run.output.c_str());
+        QCOMPARE(run.recording.exitCode, 0);
+        QVERIFY(!run.recording.modules.empty());
+        auto stats = statsByThread(run.profile);
+        QVERIFY2(stats.count("busy") && stats.count("recurse") && stats.count("late"),
+                 "the busy, recurse and late threads all have samples");
+
+        // >= 90% of the busy thread's samples in busy_work, with the inlined mix() inside it.
+        const ThreadStats& busy = stats["busy"];
+        QVERIFY(busy.samples >= 20);
+        const int64_t inBusyWork = countContaining(busy.leafFunction, "busy_work");
+        QVERIFY2(inBusyWork * 10 >= busy.samples * 9,
+                 qPrintable(
+                     QStringLiteral("%1 of %2 busy samples in busy_work").arg(inBusyWork).arg(busy.samples)));
+        // Complete stacks, down to the thread start in libc (unwound through libstdc++ without frame
+        // pointers).
+        QVERIFY2(countContaining(busy.withFunction, "start_thread") * 10 >= busy.samples * 9,
+                 "busy stacks reach start_thread");
+        const auto mixLines = sourceLines("uint64_t mix(");
+        const auto busyLines = sourceLines("uint64_t busy_work(");
+        QVERIFY(mixLines.first > 0 && busyLines.first > 0);
+        bool inlineMix = false;
+        for (std::size_t i = 1; i < run.profile.frames.size(); ++i) {
+            const Frame& f = run.profile.frames[FrameId{static_cast<uint32_t>(i)}];
+            inlineMix =
+                inlineMix || (f.kind == FrameKind::Inlined &&
+                              run.profile.strings.view(f.name).find("mix") != std::string_view::npos &&
+                              run.profile.strings.view(f.file).ends_with("target.cpp"));
+        }
+        QVERIFY2(inlineMix, "an inline frame for mix() declared in target.cpp");
+        // file:line: the inlined mix() executes its own lines; busy_work calls it from its own lines.
+        const LineCosts& lc = run.profile.lineCosts;
+        int64_t mixSelf = 0, busyLine = 0;
+        for (std::size_t i = 0; i < lc.size(); ++i) {
+            const Frame& f = run.profile.frames[lc.frame[i]];
+            const std::string_view fn = run.profile.strings.view(f.name);
+            const std::string_view file = run.profile.strings.view(lc.file[i]);
+            const uint32_t line = lc.line[i];
+            if (!file.ends_with("target.cpp"))
+                continue;
+            if (f.kind == FrameKind::Inlined && fn.find("mix") != std::string_view::npos &&
+                line >= mixLines.first && line <= mixLines.second)
+                mixSelf += lc.self[0][i];
+            if (fn.find("busy_work") != std::string_view::npos && line >= busyLines.first &&
+                line <= busyLines.second)
+                busyLine += lc.total[0][i];
+        }
+        QVERIFY2(mixSelf * 2 >= busy.samples,
+                 qPrintable(
+                     QStringLiteral("%1 of %2 busy samples on mix() lines").arg(mixSelf).arg(busy.samples)));
+        QVERIFY2(busyLine * 10 >= busy.samples * 9, "busy_work samples carry target.cpp lines of busy_work");
+
+        // Deep recursion: 40 levels of recurse() under the recurse thread, most samples in recurse_leaf.
+        const ThreadStats& rec = stats["recurse"];
+        QVERIFY2(countContaining(rec.leafFunction, "recurse") * 10 >= rec.samples * 9,
+                 describe(rec.leafFunction).c_str());
+        int deepest = 0;
+        for (std::size_t i = 0; i < run.profile.threadCosts.node.size(); ++i) {
+            int depth = 0;
+            for (NodeId n = run.profile.threadCosts.node[i]; n != kRootNode; n = run.profile.tree.parent(n))
+                depth += run.profile.nodeName(n).ends_with("::recurse") ? 1 : 0;
+            deepest = std::max(deepest, depth);
+        }
+        QVERIFY2(deepest >= 40, // recurse(40) .. recurse(1); recurse(0) tail-calls recurse_leaf
+                 qPrintable(QStringLiteral("deepest recursion seen: %1").arg(deepest)));
+
+        // The late thread (started 300 ms in) in late_work/unit.
+        const ThreadStats& late = stats["late"];
+        QVERIFY(countContaining(late.withFunction, "late_work") * 10 >= late.samples * 9);
+
+        std::map<std::string, double>& top = m_topShares[mode];
+        for (const char* fn : {"busy_work", "recurse_leaf", "unit"}) {
+            int64_t n = 0, all = 0;
+            for (const auto& [name, s] : stats) {
+                if (name != "busy" && name != "recurse" && name != "late")
+                    continue;
+                all += s.samples;
+                for (const auto& [leaf, c] : s.leafFunction)
+                    if (leaf.ends_with("::" + std::string(fn)))
+                        n += c;
+            }
+            top[fn] = all ? static_cast<double>(n) / static_cast<double>(all) : 0;
+        }
+        if (mode == SamplerMode::Ptrace) {
+            // Wall-clock: the sleeping main thread is sampled too.
+            QVERIFY2(stats.count("sampler_target_"), "the blocked main thread has samples in ptrace mode");
+        }
+    }
+
+private slots:
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+    void perfLaunch() { checkLaunch(SamplerMode::Perf, kTarget); }
+    void ptraceLaunch() { checkLaunch(SamplerMode::Ptrace, kTarget); }
+    void perfFramePointers() {
+        Run run = recordLaunch(SamplerMode::Perf, kTargetFp, 0.8, m_dir.path());
+        if (!run.skip.isEmpty())
+            QSKIP(qPrintable(run.skip));
+        QVERIFY2(run.error.isEmpty(), qPrintable(run.error));
+        QCOMPARE(run.exitCode, 0);
+        auto stats = statsByThread(run.profile);
+        QVERIFY(countContaining(stats["busy"].leafFunction, "busy_work") * 10 >= stats["busy"].samples * 9);
+    }
+
+    void mechanismsAgree() {
+        if (m_topShares.size() < 2)
+            QSKIP("needs both perfLaunch and ptraceLaunch");
+        // The three hot functions split the on-CPU time about equally in both; shares within 15 points
+        // (recordings are short and the CI machine is shared).
+        for (const auto& [fn, share] : m_topShares[SamplerMode::Perf]) {
+            const double other = m_topShares[SamplerMode::Ptrace][fn];
+            QVERIFY2(share > 0.1 && other > 0.1, fn.c_str());
+            QVERIFY2(
+                std::abs(share - other) < 0.15,
+                qPrintable(QStringLiteral("%1: perf %2 ptrace %3").arg(fn.c_str()).arg(share).arg(other)));
+        }
+    }
+
+    void attachAndTargetExits_data() {
+        QTest::addColumn<int>("mode");
+        QTest::newRow("perf") << int(SamplerMode::Perf);
+        QTest::newRow("ptrace") << int(SamplerMode::Ptrace);
+    }
+    void attachAndTargetExits() {
+        QFETCH(int, mode);
+        auto target = spawnTarget("0.9");
+        QVERIFY(target);
+        std::this_thread::sleep_for(std::chrono::milliseconds(400)); // the late thread exists by now
+        SamplerOptions o;
+        o.mode = static_cast<SamplerMode>(mode);
+        o.pid = target->target;
+        o.durationSeconds = 10;
+        Sampler sampler(o);
+        try {
+            sampler.start();
+        } catch (const SamplerError& e) {
+            kill(target->target, SIGKILL);
+            if (e.permissionDenied)
+                QSKIP(e.what());
+            QFAIL(e.what());
+        }
+        const auto t0 = std::chrono::steady_clock::now();
+        // The target exits after ~0.5 s more: the recording ends by itself, long before the duration.
+        sampler.wait();
+        const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        QVERIFY2(took < 5, qPrintable(QString::number(took)));
+        QCOMPARE(target->exitCode(), 0);
+        QVERIFY(target->output().find("errors=0") != std::string::npos);
+        Recording r = sampler.take();
+        QVERIFY(r.samples.size() >= 10);
+        std::set<std::string> names;
+        for (const RecordedThread& t : r.threads)
+            names.insert(t.name);
+        QVERIFY(names.count("busy") && names.count("late"));
+        // Symbolizing after the process is gone: binaries unchanged, build-ids match.
+        Profile p = profileFromRecording(r, "attach.rec");
+        auto stats = statsByThread(p);
+        QVERIFY(countContaining(stats["busy"].leafFunction, "busy_work") * 10 >= stats["busy"].samples * 9);
+    }
+
+    void stopDetaches_data() {
+        QTest::addColumn<int>("mode");
+        QTest::newRow("perf") << int(SamplerMode::Perf);
+        QTest::newRow("ptrace") << int(SamplerMode::Ptrace);
+    }
+    void stopDetaches() {
+        // Attach, stop after a short while, and check the target runs on untraced and ends normally.
+        QFETCH(int, mode);
+        auto target = spawnTarget("1.5");
+        QVERIFY(target);
+        const QString task = QStringLiteral("/proc/%1/task").arg(target->target);
+        QTRY_VERIFY_WITH_TIMEOUT(QDir(task).entryList(QDir::Dirs | QDir::NoDotAndDotDot).size() >= 3, 2000);
+        SamplerOptions o;
+        o.mode = static_cast<SamplerMode>(mode);
+        o.pid = target->target;
+        {
+            Sampler sampler(o);
+            try {
+                sampler.start();
+            } catch (const SamplerError& e) {
+                if (e.permissionDenied)
+                    QSKIP(e.what());
+                QFAIL(e.what());
+            }
+            // Stop as soon as there are a few samples (at most 1 s on a loaded machine).
+            for (int i = 0; i < 100 && sampler.samples() < 5; ++i)
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            sampler.stop();
+            sampler.wait();
+            QVERIFY(sampler.samples() > 0);
+        }
+        std::ifstream status("/proc/" + std::to_string(target->target) + "/status");
+        std::string line, tracer, state;
+        while (std::getline(status, line)) {
+            if (line.starts_with("TracerPid:"))
+                tracer = line;
+            if (line.starts_with("State:"))
+                state = line;
+        }
+        QCOMPARE(QString::fromStdString(tracer).simplified(), QStringLiteral("TracerPid: 0"));
+        QVERIFY2(state.find("(stopped)") == std::string::npos && state.find("tracing") == std::string::npos,
+                 state.c_str());
+        QCOMPARE(target->exitCode(), 0);
+        QVERIFY(target->output().find("errors=0") != std::string::npos);
+    }
+
+    void launchFailure() {
+        SamplerOptions o;
+        o.mode = SamplerMode::Ptrace;
+        o.command = {"/nonexistent/program"};
+        Sampler sampler(o);
+        try {
+            sampler.start();
+            QFAIL("expected an error");
+        } catch (const SamplerError& e) {
+            if (e.permissionDenied)
+                QSKIP(e.what());
+            QVERIFY2(std::strstr(e.what(), "/nonexistent/program") && std::strstr(e.what(), "No such file"),
+                     e.what());
+        }
+    }
+
+    void permissionMessage() {
+        // As an unprivileged user, attaching to PID 1 must fail with the advice, in both mechanisms.
+        for (SamplerMode mode : {SamplerMode::Perf, SamplerMode::Ptrace}) {
+            int pipefd[2];
+            QVERIFY(pipe(pipefd) == 0);
+            const pid_t child = fork();
+            if (child == 0) {
+                close(pipefd[0]);
+                if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+                    _exit(3);
+                SamplerOptions o;
+                o.mode = mode;
+                o.pid = 1;
+                std::string msg;
+                try {
+                    Sampler s(o);
+                    s.start();
+                    msg = "STARTED";
+                } catch (const SamplerError& e) {
+                    msg = std::string(e.permissionDenied ? "DENIED\n" : "OTHER\n") + e.what();
+                }
+                if (write(pipefd[1], msg.data(), msg.size()) < 0)
+                    _exit(4);
+                _exit(0);
+            }
+            close(pipefd[1]);
+            std::string msg;
+            char buf[4096];
+            ssize_t n;
+            while ((n = read(pipefd[0], buf, sizeof buf)) > 0)
+                msg.append(buf, static_cast<std::size_t>(n));
+            close(pipefd[0]);
+            int st = 0;
+            waitpid(child, &st, 0);
+            if (WIFEXITED(st) && WEXITSTATUS(st) == 3)
+                QSKIP("cannot switch to user nobody");
+            QVERIFY2(msg.starts_with("DENIED\n"), msg.c_str());
+            const char* setting =
+                mode == SamplerMode::Perf ? "kernel.perf_event_paranoid = " : "kernel.yama.ptrace_scope = ";
+            QVERIFY2(msg.find(setting) != std::string::npos, msg.c_str());
+            std::ifstream value(mode == SamplerMode::Perf ? "/proc/sys/kernel/perf_event_paranoid"
+                                                          : "/proc/sys/kernel/yama/ptrace_scope");
+            std::string v = "absent";
+            if (value)
+                value >> v;
+            QVERIFY2(msg.find(setting + v) != std::string::npos, msg.c_str());
+            QVERIFY(msg.find("scorch record -- COMMAND") != std::string::npos); // launch instead
+            QVERIFY(msg.find("setcap") != std::string::npos && msg.find("root") != std::string::npos);
+            QVERIFY(msg.find("user id 0") != std::string::npos); // names the owner
+        }
+    }
+
+    void recordingRoundTrip() {
+        Recording r;
+        r.mode = "ptrace";
+        r.frequency = 99;
+        r.pid = 42;
+        r.command = {"a", "b c"};
+        r.startNs = 5;
+        r.endNs = 10;
+        r.exitCode = 3;
+        r.modules.push_back({0x1000, 0x2000, 0x100, 6, "/bin/true", "abcd"});
+        r.threads.push_back({42, 6, "main"});
+        const uint64_t ips[] = {0x1234, 0x1500};
+        r.addSample(42, 7, ips, 2);
+        r.notes.push_back("note");
+        const std::string bytes = serializeRecording(r);
+        QCOMPARE(detectFormat(bytes), Format::ScorchRecording);
+        Recording back = parseRecording(bytes, "x.rec");
+        QCOMPARE(back.mode, r.mode);
+        QCOMPARE(back.command, r.command);
+        QCOMPARE(back.exitCode, 3);
+        QCOMPARE(back.modules.size(), std::size_t(1));
+        QCOMPARE(back.modules[0].buildId, std::string("abcd"));
+        QCOMPARE(back.samples.size(), std::size_t(1));
+        QCOMPARE(back.ips, r.ips);
+        QCOMPARE(back.notes, r.notes);
+        // Truncated in the middle of a sample: an error naming the file and byte offset.
+        try {
+            parseRecording(std::string_view(bytes).substr(0, bytes.size() - 12), "x.rec");
+            QFAIL("expected an error");
+        } catch (const ImportError& e) {
+            QVERIFY2(std::strstr(e.what(), "x.rec: byte offset ") && std::strstr(e.what(), "truncated"),
+                     e.what());
+        }
+        // A later version is refused with a clear message.
+        std::string newer = bytes;
+        newer[8] = 9;
+        try {
+            parseRecording(newer, "x.rec");
+            QFAIL("expected an error");
+        } catch (const ImportError& e) {
+            QVERIFY2(std::strstr(e.what(), "version 9"), e.what());
+        }
+        // Atomic write and import through importProfile.
+        const std::string path = (m_dir.path() + QStringLiteral("/rt.rec")).toStdString();
+        writeRecording(r, path);
+        QFile written(QString::fromStdString(path));
+        QVERIFY(written.open(QIODevice::ReadOnly));
+        QCOMPARE(written.readAll().toStdString(), bytes);
+        Profile p = importProfile(path);
+        QCOMPARE(p.meta.format, std::string("Scorch recording"));
+        QCOMPARE(p.meta.samples, uint64_t(1));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSampler)
+#include "tst_sampler.moc"

@@ -1,0 +1,118 @@
+// File > Record…: pick a running process (live process list with a filter) or a command to launch, the
+// mechanism, rate and duration; Start/Stop. While recording, the flame graph of the samples so far updates
+// every second with the sample count and elapsed time. When the recording ends it is written to a file
+// in Scorch's recording format and recordingFinished() hands it over (the main window opens it in a tab);
+// "Save recording…" copies it anywhere.
+#pragma once
+
+#include "scorch/recording.h"
+
+#include <QDialog>
+#include <QElapsedTimer>
+
+#include <future>
+#include <memory>
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSpinBox;
+class QTabWidget;
+class QTableView;
+class QTimer;
+
+namespace scorch {
+
+class FlameGraphPanel;
+class ProcessFilterProxy;
+class ProcessListModel;
+class Sampler;
+struct Profile;
+
+class RecordDialog final : public QDialog {
+    Q_OBJECT
+public:
+    explicit RecordDialog(QWidget* parent = nullptr);
+    ~RecordDialog() override;
+
+    ProcessListModel* processModel() const { return m_processes; }
+    ProcessFilterProxy* processProxy() const { return m_proxy; }
+    QTableView* processView() const { return m_view; }
+    QLineEdit* filterEdit() const { return m_filter; }
+    QCheckBox* onlyMineBox() const { return m_onlyMine; }
+    QTabWidget* targetTabs() const { return m_targetTabs; }
+    QLineEdit* commandEdit() const { return m_command; }
+    QLineEdit* argumentsEdit() const { return m_arguments; }
+    QLineEdit* workingDirEdit() const { return m_workingDir; }
+    QComboBox* modeBox() const { return m_mode; }
+    QSpinBox* rateBox() const { return m_rate; }
+    QDoubleSpinBox* durationBox() const { return m_duration; }
+    QPushButton* startButton() const { return m_start; }
+    QPushButton* stopButton() const { return m_stop; }
+    QPushButton* saveButton() const { return m_save; }
+    QLabel* statusLabel() const { return m_status; }
+    FlameGraphPanel* livePanel() const { return m_panel; }
+
+    bool isRecording() const;
+    /// The file of the last finished recording (empty before).
+    QString lastRecordingPath() const { return m_lastPath; }
+    /// Where finished recordings are written before they are saved elsewhere.
+    void setRecordingDir(const QString& dir) { m_recordingDir = dir; }
+
+    /// Starts recording with the current settings; returns an error message (also shown) or empty.
+    QString start(bool showErrors = true);
+    void stop();
+
+Q_SIGNALS:
+    void recordingStarted(qint64 pid);
+    /// Live flame graph updated (for tests).
+    void liveUpdated(quint64 samples);
+    /// The recording ended and was written to `path`.
+    void recordingFinished(const QString& path);
+    void recordingFailed(const QString& message);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    struct Live;
+    void poll();
+    void finish();
+    void saveAs();
+    void updateButtons();
+
+    ProcessListModel* m_processes;
+    ProcessFilterProxy* m_proxy;
+    QTabWidget* m_targetTabs;
+    QTableView* m_view;
+    QLineEdit* m_filter;
+    QCheckBox* m_onlyMine;
+    QLineEdit* m_command;
+    QLineEdit* m_arguments;
+    QLineEdit* m_workingDir;
+    QComboBox* m_mode;
+    QSpinBox* m_rate;
+    QDoubleSpinBox* m_duration;
+    QPushButton* m_start;
+    QPushButton* m_stop;
+    QPushButton* m_save;
+    QLabel* m_status;
+    FlameGraphPanel* m_panel;
+    QTimer* m_refreshTimer;
+    QTimer* m_pollTimer;
+
+    std::shared_ptr<Sampler> m_sampler;
+    std::shared_ptr<Live> m_live;
+    std::future<std::shared_ptr<const Profile>> m_liveJob;
+    QElapsedTimer m_elapsed;
+    qint64 m_lastLiveMs = -1000000;
+    QString m_recordingDir;
+    QString m_lastPath;
+    bool m_closeWhenDone = false;
+    Recording m_lastRecording;
+};
+
+} // namespace scorch
