@@ -1,5 +1,6 @@
 #include "scorch/import.h"
 
+#include "perfdata.h"
 #include "pipeline.h"
 #include "scorch/bytesource.h"
 #include "textutil.h"
@@ -205,10 +206,7 @@ Profile importFrom(std::unique_ptr<ByteSource> source, const std::string& name, 
     case Format::Empty:
         throw ImportError(name + ": the file is empty");
     case Format::PerfData:
-        throw ImportError(name +
-                          ": binary perf.data file; this version of Scorch reads its text form: "
-                          "run `perf script -i " +
-                          name + " > " + name + ".perf` and open that");
+        return importPerfData(*source, std::move(head), name, options, control);
     case Format::Json:
         throw ImportError(name + ": this JSON is not a speedscope profile; Chrome profiles and traces, pprof "
                                  "and d3 JSON are not supported yet");
