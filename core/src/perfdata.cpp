@@ -4,6 +4,7 @@
 
 #include "perfdata_format.h"
 #include "perfdata_state.h"
+#include "scorch/perfdata.h"
 
 #include <algorithm>
 #include <chrono>
@@ -12,19 +13,17 @@
 
 namespace scorch::detail {
 
-namespace {
-
 using namespace perf;
 
+namespace {
+
 std::string eventName(uint32_t type, uint64_t config) {
-    static const char* const hardware[] = {"cycles",        "instructions",     "cache-references",
-                                           "cache-misses",  "branches",         "branch-misses",
-                                           "bus-cycles",    "stalled-cycles-frontend", "stalled-cycles-backend",
-                                           "ref-cycles"};
-    static const char* const software[] = {"cpu-clock",        "task-clock",       "page-faults",
-                                           "context-switches", "cpu-migrations",   "minor-faults",
-                                           "major-faults",     "alignment-faults", "emulation-faults",
-                                           "dummy"};
+    static const char* const hardware[] = {
+        "cycles",        "instructions", "cache-references",        "cache-misses",           "branches",
+        "branch-misses", "bus-cycles",   "stalled-cycles-frontend", "stalled-cycles-backend", "ref-cycles"};
+    static const char* const software[] = {
+        "cpu-clock",    "task-clock",   "page-faults",      "context-switches", "cpu-migrations",
+        "minor-faults", "major-faults", "alignment-faults", "emulation-faults", "dummy"};
     if (type == 0 && config < std::size(hardware))
         return hardware[config];
     if (type == 1 && config < std::size(software))
@@ -42,15 +41,19 @@ struct Pending {
     int64_t buffer;  ///< index of the decompression buffer holding it, -1 = the file
 };
 
-class Reader {
+} // namespace
+
+class PerfDataReader {
 public:
-    Reader(std::string_view data, const std::string& name, const ImportOptions& options,
-           const ImportControl& control, uint64_t totalBytes)
+    PerfDataReader(std::string_view data, const std::string& name, const ImportOptions& options,
+                   const ImportControl& control, uint64_t totalBytes)
         : m_data(data)
         , m_name(name)
         , m_control(control)
         , m_total(totalBytes)
         , m_state(name, options) {}
+
+    PerfState& state() { return m_state; }
 
     Profile run(const std::string& compression) {
         m_start = std::chrono::steady_clock::now();
@@ -78,22 +81,24 @@ public:
             readAttrs(attrSize, attrsOffset, attrsSize);
             // Features follow the data section: read them first (build-ids, event names) when they are there.
             if (dataSize == 0 && dataOffset < m_data.size()) {
-                m_state.warn(0, "the data size in the header is 0 (perf record did not finish): reading to the end "
-                                "of the file");
+                m_state.warn(
+                    0, "the data size in the header is 0 (perf record did not finish): reading to the end "
+                       "of the file");
                 dataSize = m_data.size() - dataOffset;
             } else {
                 readFeatures(features, dataOffset + dataSize);
             }
             if (dataOffset > m_data.size())
-                throw ImportError(m_name + ": the data section starts at byte offset " + std::to_string(dataOffset) +
-                                  " beyond the end of the file (" + std::to_string(m_data.size()) +
-                                  " bytes): truncated");
+                throw ImportError(m_name + ": the data section starts at byte offset " +
+                                  std::to_string(dataOffset) + " beyond the end of the file (" +
+                                  std::to_string(m_data.size()) + " bytes): truncated");
             uint64_t end = dataOffset + dataSize;
             if (end > m_data.size() || end < dataOffset) {
                 m_truncated = true;
-                m_state.warn(m_data.size(), "the file is truncated: the data section should end at byte offset " +
-                                                std::to_string(end) + ", the file has " +
-                                                std::to_string(m_data.size()) + " bytes");
+                m_state.warn(m_data.size(),
+                             "the file is truncated: the data section should end at byte offset " +
+                                 std::to_string(end) + ", the file has " + std::to_string(m_data.size()) +
+                                 " bytes");
                 end = m_data.size();
             }
             records(dataOffset, end, false);
@@ -117,7 +122,8 @@ private:
             const std::string_view attr = c.bytes(attrSize - 16);
             const uint64_t idsOffset = c.u64(), idsSize = c.u64();
             std::vector<uint64_t> ids;
-            if (idsOffset <= m_data.size() && idsSize <= m_data.size() - idsOffset && idsSize / 8 < (1u << 24)) {
+            if (idsOffset <= m_data.size() && idsSize <= m_data.size() - idsOffset &&
+                idsSize / 8 < (1u << 24)) {
                 Cursor ic(m_data.substr(idsOffset, idsSize), idsOffset, &m_name);
                 for (uint64_t i = 0; i < idsSize / 8; ++i)
                     ids.push_back(ic.u64());
@@ -161,15 +167,17 @@ private:
         if (present.empty())
             return;
         if (sectionsOffset > m_data.size() || present.size() * 16 > m_data.size() - sectionsOffset) {
-            m_state.warn(sectionsOffset, "feature sections (build-ids, event names, host) are missing: the file is "
-                                         "truncated");
+            m_state.warn(sectionsOffset,
+                         "feature sections (build-ids, event names, host) are missing: the file is "
+                         "truncated");
             return;
         }
         Cursor c(m_data.substr(sectionsOffset, present.size() * 16), sectionsOffset, &m_name);
         for (unsigned bit : present) {
             const uint64_t offset = c.u64(), size = c.u64();
             if (offset > m_data.size() || size > m_data.size() - offset) {
-                m_state.warn(offset, "feature section " + std::to_string(bit) + " lies beyond the end of the file");
+                m_state.warn(offset,
+                             "feature section " + std::to_string(bit) + " lies beyond the end of the file");
                 continue;
             }
             feature(bit, m_data.substr(offset, size), offset);
@@ -184,7 +192,8 @@ private:
         }
     }
 
-    /// The record stream from `begin` to `end`; records with a timestamp are queued and flushed in time order.
+    /// The record stream from `begin` to `end`; records with a timestamp are queued and flushed in time
+    /// order.
     void records(uint64_t begin, uint64_t end, bool pipe) {
         uint64_t pos = begin;
         uint64_t counter = 0;
@@ -232,8 +241,8 @@ private:
 
     void truncatedAt(uint64_t pos, const char* what) {
         m_truncated = true;
-        m_state.warn(pos, std::string("the file is truncated: ") + what + " at byte offset " + std::to_string(pos) +
-                              " is cut off; the profile holds the samples before it");
+        m_state.warn(pos, std::string("the file is truncated: ") + what + " at byte offset " +
+                              std::to_string(pos) + " is cut off; the profile holds the samples before it");
     }
 
     void decompress(std::string_view rec, uint64_t offset, bool sized) {
@@ -254,8 +263,8 @@ private:
             const std::size_t r = ZSTD_decompressStream(m_zstd.get(), &zout, &zin);
             buffer.resize(have + zout.pos);
             if (ZSTD_isError(r))
-                throw ImportError(m_name + ": corrupt compressed record at byte offset " + std::to_string(offset) +
-                                  ": " + ZSTD_getErrorName(r));
+                throw ImportError(m_name + ": corrupt compressed record at byte offset " +
+                                  std::to_string(offset) + ": " + ZSTD_getErrorName(r));
             if (buffer.size() > (1u << 30))
                 throw ImportError(m_name + ": compressed record at byte offset " + std::to_string(offset) +
                                   " expands beyond 1 GiB");
@@ -399,12 +408,32 @@ private:
     std::chrono::steady_clock::time_point m_start, m_lastPartial;
 };
 
-} // namespace
-
 Profile importPerfDataNative(std::string_view data, const std::string& compression, const std::string& name,
                              const ImportOptions& options, const ImportControl& control) {
-    Reader reader(data, name, options, control, data.size());
+    PerfDataReader reader(data, name, options, control, data.size());
     return reader.run(compression);
 }
 
 } // namespace scorch::detail
+
+namespace scorch {
+
+void forEachPerfDataSample(const std::string& path,
+                           const std::function<void(int64_t, int64_t, std::span<const uint64_t>)>& sample) {
+    std::unique_ptr<ByteSource> source = openByteSource(path);
+    ByteSource::Mapping mapping = source->mapping();
+    std::string owned;
+    if (mapping.bytes.empty()) {
+        char buffer[1 << 16];
+        while (const std::size_t got = source->read(buffer, sizeof buffer))
+            owned.append(buffer, got);
+        mapping.bytes = owned;
+    }
+    const ImportOptions options;
+    const ImportControl control;
+    detail::PerfDataReader reader(mapping.bytes, path, options, control, mapping.bytes.size());
+    reader.state().sampleHook = sample;
+    (void)reader.run(source->compression());
+}
+
+} // namespace scorch

@@ -26,8 +26,9 @@ public:
 Profile importPerfDataNative(std::string_view data, const std::string& compression, const std::string& name,
                              const ImportOptions& options, const ImportControl& control);
 
-/// Native reader (`head` holds the bytes already read from `source`), falling back to `perf script -i` through the perf script importer when the file is not
-/// supported natively and perf is installed (the profile then says so in its warnings).
+/// Native reader (`head` holds the bytes already read from `source`), falling back to `perf script -i`
+/// through the perf script importer when the file is not supported natively and perf is installed (the
+/// profile then says so in its warnings).
 Profile importPerfData(ByteSource& source, std::string head, const std::string& name,
                        const ImportOptions& options, const ImportControl& control);
 

@@ -124,12 +124,13 @@ Profile importPerfData(ByteSource& source, std::string head, const std::string& 
     } catch (const PerfDataUnsupported& e) {
         // perf needs a file: the input itself when it is a plain file, otherwise a temporary copy.
         struct stat st {};
-        const bool plainFile = !mapping.bytes.empty() && mapping.releasable && ::stat(name.c_str(), &st) == 0 &&
-                               S_ISREG(st.st_mode);
+        const bool plainFile = !mapping.bytes.empty() && mapping.releasable &&
+                               ::stat(name.c_str(), &st) == 0 && S_ISREG(st.st_mode);
         TempFile copy;
         std::string path = name;
         if (!plainFile) {
-            if (copy.fd < 0 || ::write(copy.fd, data.data(), data.size()) != static_cast<ssize_t>(data.size()))
+            if (copy.fd < 0 ||
+                ::write(copy.fd, data.data(), data.size()) != static_cast<ssize_t>(data.size()))
                 throw ImportError(std::string(e.what()) + "; perf script cannot be run on this input");
             path = copy.path;
         }
@@ -139,7 +140,8 @@ Profile importPerfData(ByteSource& source, std::string head, const std::string& 
             } catch (const ImportCancelled&) {
                 throw;
             } catch (const ImportError& fallback) {
-                throw ImportError(std::string(e.what()) + "; falling back to perf script failed: " + fallback.what());
+                throw ImportError(std::string(e.what()) +
+                                  "; falling back to perf script failed: " + fallback.what());
             }
         }();
         p.meta.warnings.insert(p.meta.warnings.begin(),

@@ -36,7 +36,8 @@ std::string hexBytes(std::string_view bytes) {
 std::size_t idSlot(uint64_t sampleType) {
     if (sampleType & SampleIdentifier)
         return 0;
-    return static_cast<std::size_t>(std::popcount(sampleType & (SampleIp | SampleTid | SampleTime | SampleAddr)));
+    return static_cast<std::size_t>(
+        std::popcount(sampleType & (SampleIp | SampleTid | SampleTime | SampleAddr)));
 }
 
 } // namespace
@@ -89,8 +90,8 @@ void PerfState::feature(unsigned bit, Cursor c) {
         meta.recording.emplace_back("architecture", m_arch);
         for (const Attr& a : attrs)
             if ((a.sampleType & SampleRegsUser) && a.regsUser && a.stackUser && m_arch != "x86_64")
-                throw PerfDataUnsupported(m_name + ": --call-graph dwarf recording of architecture " + m_arch +
-                                          " (only x86_64 stacks are unwound natively)");
+                throw PerfDataUnsupported(m_name + ": --call-graph dwarf recording of architecture " +
+                                          m_arch + " (only x86_64 stacks are unwound natively)");
         break;
     case FeatNrCpus: {
         const uint32_t online = c.u32(), available = c.u32();
@@ -148,7 +149,8 @@ void PerfState::feature(unsigned bit, Cursor c) {
 }
 
 bool PerfState::hasTime() const {
-    return !attrs.empty() && (attrs.front().sampleType & SampleTime) && (attrs.front().flags & kAttrSampleIdAll);
+    return !attrs.empty() && (attrs.front().sampleType & SampleTime) &&
+           (attrs.front().flags & kAttrSampleIdAll);
 }
 
 const Attr* PerfState::attrOf(std::string_view sample) const {
@@ -174,15 +176,15 @@ uint64_t PerfState::recordTime(uint32_t type, std::string_view record) const {
         const Attr* a = attrOf(record);
         if (!a || !(a->sampleType & SampleTime))
             return 0;
-        const std::size_t at =
-            8 + 8 * static_cast<std::size_t>(std::popcount(a->sampleType & (SampleIdentifier | SampleIp | SampleTid)));
+        const std::size_t at = 8 + 8 * static_cast<std::size_t>(std::popcount(
+                                           a->sampleType & (SampleIdentifier | SampleIp | SampleTid)));
         if (record.size() >= at + 8)
             std::memcpy(&t, record.data() + at, 8);
         return t;
     }
     const uint64_t st = attrs.front().sampleType;
-    const std::size_t after =
-        static_cast<std::size_t>(std::popcount(st & (SampleId | SampleStreamId | SampleCpu | SampleIdentifier)));
+    const std::size_t after = static_cast<std::size_t>(
+        std::popcount(st & (SampleId | SampleStreamId | SampleCpu | SampleIdentifier)));
     if (record.size() >= 8 + 8 * (after + 1))
         std::memcpy(&t, record.data() + record.size() - 8 * (after + 1), 8);
     return t;
@@ -334,6 +336,13 @@ const MapEntry* PerfState::findMap(int64_t pid, uint64_t address) const {
 }
 
 RawFrame PerfState::resolve(int64_t pid, uint64_t ip, bool kernel, bool returnAddress) {
+    RawFrame f = resolveAddress(pid, ip, kernel, returnAddress);
+    if (sampleHook)
+        m_ips.push_back(f.address);
+    return f;
+}
+
+RawFrame PerfState::resolveAddress(int64_t pid, uint64_t ip, bool kernel, bool returnAddress) {
     RawFrame f;
     f.returnAddress = returnAddress;
     f.address = ip;
@@ -401,7 +410,8 @@ void PerfState::sample(Cursor& c, uint16_t misc) {
     if (st & SampleRead) {
         const uint64_t rf = a.readFormat;
         const uint64_t perValue = 8 * (1 + ((rf & ReadId) ? 1 : 0) + ((rf & ReadLost) ? 1 : 0));
-        const uint64_t times = 8 * (((rf & ReadTotalTimeEnabled) ? 1 : 0) + ((rf & ReadTotalTimeRunning) ? 1 : 0));
+        const uint64_t times =
+            8 * (((rf & ReadTotalTimeEnabled) ? 1 : 0) + ((rf & ReadTotalTimeRunning) ? 1 : 0));
         if (rf & ReadGroup) {
             const uint64_t n = c.u64();
             if (n > c.left())
@@ -413,6 +423,7 @@ void PerfState::sample(Cursor& c, uint16_t misc) {
     }
     const bool dwarf = (st & SampleRegsUser) && (st & SampleStackUser) && a.regsUser;
     m_frames.clear();
+    m_ips.clear();
     bool haveUser = false;
     if (st & SampleCallchain) {
         const uint64_t n = c.u64();
@@ -483,9 +494,11 @@ void PerfState::sample(Cursor& c, uint16_t misc) {
         }
     }
     if (m_frames.empty() && (st & SampleIp))
-        m_frames.push_back(resolve(pid, ip, (misc & kMiscCpuModeMask) == kMiscKernel || ip >= (uint64_t(1) << 63),
-                                   false));
+        m_frames.push_back(
+            resolve(pid, ip, (misc & kMiscCpuModeMask) == kMiscKernel || ip >= (uint64_t(1) << 63), false));
     (void)haveUser;
+    if (sampleHook)
+        sampleHook(pid, tid, m_ips);
 
     if (a.samplesCost == UINT32_MAX) {
         if (st & SamplePeriod)

@@ -36,6 +36,8 @@ public:
     ~PerfState();
 
     bool pipeMode = false;
+    /// Called with each sample's absolute addresses (forEachPerfDataSample).
+    std::function<void(int64_t, int64_t, std::span<const uint64_t>)> sampleHook;
     std::vector<Attr> attrs;
     ProfileMeta meta;
 
@@ -59,6 +61,7 @@ private:
     void addMap(int64_t pid, MapEntry entry);
     const MapEntry* findMap(int64_t pid, uint64_t address) const;
     RawFrame resolve(int64_t pid, uint64_t ip, bool kernel, bool returnAddress);
+    RawFrame resolveAddress(int64_t pid, uint64_t ip, bool kernel, bool returnAddress);
     uint32_t thread(int64_t pid, int64_t tid);
     std::string_view intern(std::string_view s) { return *m_strings.emplace(s).first; }
     ProfileMeta currentMeta() const;
@@ -76,6 +79,7 @@ private:
     std::unordered_map<int64_t, uint32_t> m_threads;                   // by tid, reset when the comm changes
     std::string m_arch;
     std::vector<RawFrame> m_frames;
+    std::vector<uint64_t> m_ips; // absolute, for sampleHook
     std::vector<DwarfUnwinder::Frame> m_unwound;
     std::vector<uint64_t> m_regs;
     std::map<uint32_t, uint64_t> m_unknownTypes;

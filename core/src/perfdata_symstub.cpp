@@ -26,8 +26,12 @@ Symbolizer::~Symbolizer() = default;
 ModuleHandle Symbolizer::module(std::string_view path, std::string_view buildId) {
     return {d->add(std::string(path), std::string(buildId))};
 }
-ModuleHandle Symbolizer::kernel() { return {d->add("[kernel.kallsyms]", "\x01")}; }
-ModuleHandle Symbolizer::jitMap(int64_t pid) { return {d->add("perf-" + std::to_string(pid) + ".map", "\x02")}; }
+ModuleHandle Symbolizer::kernel() {
+    return {d->add("[kernel.kallsyms]", "\x01")};
+}
+ModuleHandle Symbolizer::jitMap(int64_t pid) {
+    return {d->add("perf-" + std::to_string(pid) + ".map", "\x02")};
+}
 std::vector<std::vector<SymbolFrame>> Symbolizer::symbolize(std::span<const Request> requests,
                                                             const std::atomic<bool>*) {
     return std::vector<std::vector<SymbolFrame>>(requests.size(), std::vector<SymbolFrame>(1));
@@ -35,7 +39,9 @@ std::vector<std::vector<SymbolFrame>> Symbolizer::symbolize(std::span<const Requ
 std::string_view Symbolizer::modulePath(ModuleHandle m) const {
     return m.value < d->paths.size() ? std::string_view(d->paths[m.value]) : std::string_view();
 }
-std::vector<ModuleReport> Symbolizer::report() const { return {}; }
+std::vector<ModuleReport> Symbolizer::report() const {
+    return {};
+}
 
 struct RawProfileBuilder::Impl {
     Symbolizer* sym;
@@ -77,7 +83,9 @@ void RawProfileBuilder::addSample(uint32_t thread, std::span<const RawFrame> lea
     if (timeSeconds >= 0)
         d->tree.noteTime(timeSeconds);
 }
-uint64_t RawProfileBuilder::samples() const { return d->tree.samples(); }
+uint64_t RawProfileBuilder::samples() const {
+    return d->tree.samples();
+}
 Profile RawProfileBuilder::snapshot(ProfileMeta meta, const std::atomic<bool>*) {
     TreeBuilder copy;
     for (auto& [n, u] : d->types)
@@ -92,6 +100,8 @@ Profile RawProfileBuilder::snapshot(ProfileMeta meta, const std::atomic<bool>*) 
     }
     return copy.finish(std::move(meta));
 }
-Profile RawProfileBuilder::finish(ProfileMeta meta, const std::atomic<bool>*) { return d->tree.finish(std::move(meta)); }
+Profile RawProfileBuilder::finish(ProfileMeta meta, const std::atomic<bool>*) {
+    return d->tree.finish(std::move(meta));
+}
 
 } // namespace scorch

@@ -69,8 +69,8 @@ bool readModule(Context& c, Dwarf_Addr addr, Dwarf_Word* result) {
         if (!gelf_getphdr(elf, static_cast<int>(i), &ph) || ph.p_type != PT_LOAD)
             continue;
         if (vaddr >= ph.p_vaddr && vaddr + 8 <= ph.p_vaddr + ph.p_filesz) {
-            Elf_Data* d = elf_getdata_rawchunk(elf, static_cast<int64_t>(ph.p_offset + (vaddr - ph.p_vaddr)), 8,
-                                               ELF_T_BYTE);
+            Elf_Data* d = elf_getdata_rawchunk(elf, static_cast<int64_t>(ph.p_offset + (vaddr - ph.p_vaddr)),
+                                               8, ELF_T_BYTE);
             if (!d || d->d_size < 8)
                 return false;
             std::memcpy(result, d->d_buf, 8);
