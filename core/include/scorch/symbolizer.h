@@ -32,6 +32,8 @@ struct SymbolizerOptions {
     std::string sysroot;
     /// Kernel symbols; empty = do not symbolize kernel addresses.
     std::string kallsyms = "/proc/kallsyms";
+    /// ELF notes of the kernel that `kallsyms` belongs to (its build-id is compared with a recorded one).
+    std::string kernelNotes = "/sys/kernel/notes";
     /// Where perf-PID.map files of JIT compilers are looked for.
     std::string jitMapDir = "/tmp";
     bool inlineFrames = true;
@@ -47,7 +49,11 @@ struct SymbolFrame {
     std::string file;     ///< source file; empty when unknown
     uint32_t line = 0;    ///< 0 when unknown
     bool inlined = false; ///< an inlined call inside the next-outer frame
+    std::string declFile; ///< where the function is defined (DWARF); empty when unknown
+    uint32_t declLine = 0;
 };
+
+enum class ModuleType : uint8_t { Elf, Kernel, Jit };
 
 struct ModuleHandle {
     uint32_t value = UINT32_MAX; ///< UINT32_MAX = no module (an address outside every known mapping)
@@ -77,8 +83,9 @@ public:
     /// Registers an ELF module as mapped by a process; the same (path, buildId) gives the same handle.
     /// `buildId` is hex, empty when unknown.
     ModuleHandle module(std::string_view path, std::string_view buildId = {});
-    /// The kernel (symbols from options.kallsyms).
-    ModuleHandle kernel();
+    /// The kernel (symbols from options.kallsyms). With a recorded build-id, kallsyms is only used when
+    /// options.kernelNotes shows the same build-id (symbols of another kernel would be wrong).
+    ModuleHandle kernel(std::string_view buildId = {});
     /// JIT code of process `pid` (options.jitMapDir/perf-PID.map).
     ModuleHandle jitMap(int64_t pid);
 
@@ -94,12 +101,18 @@ public:
                                                     const std::atomic<bool>* cancel = nullptr);
 
     std::string_view modulePath(ModuleHandle module) const;
+    ModuleType moduleType(ModuleHandle module) const;
+    /// One report per registered module: report()[i] belongs to ModuleHandle{i}.
     std::vector<ModuleReport> report() const;
 
 private:
     struct Impl;
     std::unique_ptr<Impl> d;
 };
+
+/// Build-id (NT_GNU_BUILD_ID) of an ELF file as lower-case hex; empty when the file cannot be read or has
+/// none. For recorders that note the build-ids of mapped modules.
+std::string elfBuildId(const std::string& path);
 
 /// One unsymbolized frame of a raw sample.
 struct RawFrame {
@@ -112,9 +125,17 @@ struct RawFrame {
 /// Symbolizer, in parallel), then builds the call tree with a TreeBuilder. Inline frames become frames
 /// of kind FrameKind::Inlined; unresolved addresses become `[module+0xoffset]` / `[unknown]` frames.
 /// Per-module problems and their share of samples become profile warnings.
+struct RawProfileOptions {
+    /// Unresolved addresses: false = one `[libfoo.so]` frame per module (consecutive ones merged), so that
+    /// the flame graph does not split into one frame per address; true = `[libfoo.so+0x1a2b]` per address.
+    bool unresolvedAddresses = false;
+    /// A FrameKind::Process root frame named after the thread (as perf script's importer does).
+    bool processRoot = true;
+};
+
 class RawProfileBuilder {
 public:
-    explicit RawProfileBuilder(Symbolizer& symbolizer);
+    explicit RawProfileBuilder(Symbolizer& symbolizer, RawProfileOptions options = {});
     ~RawProfileBuilder();
 
     uint32_t costType(std::string_view name, CostUnit unit);
@@ -125,6 +146,9 @@ public:
     uint64_t samples() const;
 
     /// A profile of the samples so far (for live or progressive display); the builder keeps collecting.
+    /// Only addresses not seen by an earlier snapshot are symbolized. addSample() may be called from another
+    /// thread meanwhile (it waits only while the raw samples are copied). Throws ImportCancelled when
+    /// `cancel` is set.
     Profile snapshot(ProfileMeta meta, const std::atomic<bool>* cancel = nullptr);
     Profile finish(ProfileMeta meta, const std::atomic<bool>* cancel = nullptr);
 

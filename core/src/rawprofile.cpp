@@ -1,0 +1,405 @@
+// RawProfileBuilder: raw address samples -> aggregated unique stacks -> symbolized once per unique address
+// -> call tree with inline frames and per-line costs, plus warnings for modules without symbols.
+#include "scorch/import.h"
+#include "scorch/symbolizer.h"
+
+#include "hash.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <mutex>
+#include <unordered_map>
+
+namespace scorch {
+
+using detail::hashInt;
+using detail::mix64;
+
+namespace {
+
+/// Open-addressing index of values that live in a vector elsewhere: slots hold index + 1 (0 = empty).
+class IndexTable {
+public:
+    template <typename Equal>
+    uint32_t* find(uint64_t hash, Equal&& equal) {
+        if (m_slots.empty())
+            m_slots.assign(1024, 0);
+        const std::size_t mask = m_slots.size() - 1;
+        for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
+            if (m_slots[i] == 0 || equal(m_slots[i] - 1))
+                return &m_slots[i];
+        }
+    }
+    /// Stores index in the empty slot `find` returned; `rehash(i)` gives the hash of index i.
+    template <typename Rehash>
+    void insert(uint32_t* slot, uint32_t index, Rehash&& rehash) {
+        *slot = index + 1;
+        if (++m_size * 2 <= m_slots.size())
+            return;
+        std::vector<uint32_t> old(m_slots.size() * 2, 0);
+        old.swap(m_slots);
+        const std::size_t mask = m_slots.size() - 1;
+        for (uint32_t v : old) {
+            if (v == 0)
+                continue;
+            std::size_t i = rehash(v - 1) & mask;
+            while (m_slots[i] != 0)
+                i = (i + 1) & mask;
+            m_slots[i] = v;
+        }
+    }
+
+private:
+    std::vector<uint32_t> m_slots;
+    std::size_t m_size = 0;
+};
+
+uint64_t hashRaw(const RawFrame& f) {
+    return mix64(hashInt(f.address),
+                 (static_cast<uint64_t>(f.module.value) << 1 | f.returnAddress) ^ 0x9e3779b97f4a7c15ull);
+}
+
+std::string_view baseName(std::string_view path) {
+    const std::size_t slash = path.rfind('/');
+    return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+/// One frame of a symbolized address, in the builder's own string table.
+struct Resolved {
+    StringId name, module, functionFile, lineFile;
+    uint32_t line = 0;
+    FrameKind kind = FrameKind::Native;
+    bool unresolved = false;
+};
+
+} // namespace
+
+struct RawProfileBuilder::Impl {
+    Symbolizer& symbolizer;
+    RawProfileOptions options;
+
+    // --- raw samples (guarded by data) ---
+    std::mutex data;
+    struct Type {
+        std::string name;
+        CostUnit unit;
+    };
+    std::vector<Type> types;
+    std::vector<ThreadInfo> threads;
+    std::unordered_map<std::string, uint32_t> threadIndex;
+    std::vector<RawFrame> addrs; ///< unique raw frames
+    IndexTable addrTable;
+    struct Stack {
+        uint32_t thread, first, size;
+        uint64_t count;
+        uint64_t hash;
+    };
+    std::vector<Stack> stacks;
+    std::vector<uint32_t> stackAddrs;            ///< root -> leaf address ids, concatenated
+    std::vector<std::vector<int64_t>> stackCost; ///< [type][stack]
+    IndexTable stackTable;
+    std::vector<uint32_t> scratch;
+    uint64_t samples = 0;
+    double timeMin = 0, timeMax = 0;
+    bool hasTime = false;
+
+    // --- symbolized addresses (guarded by snapshotting) ---
+    std::mutex snapshotting;
+    StringTable strings;
+    std::vector<uint32_t> addrFirst, addrCount; ///< per address id: its frames in `resolved`
+    std::vector<uint32_t> addrModule;           ///< per address id: its module handle
+    std::vector<Resolved> resolved;
+
+    uint32_t addrId(const RawFrame& f) {
+        const uint64_t h = hashRaw(f);
+        uint32_t* slot = addrTable.find(h, [&](uint32_t i) {
+            const RawFrame& a = addrs[i];
+            return a.address == f.address && a.module == f.module && a.returnAddress == f.returnAddress;
+        });
+        if (*slot)
+            return *slot - 1;
+        const auto id = static_cast<uint32_t>(addrs.size());
+        addrs.push_back(f);
+        addrTable.insert(slot, id, [&](uint32_t i) { return hashRaw(addrs[i]); });
+        return id;
+    }
+
+    void resolve(std::span<const Symbolizer::Request> requests,
+                 const std::vector<std::vector<SymbolFrame>>& frames);
+    Resolved unresolvedFrame(const RawFrame& raw);
+    Profile build(ProfileMeta meta, const std::atomic<bool>* cancel);
+};
+
+Resolved RawProfileBuilder::Impl::unresolvedFrame(const RawFrame& raw) {
+    Resolved r;
+    r.unresolved = true;
+    if (!raw.module.valid()) {
+        r.name = strings.intern("[unknown]");
+        r.kind = FrameKind::Unknown;
+        return r;
+    }
+    const std::string_view path = symbolizer.modulePath(raw.module);
+    const ModuleType type = symbolizer.moduleType(raw.module);
+    r.module = strings.intern(path);
+    r.kind = type == ModuleType::Kernel ? FrameKind::Kernel
+             : type == ModuleType::Jit  ? FrameKind::Jit
+                                        : FrameKind::Unknown;
+    std::string_view base = baseName(path);
+    if (base.size() >= 2 && base.front() == '[' && base.back() == ']') // [kernel.kallsyms], [vdso]
+        base = base.substr(1, base.size() - 2);
+    std::string name = "[" + std::string(base);
+    if (options.unresolvedAddresses) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "+0x%llx", static_cast<unsigned long long>(raw.address));
+        name += buf;
+    }
+    r.name = strings.intern(name + "]");
+    return r;
+}
+
+void RawProfileBuilder::Impl::resolve(std::span<const Symbolizer::Request> requests,
+                                      const std::vector<std::vector<SymbolFrame>>& frames) {
+    for (std::size_t k = 0; k < frames.size(); ++k) {
+        const RawFrame raw{requests[k].module, requests[k].address, requests[k].returnAddress};
+        addrModule.push_back(raw.module.value);
+        addrFirst.push_back(static_cast<uint32_t>(resolved.size()));
+        const std::vector<SymbolFrame>& f = frames[k];
+        if (f.empty() || f.front().function.empty()) {
+            resolved.push_back(unresolvedFrame(raw));
+            addrCount.push_back(1);
+            continue;
+        }
+        const ModuleType type = symbolizer.moduleType(raw.module);
+        const StringId module = strings.intern(symbolizer.modulePath(raw.module));
+        for (const SymbolFrame& s : f) {
+            Resolved r;
+            r.name = strings.intern(s.function.empty() ? std::string_view("[unknown]") : s.function);
+            r.module = module;
+            r.functionFile = strings.intern(s.declFile);
+            r.lineFile = strings.intern(s.file);
+            r.line = s.line;
+            r.kind = s.inlined                    ? FrameKind::Inlined
+                     : type == ModuleType::Kernel ? FrameKind::Kernel
+                     : type == ModuleType::Jit    ? FrameKind::Jit
+                                                  : FrameKind::Native;
+            resolved.push_back(r);
+        }
+        addrCount.push_back(static_cast<uint32_t>(f.size()));
+    }
+}
+
+RawProfileBuilder::RawProfileBuilder(Symbolizer& symbolizer, RawProfileOptions options)
+    : d(std::make_unique<Impl>(symbolizer, options)) {}
+
+RawProfileBuilder::~RawProfileBuilder() = default;
+
+uint32_t RawProfileBuilder::costType(std::string_view name, CostUnit unit) {
+    std::lock_guard lock(d->data);
+    for (uint32_t i = 0; i < d->types.size(); ++i)
+        if (d->types[i].name == name)
+            return i;
+    d->types.push_back({std::string(name), unit});
+    d->stackCost.emplace_back(d->stacks.size(), 0);
+    return static_cast<uint32_t>(d->types.size() - 1);
+}
+
+uint32_t RawProfileBuilder::thread(std::string_view name, int64_t pid, int64_t tid) {
+    std::lock_guard lock(d->data);
+    std::string key = std::to_string(pid) + '/' + std::to_string(tid) + '/';
+    key.append(name);
+    auto [it, fresh] = d->threadIndex.try_emplace(std::move(key), static_cast<uint32_t>(d->threads.size()));
+    if (fresh)
+        d->threads.push_back({std::string(name), pid, tid, 0});
+    return it->second;
+}
+
+void RawProfileBuilder::addSample(uint32_t thread, std::span<const RawFrame> leafToRoot,
+                                  std::span<const CostValue> costs, double timeSeconds) {
+    std::lock_guard lock(d->data);
+    if (thread >= d->threads.size())
+        return;
+    auto& ids = d->scratch;
+    ids.clear();
+    uint64_t h = hashInt(thread + 0x51ed27ull);
+    for (auto it = leafToRoot.rbegin(); it != leafToRoot.rend(); ++it) {
+        ids.push_back(d->addrId(*it));
+        h = mix64(h ^ ids.back(), 0x9fb21c651e98df25ull);
+    }
+    uint32_t* slot = d->stackTable.find(h, [&](uint32_t s) {
+        const Impl::Stack& st = d->stacks[s];
+        return st.hash == h && st.thread == thread && st.size == ids.size() &&
+               std::equal(ids.begin(), ids.end(), d->stackAddrs.begin() + st.first);
+    });
+    uint32_t s;
+    if (*slot) {
+        s = *slot - 1;
+    } else {
+        s = static_cast<uint32_t>(d->stacks.size());
+        d->stacks.push_back(
+            {thread, static_cast<uint32_t>(d->stackAddrs.size()), static_cast<uint32_t>(ids.size()), 0, h});
+        d->stackAddrs.insert(d->stackAddrs.end(), ids.begin(), ids.end());
+        for (auto& c : d->stackCost)
+            c.push_back(0);
+        d->stackTable.insert(slot, s, [&](uint32_t i) { return d->stacks[i].hash; });
+    }
+    ++d->stacks[s].count;
+    for (const CostValue& c : costs)
+        if (c.costType < d->stackCost.size())
+            addCost(d->stackCost[c.costType][s], c.value);
+    ++d->threads[thread].samples;
+    ++d->samples;
+    if (timeSeconds >= 0) {
+        d->timeMin = d->hasTime ? std::min(d->timeMin, timeSeconds) : timeSeconds;
+        d->timeMax = d->hasTime ? std::max(d->timeMax, timeSeconds) : timeSeconds;
+        d->hasTime = true;
+    }
+}
+
+uint64_t RawProfileBuilder::samples() const {
+    std::lock_guard lock(d->data);
+    return d->samples;
+}
+
+Profile RawProfileBuilder::snapshot(ProfileMeta meta, const std::atomic<bool>* cancel) {
+    return d->build(std::move(meta), cancel);
+}
+
+Profile RawProfileBuilder::finish(ProfileMeta meta, const std::atomic<bool>* cancel) {
+    return d->build(std::move(meta), cancel);
+}
+
+Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>* cancel) {
+    std::lock_guard snap(snapshotting);
+    auto cancelled = [&] {
+        return cancel && cancel->load(std::memory_order_relaxed);
+    };
+
+    // a consistent copy of the raw samples, so that recording goes on while we symbolize and build
+    std::vector<Type> types2;
+    std::vector<ThreadInfo> threads2;
+    std::vector<Stack> stacks2;
+    std::vector<uint32_t> stackAddrs2;
+    std::vector<std::vector<int64_t>> stackCost2;
+    std::vector<Symbolizer::Request> requests;
+    const auto known = static_cast<uint32_t>(addrFirst.size());
+    uint64_t samples2;
+    double tMin, tMax;
+    bool time2;
+    {
+        std::lock_guard lock(data);
+        types2 = types;
+        threads2 = threads;
+        stacks2 = stacks;
+        stackAddrs2 = stackAddrs;
+        stackCost2 = stackCost;
+        for (std::size_t i = known; i < addrs.size(); ++i)
+            requests.push_back({addrs[i].module, addrs[i].address, addrs[i].returnAddress});
+        samples2 = samples;
+        tMin = timeMin, tMax = timeMax, time2 = hasTime;
+    }
+
+    // symbolize the addresses no earlier snapshot has seen
+    if (!requests.empty()) {
+        auto frames = symbolizer.symbolize(requests, cancel);
+        if (cancelled())
+            throw ImportCancelled();
+        resolve(requests, frames);
+    }
+
+    TreeBuilder b;
+    for (const Type& t : types2)
+        b.costType(t.name, t.unit);
+    std::vector<FrameId> roots;
+    for (const ThreadInfo& t : threads2) {
+        b.thread(t.name, t.pid, t.tid);
+        roots.push_back(b.frame(t.name, {}, FrameKind::Process));
+    }
+    std::vector<FrameId> frameOf(resolved.size(), FrameId{});
+    std::vector<StringId> fileOf(strings.size(), StringId{});
+    auto file = [&](StringId mine) {
+        if (!mine)
+            return StringId{};
+        if (!fileOf[mine.value])
+            fileOf[mine.value] = b.strings().intern(strings.view(mine));
+        return fileOf[mine.value];
+    };
+    auto frame = [&](uint32_t r) {
+        if (frameOf[r].value == 0) {
+            const Resolved& x = resolved[r];
+            Frame f;
+            f.name = b.strings().intern(strings.view(x.name));
+            f.module = b.strings().intern(strings.view(x.module));
+            f.file = file(x.functionFile);
+            f.kind = x.kind;
+            frameOf[r] = b.frame(f);
+        }
+        return frameOf[r];
+    };
+
+    // share of samples per module, for the warnings
+    const std::size_t moduleCount = symbolizer.report().size();
+    std::vector<uint64_t> moduleSamples(moduleCount, 0);
+    std::vector<uint32_t> moduleStamp(moduleCount, UINT32_MAX);
+
+    std::vector<FrameId> path;
+    std::vector<SourceLine> lines;
+    std::vector<CostValue> costs;
+    for (uint32_t s = 0; s < stacks2.size(); ++s) {
+        if ((s & 1023) == 0 && cancelled())
+            throw ImportCancelled();
+        const Stack& st = stacks2[s];
+        path.clear();
+        lines.clear();
+        if (options.processRoot) {
+            path.push_back(roots[st.thread]);
+            lines.push_back({});
+        }
+        for (uint32_t k = 0; k < st.size; ++k) {
+            const uint32_t a = stackAddrs2[st.first + k];
+            const uint32_t module = addrModule[a];
+            if (module < moduleCount && moduleStamp[module] != s) {
+                moduleStamp[module] = s;
+                moduleSamples[module] += st.count;
+            }
+            for (uint32_t r = addrFirst[a]; r < addrFirst[a] + addrCount[a]; ++r) {
+                const FrameId f = frame(r);
+                // one [module] frame for a run of unresolved addresses in the same module
+                if (resolved[r].unresolved && !options.unresolvedAddresses && !path.empty() &&
+                    path.back() == f)
+                    continue;
+                path.push_back(f);
+                lines.push_back({file(resolved[r].lineFile), resolved[r].line});
+            }
+        }
+        costs.clear();
+        for (uint32_t t = 0; t < stackCost2.size(); ++t)
+            costs.push_back({t, stackCost2[t][s]});
+        b.addSample(st.thread, path, costs, st.count, lines);
+    }
+    if (time2) {
+        b.noteTime(tMin);
+        b.noteTime(tMax);
+    }
+
+    // modules without symbols or debug info, by share of samples
+    const std::vector<ModuleReport> reports = symbolizer.report();
+    std::vector<std::pair<uint64_t, std::size_t>> bad;
+    for (std::size_t m = 0; m < moduleCount && m < reports.size(); ++m)
+        if (!reports[m].problem.empty() && moduleSamples[m] > 0)
+            bad.emplace_back(moduleSamples[m], m);
+    std::stable_sort(bad.begin(), bad.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+    for (const auto& [count, m] : bad) {
+        const ModuleReport& r = reports[m];
+        char share[32];
+        std::snprintf(share, sizeof share, "%.1f%%",
+                      samples2 ? 100.0 * static_cast<double>(count) / static_cast<double>(samples2) : 0.0);
+        std::string message = r.path + ": " + r.problem + " (" + share +
+                              " of samples): " + (r.hasSymbols ? "file:line unknown" : "functions unknown");
+        ++meta.warningCount;
+        if (meta.warnings.size() < ProfileMeta::kMaxKeptWarnings)
+            meta.warnings.push_back({0, std::move(message)});
+    }
+    return b.finish(std::move(meta));
+}
+
+} // namespace scorch

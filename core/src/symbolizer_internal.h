@@ -1,0 +1,108 @@
+// Internals of the Symbolizer: address tables (ELF symbols, kallsyms, perf-PID.map) and ELF modules read
+// with libdwfl. Not part of the public API.
+#pragma once
+
+#include "scorch/symbolizer.h"
+
+#include <elfutils/libdwfl.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace scorch::detail {
+
+/// Address ranges with names, sorted by start: ELF function symbols, kallsyms, JIT maps.
+class AddressTable {
+public:
+    /// Adds [start, end); end == start means "up to the next symbol" (fixed by finalize()).
+    void add(uint64_t start, uint64_t end, std::string_view name, std::string_view module = {});
+    /// Sorts and fills open ends. When two entries start at the same address the one added last wins.
+    void finalize(uint64_t lastSymbolSlack);
+    /// Index of the entry containing addr, or -1.
+    int64_t find(uint64_t addr) const;
+    std::string_view name(int64_t index) const;
+    std::string_view module(int64_t index) const;
+    uint64_t start(int64_t index) const { return m_entries[static_cast<std::size_t>(index)].start; }
+    std::size_t size() const { return m_entries.size(); }
+    bool allZero() const;
+
+private:
+    struct Entry {
+        uint64_t start, end;
+        uint32_t name, nameLen, module, moduleLen;
+        uint32_t order;
+    };
+    std::vector<Entry> m_entries;
+    std::string m_text;
+};
+
+/// kallsyms text ("ADDR TYPE NAME [MODULE]" lines): function symbols (types t, T, w, W).
+AddressTable parseKallsyms(std::string_view text);
+/// perf-PID.map text ("START SIZE NAME" lines, hex, with or without 0x).
+AddressTable parsePerfMap(std::string_view text);
+
+/// Lower-case hex of bytes.
+std::string toHex(const unsigned char* bytes, std::size_t size);
+/// A recorded build-id matches the file's: equal, ignoring case and zero padding of the recorded one.
+bool buildIdMatches(std::string_view recorded, std::string_view actual);
+/// Build-id from a block of ELF notes (e.g. /sys/kernel/notes), hex; empty when absent.
+std::string buildIdFromNotes(std::string_view notes);
+/// Demangles an Itanium C++ name (and strips an ELF symbol version "@..."); other names come back as is.
+std::string demangle(std::string_view name, bool enabled);
+
+/// What is known about an ELF file on disk: build-id and PT_LOAD segments.
+struct ElfFileInfo {
+    bool ok = false;
+    std::string buildId;
+    struct Segment {
+        uint64_t offset, fileSize, vaddr;
+    };
+    std::vector<Segment> loads;
+    /// ELF virtual address of a file offset, or false when no PT_LOAD segment holds it.
+    bool toVaddr(uint64_t fileOffset, uint64_t& vaddr) const;
+};
+ElfFileInfo readElfFileInfo(const std::string& path);
+
+/// One libdwfl handle on one ELF file (libdw is not thread-safe: one session per worker at a time).
+class ElfSession {
+public:
+    ElfSession(const std::string& path, const std::string& debugInfoPath);
+    ~ElfSession();
+    ElfSession(const ElfSession&) = delete;
+    ElfSession& operator=(const ElfSession&) = delete;
+
+    bool ok() const { return m_module != nullptr; }
+    bool hasDebugInfo();
+    /// Function symbols (.symtab, else .dynsym) with vaddr ranges.
+    AddressTable symbols();
+    /// Frames of the (already adjusted, i.e. "- 1" for return addresses) ELF virtual address, outermost
+    /// first. `symbols` is the module's table for when DWARF has no subprogram there.
+    std::vector<SymbolFrame> lookup(uint64_t vaddr, const SymbolizerOptions& options,
+                                    const AddressTable& symbols);
+
+    struct FunctionRange {
+        Dwarf_Addr low, high;
+        Dwarf_Off die;
+    };
+
+private:
+    /// The function DIE at pc and the inlined calls inside it, innermost first (empty when none).
+    void functionScopes(Dwarf_Die* cudie, Dwarf_Addr pc, std::vector<Dwarf_Die>& innerFirst);
+
+    /// Demangled (or scope-qualified) name of a function DIE, cached by DIE offset.
+    const std::string& functionName(Dwarf_Die* die, bool demangleNames);
+
+    std::unordered_map<Dwarf_Off, std::vector<FunctionRange>> m_functions; // per CU, sorted by low
+    std::unordered_map<Dwarf_Off, std::string> m_names;
+    std::string m_debugPathText;
+    char* m_debugPath = nullptr; // libdwfl keeps a pointer to this pointer
+    Dwfl_Callbacks m_callbacks{};
+    Dwfl* m_dwfl = nullptr;
+    Dwfl_Module* m_module = nullptr;
+};
+
+} // namespace scorch::detail
