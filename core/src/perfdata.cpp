@@ -55,7 +55,8 @@ public:
 
     PerfState& state() { return m_state; }
 
-    Profile run(const std::string& compression) {
+    /// Reads everything; `build` = false stops before the profile is built (only sampleHook sees samples).
+    Profile run(const std::string& compression, bool build = true) {
         m_start = std::chrono::steady_clock::now();
         m_lastPartial = m_start;
         Cursor header(m_data, 0, &m_name);
@@ -104,8 +105,15 @@ public:
             records(dataOffset, end, false);
         }
         flush(UINT64_MAX);
+        if (m_control.progress)
+            m_control.progress(m_total, m_total);
         m_state.meta.compression = compression;
         m_state.meta.inputBytes = m_data.size();
+        if (!build) {
+            Profile p;
+            p.meta = m_state.meta;
+            return p;
+        }
         return m_state.finish(m_control.cancel);
     }
 
@@ -176,8 +184,8 @@ private:
         for (unsigned bit : present) {
             const uint64_t offset = c.u64(), size = c.u64();
             if (offset > m_data.size() || size > m_data.size() - offset) {
-                m_state.warn(offset,
-                             "feature section " + std::to_string(bit) + " lies beyond the end of the file");
+                m_state.warn(offset, "feature section " + std::to_string(bit) +
+                                         " lies beyond the end of the file: truncated");
                 continue;
             }
             feature(bit, m_data.substr(offset, size), offset);
@@ -187,6 +195,8 @@ private:
     void feature(unsigned bit, std::string_view bytes, uint64_t offset) {
         try {
             m_state.feature(bit, Cursor(bytes, offset, &m_name));
+        } catch (const PerfDataUnsupported&) {
+            throw;
         } catch (const ImportError& e) {
             m_state.warn(offset, std::string("feature section skipped: ") + e.what());
         }
@@ -198,7 +208,7 @@ private:
         uint64_t pos = begin;
         uint64_t counter = 0;
         while (pos < end) {
-            if (++counter % 4096 == 0)
+            if (++counter % 256 == 0)
                 tick(pos);
             if (end - pos < 8) {
                 truncatedAt(pos, "a record header");
@@ -418,8 +428,9 @@ Profile importPerfDataNative(std::string_view data, const std::string& compressi
 
 namespace scorch {
 
-void forEachPerfDataSample(const std::string& path,
-                           const std::function<void(int64_t, int64_t, std::span<const uint64_t>)>& sample) {
+ProfileMeta
+forEachPerfDataSample(const std::string& path,
+                      const std::function<void(int64_t, int64_t, std::span<const uint64_t>)>& sample) {
     std::unique_ptr<ByteSource> source = openByteSource(path);
     ByteSource::Mapping mapping = source->mapping();
     std::string owned;
@@ -433,7 +444,7 @@ void forEachPerfDataSample(const std::string& path,
     const ImportControl control;
     detail::PerfDataReader reader(mapping.bytes, path, options, control, mapping.bytes.size());
     reader.state().sampleHook = sample;
-    (void)reader.run(source->compression());
+    return reader.run(source->compression(), false).meta;
 }
 
 } // namespace scorch

@@ -2,6 +2,8 @@
 // `perf script` and for tools.
 #pragma once
 
+#include "scorch/profile.h"
+
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -13,8 +15,8 @@ namespace scorch {
 /// and its stack, innermost first: the callchain without context markers, with the
 /// user part unwound from the stack copy for --call-graph dwarf recordings. Addresses in mapped files are
 /// file offsets (ip - map start + map offset), others absolute: what `perf script -F ip` prints. Throws
-/// ImportError.
-void forEachPerfDataSample(
+/// ImportError; returns what the file says about itself (warnings, recording facts) but builds no profile.
+ProfileMeta forEachPerfDataSample(
     const std::string& path,
     const std::function<void(int64_t pid, int64_t tid, std::span<const uint64_t> ips)>& sample);
 
