@@ -35,6 +35,7 @@ ProfileTab::ProfileTab(const QString& path, QWidget* parent)
     showMessage(QStyle::SP_BrowserReload, tr("Loading %1…").arg(QFileInfo(path).fileName()));
 
     connect(m_loader, &ProfileLoader::progress, this, &ProfileTab::onProgress);
+    connect(m_loader, &ProfileLoader::partial, this, &ProfileTab::onPartial);
     connect(m_loader, &ProfileLoader::loaded, this, &ProfileTab::onLoaded);
     connect(m_loader, &ProfileLoader::failed, this, &ProfileTab::onFailed);
     connect(m_loader, &ProfileLoader::cancelled, this, &ProfileTab::onCancelled);
@@ -132,7 +133,18 @@ void ProfileTab::onProgress(qint64 done, qint64 total) {
     Q_EMIT progressChanged(percent);
 }
 
+void ProfileTab::onPartial(std::shared_ptr<const Profile> profile) {
+    // Progressive loading: the flame graph of what was read so far, replaced as more arrives and at the end.
+    if (m_state == State::Loading)
+        showProfile(std::move(profile));
+}
+
 void ProfileTab::onLoaded(std::shared_ptr<const Profile> profile) {
+    showProfile(std::move(profile));
+    setState(State::Loaded);
+}
+
+void ProfileTab::showProfile(std::shared_ptr<const Profile> profile) {
     Q_ASSERT(QThread::currentThread() == thread());
     m_profile = std::move(profile);
     m_summary->setProfile(*m_profile);
@@ -140,7 +152,6 @@ void ProfileTab::onLoaded(std::shared_ptr<const Profile> profile) {
     m_threads->setVisible(m_profile->threads.size() > 1);
     m_stack->setCurrentWidget(m_contentPage);
     m_panel->setProfile(m_profile); // emits dataChanged -> summary total and tables
-    setState(State::Loaded);
 }
 
 void ProfileTab::onFailed(const QString& message) {
