@@ -84,7 +84,6 @@ private:
     std::vector<uint64_t> m_regs;
     std::map<uint32_t, uint64_t> m_unknownTypes;
     uint64_t m_lost = 0, m_unwindFailures = 0, m_dwarfSamples = 0;
-    bool m_noTime = false;
 };
 
 } // namespace scorch::detail

@@ -11,7 +11,8 @@
 # A DWARF recording is made when none exists (DIR/dwarf-small.data: perf record --call-graph dwarf -F 4000 of
 # the regexfp workload for 2.5 s); the frame-pointer ones come from ../shared/bench/make-workloads.sh.
 #
-# What is timed (wall clock, page cache warm, output to /dev/null, peak RSS by GNU time, the largest process):
+# What is timed (GNU time: wall clock, CPU = user + sys of all processes, peak RSS of the largest; page cache
+# warm; output to /dev/null):
 #   scorch        scorch info FILE: the complete call tree, symbolized (functions, inline frames, lines)
 #   perf|collapse perf script -i FILE | scorch collapse -   (the text route)
 #   perf script   perf script -i FILE alone (no symbol output formatting beyond its default)
@@ -66,27 +67,27 @@ if [ $HOTSPOT = 1 ]; then
     [ -n "$PARSER" ] || echo "perfdata-bench: hotspot-perfparser not available; its column is skipped" >&2
 fi
 
-# run CMD...: one timed run; prints "<seconds> <peak RSS KiB>"
+# run CMD: one timed run; prints "<wall s> <cpu s (user+sys, all processes)> <peak RSS KiB>"
 run() {
-    local t0 t1 rss
-    t0=$(date +%s.%N)
-    rss=$(/usr/bin/time -f '%M' bash -c "$1" 2>&1 > /dev/null | tail -n 1)
-    t1=$(date +%s.%N)
-    echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b-a}') $rss"
+    /usr/bin/time -f '%e %U %S %M' bash -c "$1" 2>&1 > /dev/null | tail -n 1 |
+        awk '{printf "%s %.2f %s", $1, $2 + $3, $4}'
 }
-# timed NAME CMD: median wall over the runs, max RSS
+# timed CMD: median wall and cpu over the runs, max RSS
 timed() {
-    local n=$RUNS i out times=() rss=0
+    local n=$RUNS i out walls=() cpus=() rss=0 r
     [ "$size" -gt 100000000 ] && n=1
     for ((i = 0; i < n; i++)); do
         out=$(run "$1")
-        times+=("${out% *}")
-        [ "${out#* }" -gt "$rss" ] 2> /dev/null && rss=${out#* }
+        read -r w c r <<< "$out"
+        walls+=("$w")
+        cpus+=("$c")
+        [ "$r" -gt "$rss" ] 2> /dev/null && rss=$r
     done
-    printf '%s\n' "${times[@]}" | sort -n | awk -v rss="$rss" '{a[NR]=$1} END{printf "%s %s", a[int((NR+1)/2)], rss}'
+    echo "$(printf '%s\n' "${walls[@]}" | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}')" \
+        "$(printf '%s\n' "${cpus[@]}" | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}')" "$rss"
 }
 
-printf '%-14s %9s %8s | %-15s %9s %9s %8s\n' workload size samples tool wall "peak RSS" "scorch x"
+printf '%-13s %7s %7s | %-14s %8s %8s %8s | %8s %8s\n' workload size samples tool wall cpu "peak RSS" "wall x" "cpu x"
 for w in "${workloads[@]}"; do
     f="$DATA/$w.data"
     [ -f "$f" ] || { echo "perfdata-bench: no $f" >&2; exit 2; }
@@ -100,15 +101,16 @@ for w in "${workloads[@]}"; do
     res[perf\|collapse]=$(timed "perf script -i $q 2>/dev/null | $s collapse -")
     res[perf script]=$(timed "perf script -i $q 2>/dev/null")
     [ -n "$PARSER" ] && res[perfparser]=$(timed "$(printf '%q' "$PARSER") --input $q --max-frames 1024 2>/dev/null")
-    base=${res[scorch]% *}
+    read -r bwall bcpu _ <<< "${res[scorch]}"
     for tool in scorch "perf|collapse" "perf script" perfparser; do
         [ -n "${res[$tool]:-}" ] || continue
-        wall=${res[$tool]% *}
-        rss=${res[$tool]#* }
-        printf '%-14s %8.1fM %8s | %-15s %8.3fs %7.0fM %7.1fx\n' "$w" "$(awk -v b="$size" 'BEGIN{print b/1e6}')" \
-            "$samples" "$tool" "$wall" "$(awk -v k="$rss" 'BEGIN{print k/1024}')" \
-            "$(awk -v a="$wall" -v b="$base" 'BEGIN{print (b > 0 ? a / b : 0)}')"
+        read -r wall cpu rss <<< "${res[$tool]}"
+        printf '%-13s %6.1fM %7s | %-14s %7.2fs %7.2fs %7.0fM | %7.1fx %7.1fx\n' "$w" \
+            "$(awk -v b="$size" 'BEGIN{print b/1e6}')" "$samples" "$tool" "$wall" "$cpu" \
+            "$(awk -v k="$rss" 'BEGIN{print k/1024}')" "$(awk -v a="$wall" -v b="$bwall" 'BEGIN{print (b > 0 ? a / b : 0)}')" \
+            "$(awk -v a="$cpu" -v b="$bcpu" 'BEGIN{print (b > 0 ? a / b : 0)}')"
     done
     unset res
 done
-echo "scorch x = the tool's wall time / scorch's (higher: scorch is faster). $(nproc) cores."
+echo "wall x / cpu x = the tool's wall / cpu time divided by scorch's (higher: scorch is faster)."
+echo "$(nproc) cores; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) (wall times need a quiet machine)."
