@@ -4,6 +4,7 @@
 #include "scorch/symbolizer.h"
 
 #include "hash.h"
+#include "rawprofile_tree.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -64,11 +65,10 @@ std::string_view baseName(std::string_view path) {
     return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
-/// One frame of a symbolized address, in the builder's own string table.
+/// One frame of a symbolized address, in the incremental tree's tables.
 struct Resolved {
-    StringId name, module, functionFile, lineFile;
-    uint32_t line = 0;
-    FrameKind kind = FrameKind::Native;
+    FrameId frame;
+    SourceLine line;
     bool unresolved = false;
 };
 
@@ -93,22 +93,32 @@ struct RawProfileBuilder::Impl {
         uint32_t thread, first, size;
         uint64_t count;
         uint64_t hash;
+        bool dirty; ///< samples arrived since the last snapshot
     };
     std::vector<Stack> stacks;
     std::vector<uint32_t> stackAddrs;            ///< root -> leaf address ids, concatenated
     std::vector<std::vector<int64_t>> stackCost; ///< [type][stack]
     IndexTable stackTable;
     std::vector<uint32_t> scratch;
+    std::vector<uint32_t> dirty; ///< stacks with samples since the last snapshot
     uint64_t samples = 0;
     double timeMin = 0, timeMax = 0;
     bool hasTime = false;
 
-    // --- symbolized addresses (guarded by snapshotting) ---
+    // --- the symbolized, expanded side (guarded by snapshotting) ---
     std::mutex snapshotting;
-    StringTable strings;
+    detail::IncrementalTree tree;
     std::vector<uint32_t> addrFirst, addrCount; ///< per address id: its frames in `resolved`
     std::vector<uint32_t> addrModule;           ///< per address id: its module handle
     std::vector<Resolved> resolved;
+    std::vector<FrameId> roots;                      ///< per thread: its Process frame
+    std::size_t expanded = 0;                        ///< stacks [0, expanded) are in `tree`
+    std::vector<uint64_t> accountedCount;            ///< per stack: samples already in `tree`
+    std::vector<std::vector<int64_t>> accountedCost; ///< [type][stack]: cost already in `tree`
+    std::vector<uint32_t> stackModules;              ///< per stack: its distinct modules, concatenated
+    std::vector<uint32_t> stackModulesFirst;         ///< per stack: where they start in stackModules
+    std::vector<uint64_t> moduleSamples;             ///< per module handle: samples with a frame in it
+    std::vector<uint32_t> moduleStamp;
 
     uint32_t addrId(const RawFrame& f) {
         const uint64_t h = hashRaw(f);
@@ -127,23 +137,20 @@ struct RawProfileBuilder::Impl {
     void resolve(std::span<const Symbolizer::Request> requests,
                  const std::vector<std::vector<SymbolFrame>>& frames);
     Resolved unresolvedFrame(const RawFrame& raw);
+    void expand(uint32_t thread, std::span<const uint32_t> rootToLeafAddrs);
     Profile build(ProfileMeta meta, const std::atomic<bool>* cancel);
 };
 
 Resolved RawProfileBuilder::Impl::unresolvedFrame(const RawFrame& raw) {
     Resolved r;
     r.unresolved = true;
+    StringTable& strings = tree.strings();
     if (!raw.module.valid()) {
-        r.name = strings.intern("[unknown]");
-        r.kind = FrameKind::Unknown;
+        r.frame = tree.frame({strings.intern("[unknown]"), {}, {}, 0, FrameKind::Unknown});
         return r;
     }
     const std::string_view path = symbolizer.modulePath(raw.module);
     const ModuleType type = symbolizer.moduleType(raw.module);
-    r.module = strings.intern(path);
-    r.kind = type == ModuleType::Kernel ? FrameKind::Kernel
-             : type == ModuleType::Jit  ? FrameKind::Jit
-                                        : FrameKind::Unknown;
     std::string_view base = baseName(path);
     if (base.size() >= 2 && base.front() == '[' && base.back() == ']') // [kernel.kallsyms], [vdso]
         base = base.substr(1, base.size() - 2);
@@ -153,12 +160,19 @@ Resolved RawProfileBuilder::Impl::unresolvedFrame(const RawFrame& raw) {
         std::snprintf(buf, sizeof buf, "+0x%llx", static_cast<unsigned long long>(raw.address));
         name += buf;
     }
-    r.name = strings.intern(name + "]");
+    Frame f;
+    f.name = strings.intern(name + "]");
+    f.module = strings.intern(path);
+    f.kind = type == ModuleType::Kernel ? FrameKind::Kernel
+             : type == ModuleType::Jit  ? FrameKind::Jit
+                                        : FrameKind::Unknown;
+    r.frame = tree.frame(f);
     return r;
 }
 
 void RawProfileBuilder::Impl::resolve(std::span<const Symbolizer::Request> requests,
                                       const std::vector<std::vector<SymbolFrame>>& frames) {
+    StringTable& strings = tree.strings();
     for (std::size_t k = 0; k < frames.size(); ++k) {
         const RawFrame raw{requests[k].module, requests[k].address, requests[k].returnAddress};
         addrModule.push_back(raw.module.value);
@@ -172,20 +186,45 @@ void RawProfileBuilder::Impl::resolve(std::span<const Symbolizer::Request> reque
         const ModuleType type = symbolizer.moduleType(raw.module);
         const StringId module = strings.intern(symbolizer.modulePath(raw.module));
         for (const SymbolFrame& s : f) {
-            Resolved r;
-            r.name = strings.intern(s.function.empty() ? std::string_view("[unknown]") : s.function);
-            r.module = module;
-            r.functionFile = strings.intern(s.declFile);
-            r.lineFile = strings.intern(s.file);
-            r.line = s.line;
-            r.kind = s.inlined                    ? FrameKind::Inlined
-                     : type == ModuleType::Kernel ? FrameKind::Kernel
-                     : type == ModuleType::Jit    ? FrameKind::Jit
-                                                  : FrameKind::Native;
-            resolved.push_back(r);
+            Frame frame;
+            frame.name = strings.intern(s.function.empty() ? std::string_view("[unknown]") : s.function);
+            frame.module = module;
+            frame.file = strings.intern(s.declFile); // the function's file; Frame.line stays 0: one node
+            frame.kind = s.inlined                    ? FrameKind::Inlined
+                         : type == ModuleType::Kernel ? FrameKind::Kernel
+                         : type == ModuleType::Jit    ? FrameKind::Jit
+                                                      : FrameKind::Native;
+            resolved.push_back({tree.frame(frame), SourceLine{strings.intern(s.file), s.line}, false});
         }
         addrCount.push_back(static_cast<uint32_t>(f.size()));
     }
+}
+
+void RawProfileBuilder::Impl::expand(uint32_t thread, std::span<const uint32_t> rootToLeafAddrs) {
+    std::vector<FrameId> path;
+    std::vector<SourceLine> lines;
+    if (options.processRoot) {
+        path.push_back(roots[thread]);
+        lines.push_back({});
+    }
+    const auto stack = static_cast<uint32_t>(stackModulesFirst.size());
+    stackModulesFirst.push_back(static_cast<uint32_t>(stackModules.size()));
+    for (uint32_t a : rootToLeafAddrs) {
+        const uint32_t module = addrModule[a];
+        if (module < moduleStamp.size() && moduleStamp[module] != stack) {
+            moduleStamp[module] = stack;
+            stackModules.push_back(module);
+        }
+        for (uint32_t r = addrFirst[a]; r < addrFirst[a] + addrCount[a]; ++r) {
+            const Resolved& x = resolved[r];
+            // one [module] frame for a run of unresolved addresses in the same module
+            if (x.unresolved && !options.unresolvedAddresses && !path.empty() && path.back() == x.frame)
+                continue;
+            path.push_back(x.frame);
+            lines.push_back(x.line);
+        }
+    }
+    tree.addStack(thread, path, lines);
 }
 
 RawProfileBuilder::RawProfileBuilder(Symbolizer& symbolizer, RawProfileOptions options)
@@ -235,14 +274,18 @@ void RawProfileBuilder::addSample(uint32_t thread, std::span<const RawFrame> lea
         s = *slot - 1;
     } else {
         s = static_cast<uint32_t>(d->stacks.size());
-        d->stacks.push_back(
-            {thread, static_cast<uint32_t>(d->stackAddrs.size()), static_cast<uint32_t>(ids.size()), 0, h});
+        d->stacks.push_back({thread, static_cast<uint32_t>(d->stackAddrs.size()),
+                             static_cast<uint32_t>(ids.size()), 0, h, false});
         d->stackAddrs.insert(d->stackAddrs.end(), ids.begin(), ids.end());
         for (auto& c : d->stackCost)
             c.push_back(0);
         d->stackTable.insert(slot, s, [&](uint32_t i) { return d->stacks[i].hash; });
     }
     ++d->stacks[s].count;
+    if (!d->stacks[s].dirty) {
+        d->stacks[s].dirty = true;
+        d->dirty.push_back(s);
+    }
     for (const CostValue& c : costs)
         if (c.costType < d->stackCost.size())
             addCost(d->stackCost[c.costType][s], c.value);
@@ -270,16 +313,19 @@ Profile RawProfileBuilder::finish(ProfileMeta meta, const std::atomic<bool>* can
 
 Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>* cancel) {
     std::lock_guard snap(snapshotting);
-    auto cancelled = [&] {
-        return cancel && cancel->load(std::memory_order_relaxed);
-    };
+    if (cancel && cancel->load())
+        throw ImportCancelled();
 
-    // a consistent copy of the raw samples, so that recording goes on while we symbolize and build
-    std::vector<Type> types2;
+    // what arrived since the last snapshot, copied so that recording goes on while we symbolize and build
+    struct Delta {
+        uint32_t stack, thread, size;
+        uint64_t count; ///< all samples of the stack so far
+    };
+    std::vector<Delta> deltas;
+    std::vector<int64_t> deltaCost; // [delta * types + type]: all costs of the stack so far
+    std::vector<uint32_t> newAddrs; // address ids of the new stacks, root -> leaf, concatenated
+    std::vector<CostType> types2;
     std::vector<ThreadInfo> threads2;
-    std::vector<Stack> stacks2;
-    std::vector<uint32_t> stackAddrs2;
-    std::vector<std::vector<int64_t>> stackCost2;
     std::vector<Symbolizer::Request> requests;
     const auto known = static_cast<uint32_t>(addrFirst.size());
     uint64_t samples2;
@@ -287,11 +333,21 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
     bool time2;
     {
         std::lock_guard lock(data);
-        types2 = types;
+        std::sort(dirty.begin(), dirty.end());
+        for (uint32_t s : dirty) {
+            Stack& st = stacks[s];
+            st.dirty = false;
+            deltas.push_back({s, st.thread, st.size, st.count});
+            for (const auto& c : stackCost)
+                deltaCost.push_back(c[s]);
+            if (s >= expanded)
+                newAddrs.insert(newAddrs.end(), stackAddrs.begin() + st.first,
+                                stackAddrs.begin() + st.first + st.size);
+        }
+        dirty.clear();
+        for (const Type& t : types)
+            types2.push_back({t.name, t.unit, 0});
         threads2 = threads;
-        stacks2 = stacks;
-        stackAddrs2 = stackAddrs;
-        stackCost2 = stackCost;
         for (std::size_t i = known; i < addrs.size(); ++i)
             requests.push_back({addrs[i].module, addrs[i].address, addrs[i].returnAddress});
         samples2 = samples;
@@ -301,90 +357,63 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
     // symbolize the addresses no earlier snapshot has seen
     if (!requests.empty()) {
         auto frames = symbolizer.symbolize(requests, cancel);
-        if (cancelled())
+        if (cancel && cancel->load()) { // the next snapshot takes these samples again
+            std::lock_guard lock(data);
+            for (const Delta& x : deltas) {
+                if (!stacks[x.stack].dirty) {
+                    stacks[x.stack].dirty = true;
+                    dirty.push_back(x.stack);
+                }
+            }
             throw ImportCancelled();
+        }
         resolve(requests, frames);
     }
 
-    TreeBuilder b;
-    for (const Type& t : types2)
-        b.costType(t.name, t.unit);
-    std::vector<FrameId> roots;
-    for (const ThreadInfo& t : threads2) {
-        b.thread(t.name, t.pid, t.tid);
-        roots.push_back(b.frame(t.name, {}, FrameKind::Process));
-    }
-    std::vector<FrameId> frameOf(resolved.size(), FrameId{});
-    std::vector<StringId> fileOf(strings.size(), StringId{});
-    auto file = [&](StringId mine) {
-        if (!mine)
-            return StringId{};
-        if (!fileOf[mine.value])
-            fileOf[mine.value] = b.strings().intern(strings.view(mine));
-        return fileOf[mine.value];
-    };
-    auto frame = [&](uint32_t r) {
-        if (frameOf[r].value == 0) {
-            const Resolved& x = resolved[r];
-            Frame f;
-            f.name = b.strings().intern(strings.view(x.name));
-            f.module = b.strings().intern(strings.view(x.module));
-            f.file = file(x.functionFile);
-            f.kind = x.kind;
-            frameOf[r] = b.frame(f);
-        }
-        return frameOf[r];
-    };
-
-    // share of samples per module, for the warnings
+    // expand the new stacks (sorted, without gaps: the tree numbers them alike), add all new costs
+    tree.setCostTypes(types2);
+    tree.setThreads(threads2);
+    for (std::size_t t = roots.size(); t < threads2.size(); ++t)
+        roots.push_back(tree.frame({tree.strings().intern(threads2[t].name), {}, {}, 0, FrameKind::Process}));
     const std::size_t moduleCount = symbolizer.report().size();
-    std::vector<uint64_t> moduleSamples(moduleCount, 0);
-    std::vector<uint32_t> moduleStamp(moduleCount, UINT32_MAX);
-
-    std::vector<FrameId> path;
-    std::vector<SourceLine> lines;
-    std::vector<CostValue> costs;
-    for (uint32_t s = 0; s < stacks2.size(); ++s) {
-        if ((s & 1023) == 0 && cancelled())
-            throw ImportCancelled();
-        const Stack& st = stacks2[s];
-        path.clear();
-        lines.clear();
-        if (options.processRoot) {
-            path.push_back(roots[st.thread]);
-            lines.push_back({});
+    moduleSamples.resize(moduleCount, 0);
+    moduleStamp.resize(moduleCount, UINT32_MAX);
+    const std::size_t nt = types2.size();
+    accountedCost.resize(nt);
+    std::vector<int64_t> costs(nt);
+    std::size_t next = 0;
+    for (std::size_t i = 0; i < deltas.size(); ++i) {
+        const Delta& x = deltas[i];
+        if (x.stack >= expanded) {
+            expand(x.thread, std::span<const uint32_t>(newAddrs.data() + next, x.size));
+            next += x.size;
+            ++expanded;
+            accountedCount.push_back(0);
         }
-        for (uint32_t k = 0; k < st.size; ++k) {
-            const uint32_t a = stackAddrs2[st.first + k];
-            const uint32_t module = addrModule[a];
-            if (module < moduleCount && moduleStamp[module] != s) {
-                moduleStamp[module] = s;
-                moduleSamples[module] += st.count;
-            }
-            for (uint32_t r = addrFirst[a]; r < addrFirst[a] + addrCount[a]; ++r) {
-                const FrameId f = frame(r);
-                // one [module] frame for a run of unresolved addresses in the same module
-                if (resolved[r].unresolved && !options.unresolvedAddresses && !path.empty() &&
-                    path.back() == f)
-                    continue;
-                path.push_back(f);
-                lines.push_back({file(resolved[r].lineFile), resolved[r].line});
-            }
+        const uint64_t dn = x.count - accountedCount[x.stack];
+        accountedCount[x.stack] = x.count;
+        for (std::size_t t = 0; t < nt; ++t) {
+            accountedCost[t].resize(expanded, 0);
+            costs[t] = deltaCost[i * nt + t] - accountedCost[t][x.stack];
+            accountedCost[t][x.stack] = deltaCost[i * nt + t];
         }
-        costs.clear();
-        for (uint32_t t = 0; t < stackCost2.size(); ++t)
-            costs.push_back({t, stackCost2[t][s]});
-        b.addSample(st.thread, path, costs, st.count, lines);
+        tree.addCost(x.stack, dn, costs);
+        const uint32_t end = x.stack + 1 < stackModulesFirst.size()
+                                 ? stackModulesFirst[x.stack + 1]
+                                 : static_cast<uint32_t>(stackModules.size());
+        for (uint32_t k = stackModulesFirst[x.stack]; k < end; ++k)
+            moduleSamples[stackModules[k]] += dn;
     }
+
+    meta.samples = samples2;
     if (time2) {
-        b.noteTime(tMin);
-        b.noteTime(tMax);
+        meta.timeStart = tMin;
+        meta.timeEnd = tMax;
     }
-
     // modules without symbols or debug info, by share of samples
     const std::vector<ModuleReport> reports = symbolizer.report();
     std::vector<std::pair<uint64_t, std::size_t>> bad;
-    for (std::size_t m = 0; m < moduleCount && m < reports.size(); ++m)
+    for (std::size_t m = 0; m < moduleSamples.size() && m < reports.size(); ++m)
         if (!reports[m].problem.empty() && moduleSamples[m] > 0)
             bad.emplace_back(moduleSamples[m], m);
     std::stable_sort(bad.begin(), bad.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
@@ -399,7 +428,7 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
         if (meta.warnings.size() < ProfileMeta::kMaxKeptWarnings)
             meta.warnings.push_back({0, std::move(message)});
     }
-    return b.finish(std::move(meta));
+    return tree.profile(std::move(meta));
 }
 
 } // namespace scorch

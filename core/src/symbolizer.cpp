@@ -415,7 +415,9 @@ std::vector<std::vector<SymbolFrame>> Symbolizer::symbolize(std::span<const Requ
         w.frames.resize(w.keys.size());
     }
 
-    // units of work: a module's unique addresses, split so that a big module keeps several workers busy
+    // units of work: a module's unique addresses, split so that a big module keeps several workers busy.
+    // Every extra worker on a module loads its DWARF again (libc's compressed debug info: ~0.2 s), which
+    // pays off only for thousands of addresses.
     struct Unit {
         Work* work;
         std::size_t begin, end;
@@ -425,7 +427,7 @@ std::vector<std::vector<SymbolFrame>> Symbolizer::symbolize(std::span<const Requ
         const std::size_t n = w.keys.size();
         if (n == 0)
             continue;
-        const std::size_t chunk = std::max<std::size_t>(256, (n + d->threads - 1) / d->threads);
+        const std::size_t chunk = std::max<std::size_t>(4096, (n + d->threads - 1) / d->threads);
         for (std::size_t b = 0; b < n; b += chunk)
             units.push_back({&w, b, std::min(n, b + chunk)});
     }

@@ -96,7 +96,15 @@ AddressTable ElfSession::symbols() {
         const int type = GELF_ST_TYPE(sym.st_info);
         if (type != STT_FUNC && type != STT_GNU_IFUNC)
             continue;
-        table.add(addr, addr + sym.st_size, name);
+        // a symbol without size reaches up to the next one, but not out of its section (e.g. _init must
+        // not swallow the PLT that follows it)
+        uint64_t limit = UINT64_MAX;
+        GElf_Shdr shdrMem;
+        if (sym.st_size == 0 && elf) {
+            if (const GElf_Shdr* sh = gelf_getshdr(elf_getscn(elf, shndx), &shdrMem))
+                limit = sh->sh_addr + bias + sh->sh_size;
+        }
+        table.add(addr, addr + sym.st_size, name, {}, limit);
     }
     table.finalize(0);
     return table;
@@ -104,11 +112,11 @@ AddressTable ElfSession::symbols() {
 
 namespace {
 
-/// "ns::Class::name" from the DIE's enclosing scopes, for functions without a linkage name (C, and C++
-/// functions with internal linkage that were only inlined).
-std::string qualifiedName(Dwarf_Die* die) {
+/// The DIE that names a function: its abstract origin (inlined and out-of-line instances) and then its
+/// declaration (DW_AT_specification), which sits in its namespace or class.
+Dwarf_Die declarationOf(Dwarf_Die* die) {
     Dwarf_Die target = *die;
-    for (int i = 0; i < 8; ++i) { // to the declaration that sits in its namespace or class
+    for (int i = 0; i < 8; ++i) {
         Dwarf_Attribute attr;
         Dwarf_Die next;
         if ((dwarf_attr(&target, DW_AT_abstract_origin, &attr) ||
@@ -119,9 +127,11 @@ std::string qualifiedName(Dwarf_Die* die) {
         }
         break;
     }
-    const char* name = dwarf_diename(&target);
-    if (!name)
-        return {};
+    return target;
+}
+
+/// "ns::Class::" of a DIE from its enclosing scopes (slow: walks its unit up to the DIE).
+std::string scopePrefix(Dwarf_Die target) {
     std::string out;
     Dwarf_Die* scopes = nullptr;
     const int n = dwarf_getscopes_die(&target, &scopes);
@@ -136,21 +146,63 @@ std::string qualifiedName(Dwarf_Die* die) {
     }
     if (n > 0)
         std::free(scopes);
-    return out + name;
+    return out;
 }
 
 } // namespace
 
 const std::string& ElfSession::functionName(Dwarf_Die* die, bool demangleNames) {
-    auto [it, fresh] = m_names.try_emplace(dwarf_dieoffset(die));
+    // cached per declaration: every inlined instance of a function shares it
+    Dwarf_Die decl = declarationOf(die);
+    const std::pair<const void*, Dwarf_Off> key{dwarf_cu_getdwarf(decl.cu), dwarf_dieoffset(&decl)};
+    auto [it, fresh] = m_names.try_emplace(key);
     if (!fresh)
         return it->second;
     Dwarf_Attribute attr;
     const char* linkage = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
     if (!linkage)
         linkage = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
-    it->second = linkage ? demangle(linkage, demangleNames) : qualifiedName(die);
+    const char* name = dwarf_diename(&decl);
+    if (linkage && (std::string_view(linkage).starts_with("_Z") || !name)) {
+        it->second = demangle(linkage, demangleNames);
+    } else if (name) {
+        // C (whose linkage name is an asm label such as glibc's __GI_ aliases, if any), and C++ functions
+        // with internal linkage that were only inlined: "ns::Class::name"
+        it->second = scopePrefixOf(decl) + name;
+    }
     return it->second;
+}
+
+void ElfSession::indexScopes(Dwarf_Die* parent, uint32_t prefix, int depth) {
+    Dwarf_Die child;
+    if (depth > 64 || dwarf_child(parent, &child) != 0)
+        return;
+    do {
+        const int tag = dwarf_tag(&child);
+        if (tag == DW_TAG_subprogram) {
+            m_scopeOf.emplace(
+                std::pair<const void*, Dwarf_Off>{dwarf_cu_getdwarf(child.cu), dwarf_dieoffset(&child)},
+                prefix);
+        } else if (tag == DW_TAG_namespace || tag == DW_TAG_class_type || tag == DW_TAG_structure_type ||
+                   tag == DW_TAG_union_type) {
+            const char* name = dwarf_diename(&child);
+            m_prefixes.push_back(m_prefixes[prefix] + (name ? name : "(anonymous namespace)") + "::");
+            indexScopes(&child, static_cast<uint32_t>(m_prefixes.size() - 1), depth + 1);
+        }
+    } while (dwarf_siblingof(&child, &child) == 0);
+}
+
+std::string ElfSession::scopePrefixOf(Dwarf_Die decl) {
+    // one walk per unit records the scope of every function declared in a namespace or class
+    Dwarf_Die cu;
+    if (!dwarf_diecu(&decl, &cu, nullptr, nullptr))
+        return {};
+    if (m_prefixes.empty())
+        m_prefixes.emplace_back();
+    if (m_scopedUnits.emplace(dwarf_cu_getdwarf(cu.cu), dwarf_dieoffset(&cu)).second)
+        indexScopes(&cu, 0, 0);
+    auto it = m_scopeOf.find({dwarf_cu_getdwarf(decl.cu), dwarf_dieoffset(&decl)});
+    return it != m_scopeOf.end() ? m_prefixes[it->second] : scopePrefix(decl);
 }
 
 namespace {
@@ -212,7 +264,11 @@ void inlinedCallsAt(Dwarf_Die* parent, Dwarf_Addr pc, std::vector<Dwarf_Die>& ou
 }
 
 /// Every function definition with code in the subtree (ranges -> DIE offset).
-void collectFunctions(Dwarf_Die* parent, std::vector<ElfSession::FunctionRange>& out, int depth) {
+/// Every function definition with code in the subtree (ranges -> DIE offset). Class bodies only hold
+/// declarations (definitions sit at namespace level with DW_AT_specification), so they are skipped there;
+/// inside a function they can hold the definitions of a local class.
+void collectFunctions(Dwarf_Die* parent, std::vector<ElfSession::FunctionRange>& out, int depth,
+                      bool inFunction) {
     Dwarf_Die child;
     if (depth > 64 || dwarf_child(parent, &child) != 0)
         return;
@@ -220,12 +276,17 @@ void collectFunctions(Dwarf_Die* parent, std::vector<ElfSession::FunctionRange>&
         const int tag = dwarf_tag(&child);
         if (tag == DW_TAG_subprogram) {
             Dwarf_Addr base = 0, lo = 0, hi = 0;
-            for (ptrdiff_t off = 0; (off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0;)
+            bool code = false;
+            for (ptrdiff_t off = 0; (off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0;) {
                 if (hi > lo)
                     out.push_back({lo, hi, dwarf_dieoffset(&child)});
-            collectFunctions(&child, out, depth + 1); // functions of local classes
-        } else if (isContainer(tag) || isScopeWithCode(tag)) {
-            collectFunctions(&child, out, depth + 1);
+                code = true;
+            }
+            if (code)
+                collectFunctions(&child, out, depth + 1, true);
+        } else if (tag == DW_TAG_namespace || tag == DW_TAG_module || isScopeWithCode(tag) ||
+                   (inFunction && isContainer(tag))) {
+            collectFunctions(&child, out, depth + 1, inFunction);
         }
     } while (dwarf_siblingof(&child, &child) == 0);
 }
@@ -237,7 +298,7 @@ void ElfSession::functionScopes(Dwarf_Die* cudie, Dwarf_Addr pc, std::vector<Dwa
     auto it = m_functions.find(cuOffset);
     if (it == m_functions.end()) {
         std::vector<FunctionRange> ranges;
-        collectFunctions(cudie, ranges, 0);
+        collectFunctions(cudie, ranges, 0, false);
         std::sort(ranges.begin(), ranges.end(),
                   [](const FunctionRange& a, const FunctionRange& b) { return a.low < b.low; });
         it = m_functions.emplace(cuOffset, std::move(ranges)).first;

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace scorch::detail {
@@ -18,8 +19,10 @@ namespace scorch::detail {
 /// Address ranges with names, sorted by start: ELF function symbols, kallsyms, JIT maps.
 class AddressTable {
 public:
-    /// Adds [start, end); end == start means "up to the next symbol" (fixed by finalize()).
-    void add(uint64_t start, uint64_t end, std::string_view name, std::string_view module = {});
+    /// Adds [start, end); end == start means "up to the next symbol, but not beyond `limit`" (fixed by
+    /// finalize()), e.g. the end of the symbol's section.
+    void add(uint64_t start, uint64_t end, std::string_view name, std::string_view module = {},
+             uint64_t limit = UINT64_MAX);
     /// Sorts and fills open ends. When two entries start at the same address the one added last wins.
     void finalize(uint64_t lastSymbolSlack);
     /// Index of the entry containing addr, or -1.
@@ -32,7 +35,7 @@ public:
 
 private:
     struct Entry {
-        uint64_t start, end;
+        uint64_t start, end, limit;
         uint32_t name, nameLen, module, moduleLen;
         uint32_t order;
     };
@@ -97,7 +100,21 @@ private:
     const std::string& functionName(Dwarf_Die* die, bool demangleNames);
 
     std::unordered_map<Dwarf_Off, std::vector<FunctionRange>> m_functions; // per CU, sorted by low
-    std::unordered_map<Dwarf_Off, std::string> m_names;
+    struct KeyHash {
+        std::size_t operator()(const std::pair<const void*, Dwarf_Off>& k) const {
+            return std::hash<const void*>()(k.first) ^
+                   std::hash<Dwarf_Off>()(k.second * 0x9e3779b97f4a7c15ull);
+        }
+    };
+    /// "ns::Class::" of a function declaration.
+    std::string scopePrefixOf(Dwarf_Die decl);
+    void indexScopes(Dwarf_Die* parent, uint32_t prefix, int depth);
+
+    using DieKey = std::pair<const void*, Dwarf_Off>; // (Dwarf, offset): the dwz alt file has its own offsets
+    std::unordered_map<DieKey, std::string, KeyHash> m_names; // by declaration
+    std::unordered_map<DieKey, uint32_t, KeyHash> m_scopeOf;  // function declaration -> m_prefixes index
+    std::vector<std::string> m_prefixes;
+    std::unordered_set<DieKey, KeyHash> m_scopedUnits;
     std::string m_debugPathText;
     char* m_debugPath = nullptr; // libdwfl keeps a pointer to this pointer
     Dwfl_Callbacks m_callbacks{};

@@ -9,10 +9,12 @@
 
 namespace scorch::detail {
 
-void AddressTable::add(uint64_t start, uint64_t end, std::string_view name, std::string_view module) {
+void AddressTable::add(uint64_t start, uint64_t end, std::string_view name, std::string_view module,
+                       uint64_t limit) {
     Entry e{};
     e.start = start;
     e.end = std::max(start, end);
+    e.limit = limit;
     e.name = static_cast<uint32_t>(m_text.size());
     e.nameLen = static_cast<uint32_t>(name.size());
     m_text.append(name);
@@ -46,6 +48,7 @@ void AddressTable::finalize(uint64_t lastSymbolSlack) {
             e.end = e.start > std::numeric_limits<uint64_t>::max() - lastSymbolSlack
                         ? e.start
                         : e.start + lastSymbolSlack;
+        e.end = std::max(e.start, std::min(e.end, e.limit));
     }
 }
 

@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <string>
 #include <thread>
 
@@ -95,6 +96,25 @@ int lineEntry(const Profile& p, std::string_view function, uint32_t line) {
         if (p.frameName(p.lineCosts.frame[i]) == function && p.lineCosts.line[i] == line)
             return static_cast<int>(i);
     return -1;
+}
+
+/// Every node as "a;b;c" -> (self, total) of cost type 0, and every line entry as "function file:line" ->
+/// (self, total): what two profiles must agree on.
+std::map<std::string, std::pair<int64_t, int64_t>> contents(const Profile& p) {
+    std::map<std::string, std::pair<int64_t, int64_t>> out;
+    for (NodeId n = 1; n < p.tree.size(); ++n) {
+        std::string key;
+        for (NodeId k : p.tree.path(n))
+            key += std::string(p.nodeName(k)) + ';';
+        out[key] = {p.tree.self(0, n), p.tree.total(0, n)};
+    }
+    for (std::size_t i = 0; i < p.lineCosts.size(); ++i) {
+        const std::string key = std::string(p.frameName(p.lineCosts.frame[i])) + ' ' +
+                                std::string(p.strings.view(p.lineCosts.file[i])) + ':' +
+                                std::to_string(p.lineCosts.line[i]);
+        out[key] = {p.lineCosts.self[0][i], p.lineCosts.total[0][i]};
+    }
+    return out;
 }
 
 } // namespace
@@ -562,6 +582,86 @@ private Q_SLOTS:
 
         std::atomic<bool> cancel{true};
         QVERIFY_THROWS_EXCEPTION(ImportCancelled, raw.snapshot({}, &cancel));
+    }
+
+    void rawProfileMatchesTreeBuilderAcrossSnapshots() {
+        // random stacks over real addresses, added in batches with snapshots in between: the incremental
+        // tree must end up equal to a TreeBuilder fed with the symbolized stacks in one go
+        const Location exe = locate(symtest::outerFunction(7));
+        const Location lib = locate(symtest::libFunction(7));
+        const Location twice = locate(reinterpret_cast<const void*>(&symtest::Box<int>::twice));
+        const Location cfun = locate(reinterpret_cast<const void*>(&symtest_c_function));
+        Symbolizer sym;
+        RawProfileBuilder raw(sym);
+        const uint32_t cpu = raw.costType("cpu-clock", CostUnit::Nanoseconds);
+        const uint32_t threads[] = {raw.thread("a", 1, 1), raw.thread("b", 1, 2)};
+        const RawFrame pool[] = {{sym.module(exe.path), exe.offset, true},
+                                 {sym.module(lib.path), lib.offset, true},
+                                 {sym.module(twice.path), twice.offset + 1, true},
+                                 {sym.module(cfun.path), cfun.offset, true},
+                                 {sym.module("/nonexistent/libgone.so"), 0x40, true}};
+        TreeBuilder ref;
+        ref.costType("cpu-clock", CostUnit::Nanoseconds);
+        const FrameId roots[] = {ref.frame("a", {}, FrameKind::Process),
+                                 ref.frame("b", {}, FrameKind::Process)};
+        ref.thread("a", 1, 1);
+        ref.thread("b", 1, 2);
+        uint64_t rng = 12345;
+        auto next = [&] {
+            return (rng = rng * 6364136223846793005ull + 1442695040888963407ull) >> 33;
+        };
+        for (int batch = 0; batch < 3; ++batch) {
+            for (int i = 0; i < 300; ++i) {
+                std::vector<RawFrame> leafFirst(1 + next() % 6);
+                for (RawFrame& f : leafFirst)
+                    f = pool[next() % 5];
+                const uint32_t t = next() % 2;
+                const CostValue c{cpu, static_cast<int64_t>(1 + next() % 100)};
+                raw.addSample(threads[t], leafFirst, {&c, 1});
+
+                std::vector<Symbolizer::Request> requests;
+                for (const RawFrame& f : leafFirst)
+                    requests.push_back({f.module, f.address, f.returnAddress});
+                const auto frames = sym.symbolize(requests);
+                std::vector<FrameId> path{roots[t]};
+                std::vector<SourceLine> lines{{}};
+                for (std::size_t k = frames.size(); k-- > 0;) {
+                    const std::string module(sym.modulePath(leafFirst[k].module));
+                    for (const SymbolFrame& x : frames[k]) {
+                        Frame f;
+                        if (x.function.empty()) { // e.g. the padding before symtest_c_function
+                            f.name = ref.strings().intern("[" + module.substr(module.rfind('/') + 1) + "]");
+                            f.module = ref.strings().intern(module);
+                            f.kind = FrameKind::Unknown;
+                            if (ref.frame(f) == path.back())
+                                continue; // one frame per run of unresolved addresses
+                            path.push_back(ref.frame(f));
+                            lines.push_back({});
+                            continue;
+                        } else {
+                            f.name = ref.strings().intern(x.function);
+                            f.module = ref.strings().intern(module);
+                            f.file = ref.strings().intern(x.declFile);
+                            f.kind = x.inlined ? FrameKind::Inlined : FrameKind::Native;
+                        }
+                        path.push_back(ref.frame(f));
+                        lines.push_back({ref.strings().intern(x.file), x.line});
+                    }
+                }
+                ref.addSample(t, path, {&c, 1}, 1, lines);
+            }
+            const Profile snap = raw.snapshot({});
+            QCOMPARE(snap.meta.samples, uint64_t(300 * (batch + 1)));
+        }
+        const Profile mine = raw.finish({});
+        const Profile expected = ref.finish({});
+        QCOMPARE(mine.tree.size(), expected.tree.size());
+        QCOMPARE(mine.lineCosts.size(), expected.lineCosts.size());
+        QVERIFY(mine.lineCosts.size() > 4);
+        QVERIFY(contents(mine) == contents(expected));
+        QCOMPARE(mine.threads.size(), std::size_t(2));
+        QCOMPARE(mine.threads[0].samples + mine.threads[1].samples, uint64_t(900));
+        QCOMPARE(mine.threads[0].samples, expected.threads[0].samples);
     }
 };
 

@@ -1,0 +1,185 @@
+// IncrementalTree: see rawprofile_tree.h.
+#include "rawprofile_tree.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace scorch::detail {
+
+IncrementalTree::IncrementalTree()
+    : m_parent(1, kRootNode)
+    , m_frame(1, FrameId{}) {}
+
+void IncrementalTree::setCostTypes(const std::vector<CostType>& types) {
+    for (std::size_t t = m_types.size(); t < types.size(); ++t) {
+        m_entryCost.emplace_back(m_entryNode.size(), 0);
+        m_lineSelf.emplace_back(m_lines.size(), 0);
+        m_lineTotal.emplace_back(m_lines.size(), 0);
+    }
+    m_types = types;
+}
+
+void IncrementalTree::setThreads(const std::vector<ThreadInfo>& threads) {
+    for (std::size_t t = m_threads.size(); t < threads.size(); ++t) {
+        m_threads.push_back(threads[t]);
+        m_threads.back().samples = 0;
+    }
+}
+
+uint32_t IncrementalTree::child(uint32_t parent, FrameId frame) {
+    bool inserted = false;
+    uint32_t& node = m_children.findOrInsert(static_cast<uint64_t>(parent) << 32 | frame.value,
+                                             static_cast<uint32_t>(m_parent.size()), inserted);
+    if (inserted) {
+        m_parent.push_back(parent);
+        m_frame.push_back(frame);
+    }
+    return node;
+}
+
+namespace {
+uint64_t lineHash(FrameId frame, SourceLine where) {
+    return hashInt((static_cast<uint64_t>(frame.value) << 32 | where.file.value) ^
+                   hashInt(0x9e3779b97f4a7c15ull + where.line));
+}
+} // namespace
+
+uint32_t IncrementalTree::lineEntry(FrameId frame, SourceLine where) {
+    if (m_lineSlots.empty())
+        m_lineSlots.assign(1024, 0);
+    auto probe = [&](uint64_t h) {
+        const std::size_t mask = m_lineSlots.size() - 1;
+        std::size_t i = h & mask;
+        while (m_lineSlots[i] != 0) {
+            const Line& l = m_lines[m_lineSlots[i] - 1];
+            if (l.frame == frame && l.where.file == where.file && l.where.line == where.line)
+                break;
+            i = (i + 1) & mask;
+        }
+        return i;
+    };
+    std::size_t i = probe(lineHash(frame, where));
+    if (m_lineSlots[i] != 0)
+        return m_lineSlots[i] - 1;
+    const auto id = static_cast<uint32_t>(m_lines.size());
+    m_lines.push_back({frame, where});
+    m_lineStamp.push_back(UINT32_MAX);
+    for (auto& v : m_lineSelf)
+        v.push_back(0);
+    for (auto& v : m_lineTotal)
+        v.push_back(0);
+    m_lineSlots[i] = id + 1;
+    if (m_lines.size() * 2 > m_lineSlots.size()) {
+        std::vector<uint32_t> slots(m_lineSlots.size() * 2, 0);
+        const std::size_t mask = slots.size() - 1;
+        for (uint32_t l = 0; l < m_lines.size(); ++l) {
+            std::size_t j = lineHash(m_lines[l].frame, m_lines[l].where) & mask;
+            while (slots[j] != 0)
+                j = (j + 1) & mask;
+            slots[j] = l + 1;
+        }
+        m_lineSlots.swap(slots);
+    }
+    return id;
+}
+
+uint32_t IncrementalTree::addStack(uint32_t thread, std::span<const FrameId> rootToLeaf,
+                                   std::span<const SourceLine> lines) {
+    uint32_t node = kRootNode;
+    for (FrameId f : rootToLeaf)
+        node = child(node, f);
+    bool inserted = false;
+    const uint32_t entry = m_entries.findOrInsert(static_cast<uint64_t>(thread) << 32 | node,
+                                                  static_cast<uint32_t>(m_entryNode.size()), inserted);
+    if (inserted) {
+        m_entryThread.push_back(thread);
+        m_entryNode.push_back(node);
+        for (auto& v : m_entryCost)
+            v.push_back(0);
+    }
+    Stack s{entry, static_cast<uint32_t>(m_stackLines.size()), 0, UINT32_MAX};
+    const std::size_t n = std::min(rootToLeaf.size(), lines.size());
+    for (std::size_t k = 0; k < n; ++k) {
+        if (lines[k].line == 0)
+            continue;
+        const uint32_t l = lineEntry(rootToLeaf[k], lines[k]);
+        if (k + 1 == n)
+            s.leafLine = l;
+        // "total" counts a line once per sample, also when recursion puts it on the stack twice
+        if (m_lineStamp[l] == m_stacks.size())
+            continue;
+        m_lineStamp[l] = static_cast<uint32_t>(m_stacks.size());
+        m_stackLines.push_back(l);
+    }
+    s.linesCount = static_cast<uint32_t>(m_stackLines.size() - s.linesFirst);
+    m_stacks.push_back(s);
+    return static_cast<uint32_t>(m_stacks.size() - 1);
+}
+
+void IncrementalTree::addCost(uint32_t stack, uint64_t samples, std::span<const int64_t> costs) {
+    const Stack& s = m_stacks[stack];
+    m_threads[m_entryThread[s.entry]].samples += samples;
+    for (std::size_t t = 0; t < costs.size() && t < m_entryCost.size(); ++t) {
+        if (costs[t] == 0)
+            continue;
+        scorch::addCost(m_entryCost[t][s.entry], costs[t]);
+        for (uint32_t k = s.linesFirst; k < s.linesFirst + s.linesCount; ++k)
+            scorch::addCost(m_lineTotal[t][m_stackLines[k]], costs[t]);
+        if (s.leafLine != UINT32_MAX)
+            scorch::addCost(m_lineSelf[t][s.leafLine], costs[t]);
+    }
+}
+
+Profile IncrementalTree::profile(ProfileMeta meta) const {
+    Profile p;
+    p.meta = std::move(meta);
+    for (std::size_t i = 1; i < m_strings.size(); ++i) // same ids: interned in id order
+        p.strings.intern(m_strings.view(StringId{static_cast<uint32_t>(i)}));
+    p.frames = m_frames;
+    p.costTypes = m_types;
+    p.threads = m_threads;
+
+    std::vector<std::vector<int64_t>> self;
+    for (std::size_t t = 0; t < m_types.size(); ++t) {
+        std::vector<int64_t> s(m_parent.size(), 0);
+        for (std::size_t e = 0; e < m_entryNode.size(); ++e)
+            scorch::addCost(s[m_entryNode[e]], m_entryCost[t][e]);
+        self.push_back(std::move(s));
+    }
+    std::vector<NodeId> remap;
+    p.tree = CallTree::fromParentArray(m_parent, m_frame, std::move(self), p.frames, p.strings, &remap);
+    p.threadCosts.thread = m_entryThread;
+    p.threadCosts.node.reserve(m_entryNode.size());
+    for (NodeId n : m_entryNode)
+        p.threadCosts.node.push_back(remap[n]);
+    p.threadCosts.cost = m_entryCost;
+
+    std::vector<uint32_t> order(m_lines.size());
+    std::iota(order.begin(), order.end(), 0u);
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+        const Line& x = m_lines[a];
+        const Line& y = m_lines[b];
+        if (x.frame.value != y.frame.value)
+            return x.frame.value < y.frame.value;
+        if (x.where.file.value != y.where.file.value)
+            return x.where.file.value < y.where.file.value;
+        return x.where.line < y.where.line;
+    });
+    for (uint32_t l : order) {
+        p.lineCosts.frame.push_back(m_lines[l].frame);
+        p.lineCosts.file.push_back(m_lines[l].where.file);
+        p.lineCosts.line.push_back(m_lines[l].where.line);
+    }
+    for (std::size_t t = 0; t < m_types.size(); ++t) {
+        std::vector<int64_t> s(order.size()), tot(order.size());
+        for (std::size_t k = 0; k < order.size(); ++k) {
+            s[k] = m_lineSelf[t][order[k]];
+            tot[k] = m_lineTotal[t][order[k]];
+        }
+        p.lineCosts.self.push_back(std::move(s));
+        p.lineCosts.total.push_back(std::move(tot));
+    }
+    return p;
+}
+
+} // namespace scorch::detail
