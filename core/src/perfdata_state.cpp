@@ -40,13 +40,25 @@ std::size_t idSlot(uint64_t sampleType) {
         std::popcount(sampleType & (SampleIp | SampleTid | SampleTime | SampleAddr)));
 }
 
+SymbolizerOptions symbolizerOptions(const ImportOptions& options) {
+    SymbolizerOptions s;
+    s.threads = options.threads;
+    return s;
+}
+
+RawProfileOptions rawOptions(const ImportOptions& options) {
+    RawProfileOptions r;
+    r.unresolvedAddresses = options.perfAddresses; // `[module+0x...]` per address, as --addrs does for text
+    return r;
+}
+
 } // namespace
 
 PerfState::PerfState(const std::string& name, const ImportOptions& options)
     : m_name(name)
     , m_options(options)
-    , m_symbolizer(std::make_unique<Symbolizer>())
-    , m_builder(std::make_unique<RawProfileBuilder>(*m_symbolizer)) {
+    , m_symbolizer(std::make_unique<Symbolizer>(symbolizerOptions(options)))
+    , m_builder(std::make_unique<RawProfileBuilder>(*m_symbolizer, rawOptions(options))) {
     meta.source = name;
     meta.format = "perf.data";
 }
