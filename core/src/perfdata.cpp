@@ -266,11 +266,12 @@ private:
             m_zstd.reset(ZSTD_createDStream());
         std::string& buffer = m_carry;
         ZSTD_inBuffer zin{in.data(), in.size(), 0};
-        while (zin.pos < zin.size) {
+        for (bool full = true; zin.pos < zin.size || full;) {
             const std::size_t have = buffer.size();
             buffer.resize(have + std::max<std::size_t>(ZSTD_DStreamOutSize(), in.size() * 4));
             ZSTD_outBuffer zout{buffer.data() + have, buffer.size() - have, 0};
             const std::size_t r = ZSTD_decompressStream(m_zstd.get(), &zout, &zin);
+            full = zout.pos == zout.size; // zstd may hold more output: call again
             buffer.resize(have + zout.pos);
             if (ZSTD_isError(r))
                 throw ImportError(m_name + ": corrupt compressed record at byte offset " +

@@ -299,8 +299,8 @@ void PerfState::mmap(Cursor& c, uint16_t misc, bool v2) {
     if (len == 0 || e.map.end < e.map.start)
         return;
     addMap(pid, e);
-    if (m_unwinder)
-        m_unwinder->invalidate(pid);
+    if (m_unwinder && e.kind == MapEntry::Kind::File)
+        m_unwinder->invalidate(pid); // its Dwfl may hold a module where the new file now is
 }
 
 void PerfState::addMap(int64_t pid, MapEntry entry) {
