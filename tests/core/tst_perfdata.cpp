@@ -118,12 +118,12 @@ class TestPerfData : public QObject {
     bool m_recording = false;
     QString m_fp, m_dwarf;
 
-    QString record(const QString& name, const QStringList& callGraph, int frequency, int milliseconds) {
+    QString record(const QString& name, const QStringList& callGraph, int frequency, int thousands) {
         const QString out = m_dir.filePath(name);
         QStringList args = {QStringLiteral("record"),    QStringLiteral("-q"), QStringLiteral("-e"),
                             QStringLiteral("cpu-clock"), QStringLiteral("-F"), QString::number(frequency)};
         args << callGraph << QStringLiteral("-o") << out << QStringLiteral("--")
-             << QStringLiteral(SCORCH_PERFPROG) << QString::number(milliseconds);
+             << QStringLiteral(SCORCH_PERFPROG) << QString::number(thousands);
         QProcess p;
         p.start(QStringLiteral("perf"), args);
         if (!p.waitForFinished(60000) || p.exitCode() != 0)
@@ -139,9 +139,9 @@ private Q_SLOTS:
             qWarning("perf record does not work here: recordings made in the test are skipped");
             return;
         }
-        m_fp = record(QStringLiteral("fp.data"), {QStringLiteral("-g")}, 2000, 600);
+        m_fp = record(QStringLiteral("fp.data"), {QStringLiteral("-g")}, 2000, 100);
         m_dwarf = record(QStringLiteral("dwarf.data"),
-                         {QStringLiteral("--call-graph"), QStringLiteral("dwarf")}, 1000, 400);
+                         {QStringLiteral("--call-graph"), QStringLiteral("dwarf")}, 1000, 60);
         QVERIFY(!m_fp.isEmpty());
         QVERIFY(!m_dwarf.isEmpty());
     }

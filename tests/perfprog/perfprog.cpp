@@ -1,7 +1,7 @@
 // The program tst_perfdata records with perf: known hot functions (hotLeaf ~3x warmLeaf), one always-inlined
 // helper, a call chain main -> driveWork -> {hotLeaf, middle -> warmLeaf}. Built -O2 -g with frame pointers.
-// Usage: scorch_perfprog MILLISECONDS
-#include <chrono>
+// Usage: scorch_perfprog THOUSANDS_OF_ITERATIONS (a fixed amount of work, so that a loaded machine gives the
+// same number of cpu-clock samples, only later)
 #include <cstdlib>
 
 volatile unsigned long perfprogSink;
@@ -32,10 +32,9 @@ __attribute__((noinline)) unsigned long middle(unsigned long n) {
     return r;
 }
 
-__attribute__((noinline)) unsigned long driveWork(long milliseconds) {
-    const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(milliseconds);
+__attribute__((noinline)) unsigned long driveWork(long iterations) {
     unsigned long acc = 0;
-    while (std::chrono::steady_clock::now() < end) {
+    for (long i = 0; i < iterations; ++i) {
         acc += hotLeaf(acc);
         acc += middle(acc);
     }
@@ -44,7 +43,7 @@ __attribute__((noinline)) unsigned long driveWork(long milliseconds) {
 }
 
 int main(int argc, char** argv) {
-    const long ms = argc > 1 ? std::atol(argv[1]) : 300;
-    perfprogSink = driveWork(ms);
+    const long thousands = argc > 1 ? std::atol(argv[1]) : 100;
+    perfprogSink = driveWork(thousands * 1000);
     return 0;
 }
