@@ -68,7 +68,7 @@ public:
         const uint64_t headerSize = header.u64();
         if (headerSize == kPipeHeaderSize) {
             m_state.pipeMode = true;
-            records(kPipeHeaderSize, m_data.size(), true);
+            records(kPipeHeaderSize, m_data.size());
         } else {
             if (headerSize < kFileHeaderSize)
                 header.fail("perf.data header size " + std::to_string(headerSize) + " is too small");
@@ -102,7 +102,7 @@ public:
                                  " bytes");
                 end = m_data.size();
             }
-            records(dataOffset, end, false);
+            records(dataOffset, end);
         }
         flush(UINT64_MAX);
         if (m_control.progress)
@@ -204,7 +204,7 @@ private:
 
     /// The record stream from `begin` to `end`; records with a timestamp are queued and flushed in time
     /// order.
-    void records(uint64_t begin, uint64_t end, bool pipe) {
+    void records(uint64_t begin, uint64_t end) {
         uint64_t pos = begin;
         uint64_t counter = 0;
         while (pos < end) {
@@ -239,7 +239,6 @@ private:
             } else {
                 record(p, size, pos, -1);
             }
-            (void)pipe;
             if (extra > end - pos - size) {
                 truncatedAt(pos, "record payload");
                 break;

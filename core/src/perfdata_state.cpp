@@ -1,5 +1,6 @@
 #include "perfdata_state.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstdio>
 
@@ -494,8 +495,11 @@ void PerfState::sample(Cursor& c, uint16_t misc) {
             if (a.regsUser >> kSp & 1)
                 sp = m_regs[static_cast<std::size_t>(std::popcount(a.regsUser & ((uint64_t(1) << kSp) - 1)))];
             m_unwound.clear();
-            const std::size_t room =
-                m_options.maxStackDepth > m_frames.size() ? m_options.maxStackDepth - m_frames.size() : 0;
+            // A damaged stack copy could lead the unwinder around in circles: at most 1024 frames (perf:
+            // 127).
+            const std::size_t room = std::min<std::size_t>(
+                1024,
+                m_options.maxStackDepth > m_frames.size() ? m_options.maxStackDepth - m_frames.size() : 0);
             if (!m_unwinder->unwind(pid, tid, a.regsUser, m_regs, sp, stack, room, m_unwound))
                 ++m_unwindFailures;
             for (const DwarfUnwinder::Frame& f : m_unwound)
