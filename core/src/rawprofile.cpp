@@ -257,22 +257,31 @@ void RawProfileBuilder::addSample(uint32_t thread, std::span<const RawFrame> lea
     std::lock_guard lock(d->data);
     if (thread >= d->threads.size())
         return;
-    auto& ids = d->scratch;
-    ids.clear();
+    // a stack seen before is found by the hash of its raw frames, without looking up each address
     uint64_t h = hashInt(thread + 0x51ed27ull);
-    for (auto it = leafToRoot.rbegin(); it != leafToRoot.rend(); ++it) {
-        ids.push_back(d->addrId(*it));
-        h = mix64(h ^ ids.back(), 0x9fb21c651e98df25ull);
-    }
+    for (const RawFrame& f : leafToRoot)
+        h = mix64(h ^ hashRaw(f), 0x9fb21c651e98df25ull);
     uint32_t* slot = d->stackTable.find(h, [&](uint32_t s) {
         const Impl::Stack& st = d->stacks[s];
-        return st.hash == h && st.thread == thread && st.size == ids.size() &&
-               std::equal(ids.begin(), ids.end(), d->stackAddrs.begin() + st.first);
+        if (st.hash != h || st.thread != thread || st.size != leafToRoot.size())
+            return false;
+        const uint32_t* rootFirst = d->stackAddrs.data() + st.first;
+        for (std::size_t k = 0; k < leafToRoot.size(); ++k) {
+            const RawFrame& a = d->addrs[rootFirst[leafToRoot.size() - 1 - k]];
+            const RawFrame& b = leafToRoot[k];
+            if (a.address != b.address || a.module != b.module || a.returnAddress != b.returnAddress)
+                return false;
+        }
+        return true;
     });
     uint32_t s;
     if (*slot) {
         s = *slot - 1;
     } else {
+        auto& ids = d->scratch;
+        ids.clear();
+        for (auto it = leafToRoot.rbegin(); it != leafToRoot.rend(); ++it)
+            ids.push_back(d->addrId(*it));
         s = static_cast<uint32_t>(d->stacks.size());
         d->stacks.push_back({thread, static_cast<uint32_t>(d->stackAddrs.size()),
                              static_cast<uint32_t>(ids.size()), 0, h, false});
@@ -422,8 +431,14 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
         char share[32];
         std::snprintf(share, sizeof share, "%.1f%%",
                       samples2 ? 100.0 * static_cast<double>(count) / static_cast<double>(samples2) : 0.0);
-        std::string message = r.path + ": " + r.problem + " (" + share +
-                              " of samples): " + (r.hasSymbols ? "file:line unknown" : "functions unknown");
+        std::string message = r.path + ": " + r.problem + " (" + share + " of samples): ";
+        if (r.unresolved == 0 && r.hasSymbols)
+            message += "file:line unknown";
+        else if (r.unresolved >= r.addresses)
+            message += "functions unknown";
+        else
+            message += "file:line unknown, " + std::to_string(r.unresolved) + " of " +
+                       std::to_string(r.addresses) + " addresses without a function name";
         ++meta.warningCount;
         if (meta.warnings.size() < ProfileMeta::kMaxKeptWarnings)
             meta.warnings.push_back({0, std::move(message)});
