@@ -2,10 +2,12 @@
 
 #include "scorch/analysis.h"
 #include "scorch/diff.h"
+#include "scorch/export.h"
 #include "scorch/folded.h"
 #include "scorch/import.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <iostream>
@@ -22,15 +24,20 @@ namespace scorch::cli {
 namespace {
 
 constexpr const char* kMainUsage = R"(Usage: scorch [FILE...]                 open profiles in the GUI
+       scorch --diff [--normalize] [--strip-hex] BEFORE AFTER
+                                        compare two profiles in the GUI
        scorch COMMAND [OPTIONS] FILE    run a headless command
 
 Commands:
   collapse   print the profile as folded stacks (stackcollapse-perf.pl conventions)
   info       summarise a profile: format, costs, threads, top functions, warnings
   diff       print the differential folded stacks of two profiles (`stack before after`)
+  convert    write the profile as speedscope JSON, pprof or folded stacks
+  svg        write an interactive flame graph SVG (click to zoom, search)
 
-FILE may be perf script text, folded stacks or speedscope JSON, optionally gzip/zstd/xz-compressed;
-"-" reads standard input. Run `scorch COMMAND --help` for a command's options.
+FILE may be perf.data, perf script text, folded stacks, speedscope JSON, Chrome .cpuprofile or trace
+JSON, pprof, d3-flame-graph JSON or a Scorch recording, optionally gzip/zstd/xz-compressed; "-" reads
+standard input. Run `scorch COMMAND --help` for a command's options.
 )";
 
 constexpr const char* kCollapseUsage = R"(Usage: scorch collapse [OPTIONS] FILE
@@ -64,6 +71,45 @@ constexpr const char* kInfoUsage = R"(Usage: scorch info FILE
 
 Prints the detected format, cost types with totals, sample count, unique stacks, maximum depth,
 threads, the 10 functions with the highest self cost and any import warnings.
+)";
+
+constexpr const char* kConvertUsage = R"(Usage: scorch convert --to FORMAT [OPTIONS] FILE [-o OUT]
+
+Writes the profile in another format:
+  speedscope   speedscope JSON (https://www.speedscope.app): shared frames, one sampled profile per
+               thread; a cost type counting samples is written one entry per sample, others one entry
+               per distinct stack with its summed weight
+  pprof        pprof protobuf (gzip-compressed), readable by `go tool pprof`: every cost type is a
+               sample type, a `thread` label (and `pid`/`tid`) per sample, one mapping per module
+  folded       folded stacks, as `scorch collapse` prints them
+Options:
+  --to FORMAT        speedscope, pprof or folded (required)
+  -o, --output OUT   write OUT atomically (temporary file, then rename); never over FILE.
+                     Without -o, or with -o -, the output goes to standard output
+  --event NAME       speedscope, folded: the cost type to write (default: the first event)
+  --aggregate        speedscope: one entry per distinct stack even for a cost type counting samples
+  --no-gzip          pprof: write uncompressed protobuf
+  -h, --help         show this help
+FILE "-" reads standard input.
+)";
+
+constexpr const char* kSvgUsage = R"(Usage: scorch svg [OPTIONS] FILE [-o OUT]
+
+Writes a self-contained interactive flame graph SVG: click a frame to zoom, "Reset Zoom" or Esc to
+go back, "Search" or Ctrl+F to highlight frames matching a regular expression ("Matched: x%"), hover
+for names, counts and percentages. Frames narrower than --minwidth merge into grey blocks of their
+combined width. `perf script | scorch svg - > out.svg` draws a perf recording in one step.
+  -o, --output OUT   write OUT atomically; never over FILE (default: standard output)
+  --title TEXT       title at the top (default "Flame Graph", or "Icicle Graph" with --inverted)
+  --subtitle TEXT    second line below the title
+  --inverted         icicle graph: roots at the top
+  --colors PALETTE   hot (default), mem, io, java, js, red, green, blue, aqua, yellow, purple, orange
+  --width PX         image width in pixels (default 1200)
+  --height PX        height of one frame in pixels (default 16)
+  --minwidth PX      frames narrower than this merge with their narrow neighbours (default 0.1)
+  --countname TEXT   what counts are called in tooltips (default: the cost type's unit)
+  --event NAME       the cost type to draw (default: the first event)
+  -h, --help         show this help
 )";
 
 int fail(const std::string& message) {
@@ -174,6 +220,7 @@ int collapse(int argc, char** argv) {
 
 int diff(int argc, char** argv) {
     DiffOptions options;
+    options.matchModules = false; // the folded output names frames only: match them the same way
     std::string event;
     std::vector<std::string> files;
     for (int i = 2; i < argc; ++i) {
@@ -301,14 +348,202 @@ int info(int argc, char** argv) {
     });
 }
 
+/// Applies `--event NAME` (or the default cost type) to `type`; an error message when there is no such event.
+std::string chooseCostType(const Profile& p, const std::string& event, int& type, int& alwaysIncluded) {
+    type = defaultCostType(p, alwaysIncluded);
+    if (event.empty())
+        return {};
+    type = p.costTypeIndex(event);
+    if (type >= 0)
+        return {};
+    std::string names;
+    for (const auto& t : p.costTypes)
+        names += (names.empty() ? "" : ", ") + t.name;
+    return p.meta.source + ": no event named \"" + event + "\" (the file has: " + names + ")";
+}
+
+/// Runs `write` into OUT atomically, or into standard output when OUT is empty or "-".
+int writeOutput(const std::string& output, const std::string& input,
+                const std::function<void(std::ostream&)>& write) {
+    try {
+        if (output.empty() || output == "-") {
+            write(std::cout);
+            std::cout.flush();
+            return std::cout ? 0 : fail("error writing to standard output");
+        }
+        writeFileAtomically(output, input, write);
+        return 0;
+    } catch (const ExportError& e) {
+        return fail(e.what());
+    }
+}
+
+/// Reads the value of an option given as `--name VALUE` or `--name=VALUE`; false when it is not this option.
+bool optionValue(int argc, char** argv, int& i, std::string_view name, std::string& value, bool& missing) {
+    const std::string_view a = argv[i];
+    if (a == name) {
+        if (i + 1 >= argc) {
+            missing = true;
+            return true;
+        }
+        value = argv[++i];
+        return true;
+    }
+    if (a.size() > name.size() && a.starts_with(name) && a[name.size()] == '=') {
+        value = std::string(a.substr(name.size() + 1));
+        return true;
+    }
+    return false;
+}
+
+int convert(int argc, char** argv) {
+    std::string to, output, event, file;
+    bool haveFile = false, aggregate = false, gzip = true;
+    for (int i = 2; i < argc; ++i) {
+        const std::string_view a = argv[i];
+        bool missing = false;
+        if (a == "-h" || a == "--help") {
+            std::fputs(kConvertUsage, stdout);
+            return 0;
+        } else if (optionValue(argc, argv, i, "--to", to, missing) ||
+                   optionValue(argc, argv, i, "--output", output, missing) ||
+                   optionValue(argc, argv, i, "-o", output, missing) ||
+                   optionValue(argc, argv, i, "--event", event, missing)) {
+            if (missing)
+                return usageError(std::string(a) + " needs a value", kConvertUsage);
+        } else if (a == "--aggregate") {
+            aggregate = true;
+        } else if (a == "--no-gzip") {
+            gzip = false;
+        } else if (a.size() > 1 && a[0] == '-') {
+            return usageError("convert: unknown option " + std::string(a), kConvertUsage);
+        } else if (haveFile) {
+            return usageError("convert: one FILE only", kConvertUsage);
+        } else {
+            file = std::string(a);
+            haveFile = true;
+        }
+    }
+    if (to.empty())
+        return usageError("convert: --to FORMAT is required (speedscope, pprof or folded)", kConvertUsage);
+    if (to != "speedscope" && to != "pprof" && to != "folded")
+        return usageError("convert: unknown format \"" + to + "\" (speedscope, pprof or folded)",
+                          kConvertUsage);
+    if (!haveFile)
+        return usageError("convert: no FILE given", kConvertUsage);
+    if (!output.empty() && output != "-" && output == file)
+        return fail(output + ": is the input file; choose another output file name");
+    return withProfile(file, {}, [&](Profile& p) {
+        int type = 0, always = -1;
+        if (const std::string error = chooseCostType(p, event, type, always); !error.empty())
+            return fail(error);
+        if (to == "speedscope") {
+            SpeedscopeOptions options;
+            options.costType = type;
+            if (!aggregate && p.costTypes[static_cast<std::size_t>(type)].unit == CostUnit::Samples)
+                options.sampleCountType = type;
+            return writeOutput(output, file, [&](std::ostream& out) { writeSpeedscope(p, options, out); });
+        }
+        if (to == "pprof") {
+            PprofOptions options;
+            options.gzip = gzip;
+            return writeOutput(output, file, [&](std::ostream& out) { writePprof(p, options, out); });
+        }
+        FoldedOptions folded;
+        folded.costType = type;
+        folded.alwaysIncludedCostType = event.empty() ? always : -1;
+        if (event.empty() && p.meta.format == "differential folded stacks") {
+            folded.costType = 0;
+            folded.secondCostType = 1;
+        }
+        return writeOutput(output, file, [&](std::ostream& out) { writeFolded(p, folded, out); });
+    });
+}
+
+int svg(int argc, char** argv) {
+    SvgOptions options;
+    std::string output, event, file, title, width, height, minWidth, colors;
+    bool haveFile = false, haveTitle = false;
+    for (int i = 2; i < argc; ++i) {
+        const std::string_view a = argv[i];
+        bool missing = false;
+        if (a == "-h" || a == "--help") {
+            std::fputs(kSvgUsage, stdout);
+            return 0;
+        } else if (optionValue(argc, argv, i, "--output", output, missing) ||
+                   optionValue(argc, argv, i, "-o", output, missing) ||
+                   optionValue(argc, argv, i, "--event", event, missing) ||
+                   optionValue(argc, argv, i, "--subtitle", options.subtitle, missing) ||
+                   optionValue(argc, argv, i, "--countname", options.countName, missing) ||
+                   optionValue(argc, argv, i, "--colors", colors, missing) ||
+                   optionValue(argc, argv, i, "--width", width, missing) ||
+                   optionValue(argc, argv, i, "--height", height, missing) ||
+                   optionValue(argc, argv, i, "--minwidth", minWidth, missing)) {
+            if (missing)
+                return usageError(std::string(a) + " needs a value", kSvgUsage);
+        } else if (optionValue(argc, argv, i, "--title", title, missing)) {
+            if (missing)
+                return usageError("--title needs a value", kSvgUsage);
+            haveTitle = true;
+        } else if (a == "--inverted") {
+            options.inverted = true;
+        } else if (a.size() > 1 && a[0] == '-') {
+            return usageError("svg: unknown option " + std::string(a), kSvgUsage);
+        } else if (haveFile) {
+            return usageError("svg: one FILE only", kSvgUsage);
+        } else {
+            file = std::string(a);
+            haveFile = true;
+        }
+    }
+    if (!haveFile)
+        return usageError("svg: no FILE given", kSvgUsage);
+    auto number = [](const std::string& text, double low, double high, double& out) {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || !(v >= low && v <= high))
+            return false;
+        out = v;
+        return true;
+    };
+    double v = 0;
+    if (!width.empty()) {
+        if (!number(width, 100, 100000, v))
+            return usageError("svg: --width must be a number of pixels from 100 to 100000", kSvgUsage);
+        options.width = static_cast<int>(v);
+    }
+    if (!height.empty()) {
+        if (!number(height, 4, 200, v))
+            return usageError("svg: --height must be a number of pixels from 4 to 200", kSvgUsage);
+        options.frameHeight = static_cast<int>(v);
+    }
+    if (!minWidth.empty()) {
+        if (!number(minWidth, 0, 1000, v))
+            return usageError("svg: --minwidth must be a number of pixels from 0 to 1000", kSvgUsage);
+        options.minWidth = v;
+    }
+    if (!colors.empty() && !svgPaletteFromName(colors, options.palette))
+        return usageError("svg: unknown palette \"" + colors + "\" (" + std::string(svgPaletteNames()) + ")",
+                          kSvgUsage);
+    options.title = haveTitle ? title : options.inverted ? "Icicle Graph" : "Flame Graph";
+    if (!output.empty() && output != "-" && output == file)
+        return fail(output + ": is the input file; choose another output file name");
+    return withProfile(file, {}, [&](Profile& p) {
+        int always = -1;
+        if (const std::string error = chooseCostType(p, event, options.costType, always); !error.empty())
+            return fail(error);
+        return writeOutput(output, file, [&](std::ostream& out) { writeFlameGraphSvg(p, options, out); });
+    });
+}
+
 } // namespace
 
 bool isHeadlessCommand(int argc, char** argv) {
     if (argc < 2)
         return false;
     const std::string_view a = argv[1];
-    return a == "collapse" || a == "info" || a == "diff" || a == "help" || a == "--help" || a == "-h" ||
-           a == "--version";
+    return a == "collapse" || a == "info" || a == "diff" || a == "convert" || a == "svg" || a == "help" ||
+           a == "--help" || a == "-h" || a == "--version";
 }
 
 int run(int argc, char** argv) {
@@ -328,6 +563,10 @@ int run(int argc, char** argv) {
         return info(argc, argv);
     if (command == "diff")
         return diff(argc, argv);
+    if (command == "convert")
+        return convert(argc, argv);
+    if (command == "svg")
+        return svg(argc, argv);
     return usageError("unknown command " + std::string(command), kMainUsage);
 }
 

@@ -2,11 +2,13 @@
 
 #include "flamegraphview.h"
 
+#include "scorch/export.h"
 #include "scorch/folded.h"
 
 #include <QBuffer>
 #include <QCoreApplication>
 #include <QFileInfo>
+#include <QMenu>
 #include <QSaveFile>
 
 #include <algorithm>
@@ -22,7 +24,52 @@ QString tr(const char* text) {
     return QCoreApplication::translate("scorch::Exporter", text);
 }
 
+constexpr ExportFormat kFormats[] = {
+    {ExportKind::Svg, QT_TRANSLATE_NOOP("scorch::Exporter", "Flame Graph as &SVG Picture…"), ".svg",
+     QT_TRANSLATE_NOOP("scorch::Exporter", "SVG images (*.svg)")},
+    {ExportKind::Png, QT_TRANSLATE_NOOP("scorch::Exporter", "Flame Graph as &PNG Picture…"), ".png",
+     QT_TRANSLATE_NOOP("scorch::Exporter", "PNG images (*.png)")},
+    {ExportKind::InteractiveSvg, QT_TRANSLATE_NOOP("scorch::Exporter", "Profile as &Interactive SVG…"),
+     ".flame.svg", QT_TRANSLATE_NOOP("scorch::Exporter", "Interactive SVG flame graphs (*.svg)")},
+    {ExportKind::Speedscope, QT_TRANSLATE_NOOP("scorch::Exporter", "Profile as Spee&dscope JSON…"),
+     ".speedscope.json", QT_TRANSLATE_NOOP("scorch::Exporter", "speedscope JSON (*.speedscope.json *.json)")},
+    {ExportKind::Pprof, QT_TRANSLATE_NOOP("scorch::Exporter", "Profile as &pprof…"), ".pb.gz",
+     QT_TRANSLATE_NOOP("scorch::Exporter", "pprof profiles (*.pb.gz *.pprof)")},
+    {ExportKind::Folded, QT_TRANSLATE_NOOP("scorch::Exporter", "Profile as &Folded Stacks…"), ".folded",
+     QT_TRANSLATE_NOOP("scorch::Exporter", "Folded stacks (*.folded *.txt)")},
+    {ExportKind::FoldedSelection,
+     QT_TRANSLATE_NOOP("scorch::Exporter", "Selected Frame's Stacks as F&olded Stacks…"), ".folded",
+     QT_TRANSLATE_NOOP("scorch::Exporter", "Folded stacks (*.folded *.txt)")},
+};
+
+/// The bytes a core writer produces.
+QByteArray written(const std::function<void(std::ostream&)>& write) {
+    std::ostringstream out;
+    write(out);
+    const std::string text = std::move(out).str();
+    return QByteArray(text.data(), static_cast<qsizetype>(text.size()));
+}
+
 } // namespace
+
+std::span<const ExportFormat> exportFormats() {
+    return kFormats;
+}
+
+const ExportFormat& exportFormat(ExportKind kind) {
+    for (const ExportFormat& f : kFormats)
+        if (f.kind == kind)
+            return f;
+    return kFormats[0];
+}
+
+void addExportActions(QMenu* menu, const std::function<void(ExportKind)>& chosen) {
+    for (const ExportFormat& f : kFormats) {
+        if (f.kind == ExportKind::InteractiveSvg || f.kind == ExportKind::FoldedSelection)
+            menu->addSeparator();
+        menu->addAction(tr(f.menuText), menu, [chosen, kind = f.kind] { chosen(kind); });
+    }
+}
 
 QString checkExportTarget(const QString& target, const QString& source) {
     if (target.isEmpty())
@@ -47,10 +94,7 @@ QString saveAtomically(const QString& target, const QByteArray& bytes) {
 QByteArray foldedProfile(const Profile& profile, std::size_t costType) {
     FoldedOptions options;
     options.costType = static_cast<int>(costType);
-    std::ostringstream out;
-    writeFolded(profile, options, out);
-    const std::string text = std::move(out).str();
-    return QByteArray(text.data(), static_cast<qsizetype>(text.size()));
+    return written([&](std::ostream& out) { writeFolded(profile, options, out); });
 }
 
 QByteArray foldedSubtree(const ChartData& data, NodeId node) {
@@ -96,29 +140,54 @@ QString exportChart(ExportKind kind, const FlameGraphView& view, const QString& 
         return tr("Nothing to export: the profile is not loaded.");
     const QSize size = view.size().expandedTo(QSize(200, 100));
     QByteArray bytes;
-    switch (kind) {
-    case ExportKind::Svg: {
-        QBuffer buffer(&bytes);
-        buffer.open(QIODevice::WriteOnly);
-        if (!view.renderSvg(&buffer, size))
-            return tr("Could not render the flame graph as SVG.");
-        break;
-    }
-    case ExportKind::Png: {
-        QBuffer buffer(&bytes);
-        buffer.open(QIODevice::WriteOnly);
-        if (!view.renderImage(size).save(&buffer, "PNG"))
-            return tr("Could not render the flame graph as PNG.");
-        break;
-    }
-    case ExportKind::Folded:
-        bytes = foldedProfile(*data->profile, data->costType);
-        break;
-    case ExportKind::FoldedSelection:
-        if (view.selectedNode() == kRootNode)
-            return tr("Select a frame in the flame graph or a table first.");
-        bytes = foldedSubtree(*data, view.selectedNode());
-        break;
+    try {
+        switch (kind) {
+        case ExportKind::Svg: {
+            QBuffer buffer(&bytes);
+            buffer.open(QIODevice::WriteOnly);
+            if (!view.renderSvg(&buffer, size))
+                return tr("Could not render the flame graph as SVG.");
+            break;
+        }
+        case ExportKind::Png: {
+            QBuffer buffer(&bytes);
+            buffer.open(QIODevice::WriteOnly);
+            if (!view.renderImage(size).save(&buffer, "PNG"))
+                return tr("Could not render the flame graph as PNG.");
+            break;
+        }
+        case ExportKind::Folded:
+            bytes = foldedProfile(*data->profile, data->costType);
+            break;
+        case ExportKind::InteractiveSvg: {
+            SvgOptions options;
+            options.costType = static_cast<int>(data->costType);
+            options.title = QFileInfo(source).fileName().toStdString();
+            options.subtitle = data->profile->costTypes[data->costType].name;
+            bytes = written([&](std::ostream& out) { writeFlameGraphSvg(*data->profile, options, out); });
+            break;
+        }
+        case ExportKind::Speedscope: {
+            SpeedscopeOptions options;
+            options.costType = static_cast<int>(data->costType);
+            if (data->profile->costTypes[data->costType].unit == CostUnit::Samples)
+                options.sampleCountType = options.costType; // one entry per sample, as speedscope writes them
+            bytes = written([&](std::ostream& out) { writeSpeedscope(*data->profile, options, out); });
+            break;
+        }
+        case ExportKind::Pprof:
+            bytes = written([&](std::ostream& out) { writePprof(*data->profile, {}, out); });
+            break;
+        case ExportKind::FoldedSelection:
+            if (view.selectedNode() == kRootNode)
+                return tr("Select a frame in the flame graph or a table first.");
+            bytes = foldedSubtree(*data, view.selectedNode());
+            break;
+        }
+    } catch (const ExportError& e) {
+        return tr("Could not export: %1").arg(QString::fromUtf8(e.what()));
+    } catch (const std::bad_alloc&) {
+        return tr("Could not export: out of memory.");
     }
     return saveAtomically(target, bytes);
 }

@@ -25,7 +25,7 @@ extern "C" __attribute__((visibility("default"))) int scorch_gui_main(int argc, 
     scorch::MainWindow window;
     QStringList files = QCoreApplication::arguments();
     files.removeFirst();
-    window.openFiles(files);
+    window.openArguments(files);
     window.show();
     return app.exec();
 }

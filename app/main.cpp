@@ -55,9 +55,18 @@ int main(int argc, char** argv) {
     if (scorch::cli::isHeadlessCommand(argc, argv))
         return scorch::cli::run(argc, argv);
     if (argc >= 2 && std::string_view(argv[1]) == "--diff") {
-        std::fputs("scorch: the comparison window is not implemented yet; use `scorch diff BEFORE AFTER`\n",
-                   stderr);
-        return 2;
+        int i = 2;
+        bool bad = false;
+        for (; i < argc && std::string_view(argv[i]).starts_with("--"); ++i)
+            bad |= std::string_view(argv[i]) != "--normalize" && std::string_view(argv[i]) != "--strip-hex";
+        if (bad || argc - i < 2) {
+            std::fputs(
+                "Usage: scorch --diff [--normalize] [--strip-hex] BEFORE AFTER [FILE...]\n"
+                "Opens a comparison of two profiles (any formats) in the window; further files open in "
+                "tabs.\nFor the differential folded stacks on standard output: scorch diff BEFORE AFTER\n",
+                stderr);
+            return 2;
+        }
     }
     return runGui(argc, argv);
 }

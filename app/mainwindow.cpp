@@ -1,5 +1,8 @@
 #include "mainwindow.h"
 
+#include "comparedialog.h"
+#include "comparetab.h"
+#include "compareview.h"
 #include "flamegraphpanel.h"
 #include "profiletab.h"
 
@@ -82,15 +85,11 @@ void MainWindow::createFileMenu() {
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     m_recentMenu->setObjectName(QStringLiteral("recentMenu"));
     updateRecentMenu();
+    file->addAction(tr("&Compare…"), this, &MainWindow::showCompareDialog)
+        ->setToolTip(
+            tr("Compare two profiles (open tabs or files): differential and side-by-side flame graphs"));
     m_exportMenu = file->addMenu(tr("&Export"));
-    const std::pair<QString, ExportKind> exports[] = {
-        {tr("Flame Graph as &SVG…"), ExportKind::Svg},
-        {tr("Flame Graph as &PNG…"), ExportKind::Png},
-        {tr("Profile as &Folded Stacks…"), ExportKind::Folded},
-        {tr("Selected Frame's Stacks as F&olded Stacks…"), ExportKind::FoldedSelection},
-    };
-    for (const auto& [text, kind] : exports)
-        m_exportMenu->addAction(text, this, [this, kind = kind] { showExportDialog(kind); });
+    addExportActions(m_exportMenu, [this](ExportKind kind) { showExportDialog(kind); });
     file->addSeparator();
     file->addAction(tr("&Close Tab"), QKeySequence::Close, this,
                     [this] { closeTab(m_tabs->currentIndex()); });
@@ -102,6 +101,8 @@ void MainWindow::createViewMenu() {
     view->addAction(tr("&Find in Flame Graph…"), QKeySequence::Find, this, [this] {
         if (ProfileTab* t = currentTab(); t && t->state() == ProfileTab::State::Loaded)
             t->panel()->focusSearch();
+        else if (auto* c = qobject_cast<CompareTab*>(m_tabs->currentWidget()); c && c->view()->isReady())
+            c->view()->focusSearch();
     });
 }
 
@@ -159,7 +160,7 @@ ProfileTab* MainWindow::currentTab() const {
 }
 
 void MainWindow::closeTab(int index) {
-    ProfileTab* t = tab(index);
+    QWidget* t = m_tabs->widget(index); // a ProfileTab or a CompareTab
     if (!t)
         return;
     m_tabs->removeTab(index);
@@ -176,6 +177,64 @@ void MainWindow::showOpenDialog() {
     openFiles(files);
 }
 
+void MainWindow::openArguments(QStringList arguments) {
+    CompareTab* compare = nullptr;
+    if (!arguments.isEmpty() && arguments.first() == QLatin1String("--diff")) {
+        DiffOptions options;
+        arguments.removeFirst();
+        for (; !arguments.isEmpty() && arguments.first().startsWith(QLatin1String("--"));
+             arguments.removeFirst()) {
+            options.normalize |= arguments.first() == QLatin1String("--normalize");
+            options.stripHex |= arguments.first() == QLatin1String("--strip-hex");
+        }
+        if (arguments.size() >= 2) {
+            compare = openComparison(arguments[0], arguments[1], options);
+            arguments = arguments.mid(2);
+        }
+    }
+    openFiles(arguments);
+    if (compare)
+        m_tabs->setCurrentWidget(compare); // the comparison stays in front
+}
+
+CompareTab* MainWindow::openComparison(const QString& before, const QString& after,
+                                       const DiffOptions& options) {
+    addRecent(before);
+    addRecent(after);
+    auto* tab = new CompareTab(before, after, m_tabs);
+    tab->setDiffOptions(options);
+    return addComparison(tab);
+}
+
+CompareTab* MainWindow::addComparison(CompareTab* tab) {
+    const int index = m_tabs->addTab(tab, tab->title());
+    m_tabs->setTabToolTip(index, tab->beforePath() + QStringLiteral("\n") + tab->afterPath());
+    m_tabs->setCurrentIndex(index);
+    m_central->setCurrentWidget(m_tabs);
+    connect(tab, &CompareTab::stateChanged, this, [this, tab](CompareTab::State state) {
+        const bool problem = state == CompareTab::State::Failed || state == CompareTab::State::Cancelled;
+        m_tabs->setTabIcon(m_tabs->indexOf(tab),
+                           problem ? style()->standardIcon(QStyle::SP_MessageBoxWarning) : QIcon());
+    });
+    updateStatus();
+    return tab;
+}
+
+void MainWindow::showCompareDialog() {
+    QList<CompareDialog::Source> open;
+    for (int i = 0; i < tabCount(); ++i)
+        if (ProfileTab* t = tab(i); t && t->state() == ProfileTab::State::Loaded)
+            open.push_back({t->path(), t->profile()});
+    CompareDialog dialog(open, this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    const CompareDialog::Source before = dialog.before(), after = dialog.after();
+    if (before.profile && after.profile)
+        addComparison(new CompareTab(before.profile, before.path, after.profile, after.path, m_tabs));
+    else // a file on either side: load both (an open tab's file again, which keeps this simple)
+        openComparison(before.path, after.path);
+}
+
 QString MainWindow::exportCurrent(ExportKind kind, const QString& target) {
     ProfileTab* t = currentTab();
     if (!t || t->state() != ProfileTab::State::Loaded)
@@ -190,14 +249,9 @@ void MainWindow::showExportDialog(ExportKind kind) {
         return;
     }
     const QFileInfo source(t->path());
-    QString suffix = QStringLiteral(".folded"), filter = tr("Folded stacks (*.folded *.txt)");
-    if (kind == ExportKind::Svg) {
-        suffix = QStringLiteral(".svg");
-        filter = tr("SVG images (*.svg)");
-    } else if (kind == ExportKind::Png) {
-        suffix = QStringLiteral(".png");
-        filter = tr("PNG images (*.png)");
-    }
+    const ExportFormat& format = exportFormat(kind);
+    const QString suffix = QString::fromLatin1(format.suffix);
+    const QString filter = QCoreApplication::translate("scorch::Exporter", format.filter);
     const QString proposal = source.dir().filePath(source.completeBaseName() + suffix);
     const QString target = QFileDialog::getSaveFileName(this, tr("Export"), proposal, filter);
     if (target.isEmpty())
@@ -244,7 +298,10 @@ void MainWindow::updateStatus() {
     const bool loading = t && t->state() == ProfileTab::State::Loading;
     m_progressBox->setVisible(loading);
     m_exportMenu->setEnabled(t && t->state() == ProfileTab::State::Loaded);
-    setWindowTitle(t ? tr("%1 — Scorch").arg(t->title()) : tr("Scorch"));
+    const auto* compare = qobject_cast<CompareTab*>(m_tabs->currentWidget());
+    setWindowTitle(t         ? tr("%1 — Scorch").arg(t->title())
+                   : compare ? tr("%1 — Scorch").arg(compare->title())
+                             : tr("Scorch"));
     if (!loading)
         return;
     m_progressLabel->setText(tr("Loading %1").arg(t->title()));

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "exporter.h"
+#include "scorch/diff.h"
 
 #include <QMainWindow>
 #include <QStringList>
@@ -16,6 +17,7 @@ class QTabWidget;
 
 namespace scorch {
 
+class CompareTab;
 class ProfileTab;
 
 class MainWindow final : public QMainWindow {
@@ -27,6 +29,11 @@ public:
     /// Opens `path` in a new tab (loading starts at once) and makes it current.
     ProfileTab* openFile(const QString& path);
     void openFiles(const QStringList& paths);
+    /// The command line's files: `FILE...`, or `--diff [--normalize] [--strip-hex] BEFORE AFTER [FILE...]`
+    /// (the comparison in front).
+    void openArguments(QStringList arguments);
+    /// Opens a comparison of two files in a new tab (both load at once) and makes it current.
+    CompareTab* openComparison(const QString& before, const QString& after, const DiffOptions& options = {});
 
     int tabCount() const;
     ProfileTab* tab(int index) const;
@@ -51,6 +58,8 @@ private:
     void createViewMenu();
     void createStatusWidgets();
     void showOpenDialog();
+    void showCompareDialog();
+    CompareTab* addComparison(CompareTab* tab);
     void showExportDialog(ExportKind kind);
     void closeTab(int index);
     void addRecent(const QString& path);

@@ -5,6 +5,7 @@
 #include "loader.h"
 #include "modeldata.h"
 #include "selectionsync.h"
+#include "sourceview.h"
 #include "summarybar.h"
 #include "threadlist.h"
 
@@ -70,6 +71,9 @@ QWidget* ProfileTab::makeContentPage() {
     m_threads = new ThreadList(page);
     m_panel = new FlameGraphPanel(page);
     m_tables = new CallTreeTables(page);
+    m_source = new SourceView(page);
+    m_source->setMinimumSize(240, 80);
+    m_source->setVisible(false);
 
     // Explicit minimums: a child's wide minimum size hint (a long breadcrumb path) must not push the
     // splitter, and with it the window, wider than the screen.
@@ -78,7 +82,11 @@ QWidget* ProfileTab::makeContentPage() {
     m_threads->setMinimumWidth(120);
     m_chartSplitter = new QSplitter(Qt::Vertical, page);
     m_chartSplitter->addWidget(m_panel);
-    m_chartSplitter->addWidget(m_tables);
+    m_tableSplitter = new QSplitter(Qt::Horizontal, page);
+    m_tableSplitter->addWidget(m_tables);
+    m_tableSplitter->addWidget(m_source);
+    m_tableSplitter->setSizes({620, 780});
+    m_chartSplitter->addWidget(m_tableSplitter);
     m_chartSplitter->setStretchFactor(0, 3);
     m_chartSplitter->setStretchFactor(1, 2);
     m_chartSplitter->setSizes({600, 400}); // scaled to the real height: the chart gets 60%
@@ -94,8 +102,16 @@ QWidget* ProfileTab::makeContentPage() {
     layout->addWidget(m_summary);
     layout->addWidget(m_sideSplitter, 1);
 
-    new SelectionSync(m_panel->view(), m_tables, page);
+    auto* sync = new SelectionSync(m_panel->view(), m_tables, page);
+    connect(sync, &SelectionSync::frameSelected, this, [this](FrameId frame) {
+        if (m_source->isVisible())
+            m_source->showFrame(frame);
+    });
+    connect(m_panel->view(), &FlameGraphView::sourceRequested, this, &ProfileTab::showSource);
+    connect(m_tables, &CallTreeTables::sourceRequested, this, &ProfileTab::showSource);
     connect(m_summary, &SummaryBar::costTypeChanged, m_panel, &FlameGraphPanel::setCostType);
+    connect(m_summary, &SummaryBar::costTypeChanged, this,
+            [this](std::size_t costType) { m_source->setProfile(m_profile, costType); });
     connect(m_threads, &ThreadList::threadsChanged, m_panel, &FlameGraphPanel::setThreads);
     connect(m_panel, &FlameGraphPanel::dataChanged, this, &ProfileTab::rebuildTables);
     return page;
@@ -151,7 +167,19 @@ void ProfileTab::showProfile(std::shared_ptr<const Profile> profile) {
     m_threads->setProfile(*m_profile);
     m_threads->setVisible(m_profile->threads.size() > 1);
     m_stack->setCurrentWidget(m_contentPage);
+    m_source->setProfile(m_profile);
+    bool sourceInfo = m_profile->lineCosts.size() > 0; // or frames that know their file (speedscope, Chrome)
+    for (uint32_t f = 1; !sourceInfo && f < m_profile->frames.size(); ++f)
+        sourceInfo = bool(m_profile->frames[FrameId{f}].file);
+    m_source->setVisible(sourceInfo);
     m_panel->setProfile(m_profile); // emits dataChanged -> summary total and tables
+}
+
+void ProfileTab::showSource(FrameId frame) {
+    if (!m_profile)
+        return;
+    m_source->setVisible(true);
+    m_source->showFrame(frame);
 }
 
 void ProfileTab::onFailed(const QString& message) {

@@ -18,6 +18,7 @@ namespace scorch {
 class CallTreeTables;
 class FlameGraphPanel;
 class ProfileLoader;
+class SourceView;
 class SummaryBar;
 class ThreadList;
 
@@ -47,6 +48,11 @@ public:
     SummaryBar* summary() const { return m_summary; }
     ThreadList* threadList() const { return m_threads; }
     QSplitter* chartSplitter() const { return m_chartSplitter; }
+    /// The source of the selected function, beside the tables (shown for profiles with line costs, or on
+    /// "Show Source").
+    SourceView* sourceView() const { return m_source; }
+    /// Shows the source panel with the function of `frame`.
+    void showSource(FrameId frame);
 
 Q_SIGNALS:
     void stateChanged(scorch::ProfileTab::State state);
@@ -82,6 +88,8 @@ private:
     ThreadList* m_threads = nullptr;
     FlameGraphPanel* m_panel = nullptr;
     CallTreeTables* m_tables = nullptr;
+    SourceView* m_source = nullptr;
+    QSplitter* m_tableSplitter = nullptr;
     QSplitter* m_chartSplitter = nullptr;
     QSplitter* m_sideSplitter = nullptr;
     QWidget* m_contentPage;

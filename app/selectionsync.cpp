@@ -20,7 +20,11 @@ bool SelectionSync::sameData() const {
 }
 
 void SelectionSync::chartSelected(NodeId node) {
-    if (m_forwarding || !sameData())
+    if (m_forwarding)
+        return;
+    if (const auto data = m_view->data(); data && node != kRootNode && node < data->tree.size())
+        Q_EMIT frameSelected(data->tree.frame(node));
+    if (!sameData())
         return;
     m_tables->selectNode(node);
 }
@@ -28,6 +32,8 @@ void SelectionSync::chartSelected(NodeId node) {
 void SelectionSync::tableSelectedNode(NodeId node) {
     if (!sameData())
         return;
+    if (node != kRootNode && node < m_view->data()->tree.size())
+        Q_EMIT frameSelected(m_view->data()->tree.frame(node));
     m_forwarding = true;
     m_view->selectNode(node);
     m_forwarding = false;
@@ -36,6 +42,7 @@ void SelectionSync::tableSelectedNode(NodeId node) {
 void SelectionSync::tableSelectedFunction(FrameId frame) {
     if (!sameData())
         return;
+    Q_EMIT frameSelected(frame);
     m_forwarding = true;
     m_view->selectFunction(frame);
     m_forwarding = false;

@@ -16,6 +16,10 @@ public:
     /// Wires chart -> tables (the selected node and its function) and tables -> chart.
     SelectionSync(FlameGraphView* view, CallTreeTables* tables, QObject* parent = nullptr);
 
+Q_SIGNALS:
+    /// The user selected a frame in the chart or a row in a table (the source view follows this).
+    void frameSelected(scorch::FrameId frame);
+
 private:
     void chartSelected(NodeId node);
     void tableSelectedNode(NodeId node);

@@ -6,6 +6,7 @@
 
 #include <QHeaderView>
 #include <QLineEdit>
+#include <QMenu>
 #include <QSortFilterProxyModel>
 #include <QTabWidget>
 #include <QTimer>
@@ -78,6 +79,13 @@ CallTreeTables::PageParts CallTreeTables::makePage(Page page, QAbstractItemModel
         header->resizeSection(c, 90);
     connect(parts.view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this, page](const QModelIndex& current) { onCurrentChanged(page, current); });
+    parts.view->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(parts.view, &QWidget::customContextMenuRequested, this,
+            [this, page, view = parts.view](QPoint pos) {
+                std::unique_ptr<QMenu> menu(createContextMenu(page, view->indexAt(pos), this));
+                if (!menu->isEmpty())
+                    menu->exec(view->viewport()->mapToGlobal(pos));
+            });
     m_tabs->addTab(parts.view, title);
     return parts;
 }
@@ -104,6 +112,21 @@ void CallTreeTables::setFilter(const QString& text) {
     m_filterDelay->stop();
     for (const PageParts& parts : m_pages)
         parts.proxy->setFilterFixedString(text);
+}
+
+QMenu* CallTreeTables::createContextMenu(Page page, const QModelIndex& index, QWidget* parent) {
+    auto* menu = new QMenu(parent);
+    const FrameId frame{index.data(FrameRole).toUInt()};
+    if (!index.isValid() || frame.value == 0)
+        return menu;
+    QAction* show = menu->addAction(tr("Show Source"));
+    show->setObjectName(QStringLiteral("showSource"));
+    connect(show, &QAction::triggered, this, [this, page, index = QPersistentModelIndex(index), frame] {
+        if (index.isValid())
+            m_pages[page].view->setCurrentIndex(index);
+        Q_EMIT sourceRequested(frame);
+    });
+    return menu;
 }
 
 void CallTreeTables::onCurrentChanged(Page page, const QModelIndex& current) {

@@ -11,6 +11,7 @@
 
 class QAbstractItemModel;
 class QLineEdit;
+class QMenu;
 class QModelIndex;
 class QSortFilterProxyModel;
 class QTabWidget;
@@ -41,6 +42,8 @@ public:
 
     /// Applies a filter at once (typing in the filter box applies it after a short pause).
     void setFilter(const QString& text);
+    /// The context menu of a row ("Show Source"); the caller owns it.
+    QMenu* createContextMenu(Page page, const QModelIndex& index, QWidget* parent);
     QTabWidget* tabs() const { return m_tabs; }
     QTreeView* view(Page page) const { return m_pages[page].view; }
     QSortFilterProxyModel* proxy(Page page) const { return m_pages[page].proxy; }
@@ -54,6 +57,8 @@ Q_SIGNALS:
     void nodeActivated(scorch::NodeId node);
     /// The user selected a row of the bottom-up tree or the function list.
     void functionActivated(scorch::FrameId frame);
+    /// "Show Source" on a row.
+    void sourceRequested(scorch::FrameId frame);
 
 private:
     struct PageParts {

@@ -19,6 +19,8 @@ QString FlameGraphView::toolTipText(QPoint pos) const {
                tr("Total: %1").arg(costText(b->cost, all).toHtmlEscaped());
     const CallTree& t = d->data->tree;
     const NodeId n = b->node;
+    if (d->toolTipProvider)
+        return d->toolTipProvider(n);
     if (n == kRootNode)
         return tr("<b>all</b>") + br + tr("Total: %1").arg(costText(t.total(ct, n), all).toHtmlEscaped());
     const Frame& f = profile.frames[t.frame(n)];
@@ -68,6 +70,10 @@ QMenu* FlameGraphView::createContextMenu(NodeId node, QWidget* parent) {
             lines << frameDisplayName(*profile, tree->frame(n));
         QApplication::clipboard()->setText(lines.join(QLatin1Char('\n')));
     });
+    add(tr("Show Source"), "showSource", [this, node, frame] {
+        selectNode(node);
+        Q_EMIT sourceRequested(frame);
+    });
     menu->addSeparator();
     const QString name = frameDisplayName(*profile, frame);
     const QString shortName = QFontMetrics(font()).elidedText(name, Qt::ElideMiddle, 300);
@@ -87,6 +93,7 @@ bool FlameGraphView::event(QEvent* event) {
     if (event->type() == QEvent::Leave && d->hovered) {
         d->hovered.reset();
         update();
+        Q_EMIT hoveredChanged(-1);
     }
     if (event->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(event);
@@ -137,6 +144,7 @@ void FlameGraphView::mouseMoveEvent(QMouseEvent* event) {
             d->hovered = hovered;
             setCursor(hovered ? Qt::PointingHandCursor : Qt::ArrowCursor);
             update();
+            Q_EMIT hoveredChanged(hovered ? static_cast<qint64>(*hovered) : -1);
         }
         return;
     }

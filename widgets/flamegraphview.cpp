@@ -173,6 +173,32 @@ FlameGraphView::ColorScheme FlameGraphView::colorScheme() const {
     return d->scheme;
 }
 
+void FlameGraphView::setDiffColoring(const DiffColoring& coloring) {
+    d->diffColoring = coloring;
+    d->paletteDirty = true;
+    update();
+}
+DiffColoring FlameGraphView::diffColoring() const {
+    return d->diffColoring;
+}
+
+void FlameGraphView::setToolTipProvider(std::function<QString(NodeId)> provider) {
+    d->toolTipProvider = std::move(provider);
+}
+
+std::optional<NodeId> FlameGraphView::hoveredNode() const {
+    return d->hovered;
+}
+
+void FlameGraphView::setHoveredNode(std::optional<NodeId> node) {
+    if (node && !d->valid(*node))
+        node.reset();
+    if (node == d->hovered)
+        return;
+    d->hovered = node;
+    update();
+}
+
 void FlameGraphView::setSearch(const SearchQuery& query) {
     d->query = query;
     d->recomputeSearch();

@@ -6,12 +6,15 @@
 
 #include "chartdata.h"
 #include "flamelayout.h"
+#include "flamepalette.h"
 #include "scorch/search.h"
 
 #include <QImage>
 #include <QWidget>
 
+#include <functional>
 #include <memory>
+#include <optional>
 
 class QIODevice;
 class QMenu;
@@ -22,7 +25,8 @@ class FlameGraphView : public QWidget {
     Q_OBJECT
 public:
     enum class Orientation { Flame, Icicle };
-    enum class ColorScheme { Hot, Module, Kind, System };
+    /// Differential: the data is a diff profile (scorch/diff.h), coloured by delta (see setDiffColoring()).
+    enum class ColorScheme { Hot, Module, Kind, System, Differential };
 
     explicit FlameGraphView(QWidget* parent = nullptr);
     ~FlameGraphView() override;
@@ -35,6 +39,9 @@ public:
     Orientation orientation() const;
     void setColorScheme(ColorScheme scheme);
     ColorScheme colorScheme() const;
+    /// What the Differential scheme colours by (metric, noise floor).
+    void setDiffColoring(const DiffColoring& coloring);
+    DiffColoring diffColoring() const;
 
     /// Highlights matching frames and dims the rest; an empty pattern clears the search.
     void setSearch(const SearchQuery& query);
@@ -81,6 +88,13 @@ public:
 
     /// Rich-text tooltip for a widget position (empty when nothing is there).
     QString toolTipText(QPoint pos) const;
+    /// Replaces the tooltip of single frames (merged runs keep theirs), e.g. before/after/delta of a diff.
+    void setToolTipProvider(std::function<QString(NodeId)> provider);
+
+    /// The frame outlined as hovered (by the mouse or setHoveredNode()).
+    std::optional<NodeId> hoveredNode() const;
+    /// Outlines a frame as hovered without a mouse (a synchronised chart); does not emit hoveredChanged.
+    void setHoveredNode(std::optional<NodeId> node);
     /// The context menu of a node (copy, focus, hide, collapse recursion); the caller owns it. Actions have
     /// object names "zoom", "copyName", "copyStack", "focus", "hide", "collapseRecursion".
     QMenu* createContextMenu(NodeId node, QWidget* parent = nullptr);
@@ -95,10 +109,14 @@ Q_SIGNALS:
     void nodeSelected(scorch::NodeId node);
     void functionSelected(scorch::FrameId frame);
     void transformRequested(scorch::TreeTransform transform);
+    /// "Show Source" in the context menu.
+    void sourceRequested(scorch::FrameId frame);
     /// After setSearch(): number of matching frames drawn, matched cost (each sample once) and total.
     void searchResultChanged(int matchingNodes, qint64 matchedCost, qint64 totalCost);
     /// Back/forward availability may have changed.
     void historyChanged();
+    /// The mouse moved onto another frame; -1 when it left the frames.
+    void hoveredChanged(qint64 node);
 
 protected:
     void paintEvent(QPaintEvent* event) override;

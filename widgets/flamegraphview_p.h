@@ -34,6 +34,8 @@ struct FlameGraphView::Private {
     bool paletteDirty = true;
     Orientation orientation = Orientation::Flame;
     ColorScheme scheme = ColorScheme::Hot;
+    DiffColoring diffColoring;
+    std::function<QString(NodeId)> toolTipProvider;
     FlameRenderer renderer;
 
     SearchQuery query;
@@ -73,6 +75,8 @@ struct FlameGraphView::Private {
         if (paletteDirty) {
             palette.reset(data ? data->profile.get() : nullptr, static_cast<FlameColorScheme>(scheme),
                           q->palette());
+            if (scheme == ColorScheme::Differential && data)
+                palette.setDiff(&data->tree, diffColoring);
             paletteDirty = false;
         }
         return {geometry(area),

@@ -2,6 +2,10 @@
 
 #include "scorch/strings.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
 namespace scorch {
 
 namespace {
@@ -77,6 +81,8 @@ QRgb FlamePalette::computeColor(const Profile& profile, FrameId frame, FlameColo
         const QRgb base = palette.color(QPalette::Active, QPalette::Base).rgb();
         return mix(mix(button, highlight, 0.15 + 0.35 * v.a), base, 0.25 * v.b);
     }
+    case FlameColorScheme::Differential: // per node, see nodeColor(); frames alone carry no delta
+        return neutralDiffColor();
     }
     return hot(v);
 }
@@ -90,6 +96,48 @@ void FlamePalette::reset(const Profile* profile, FlameColorScheme scheme, const 
     const QRgb text = palette.color(QPalette::Active, QPalette::Text).rgb();
     m_merged = mix(m_background, text, 0.28);
     m_match = qRgb(230, 0, 230); // flamegraph.pl's search highlight
+    m_diffTree = nullptr;
+}
+
+void FlamePalette::setDiff(const CallTree* tree, const DiffColoring& coloring) {
+    m_diffTree = tree != nullptr && tree->costTypeCount() > kDelta ? tree : nullptr;
+    m_diff = coloring;
+    m_maxAbsDelta = 0;
+    if (!m_diffTree)
+        return;
+    for (NodeId n = 1; n < tree->size(); ++n) {
+        const int64_t d = diffCost(*tree, kDelta, n, coloring.metric);
+        m_maxAbsDelta = std::max(m_maxAbsDelta, d == INT64_MIN ? INT64_MAX : std::abs(d));
+    }
+}
+
+QRgb FlamePalette::diffColor(int64_t delta, int64_t maxAbs) {
+    if (delta == 0 || maxAbs <= 0)
+        return neutralDiffColor();
+    const double t =
+        std::sqrt(std::min(1.0, std::abs(static_cast<double>(delta)) / static_cast<double>(maxAbs)));
+    const QRgb towards = delta > 0 ? qRgb(214, 32, 28) : qRgb(28, 96, 214);
+    return mix(neutralDiffColor(), towards, 0.25 + 0.75 * t) | 0xFF000000u;
+}
+
+QRgb FlamePalette::diffNodeColor(NodeId node) const {
+    if (node >= m_diffTree->size())
+        return m_merged;
+    const int64_t d = diffCost(*m_diffTree, kDelta, node, m_diff.metric);
+    if (d > -m_diff.greyBelow && d < m_diff.greyBelow)
+        return neutralDiffColor() | 0xFF000000u;
+    return diffColor(d, m_maxAbsDelta);
+}
+
+QRgb FlamePalette::hatchColor(NodeId node, QRgb fill) const {
+    if (!m_diffTree || node == kRootNode || node >= m_diffTree->size())
+        return 0;
+    const DiffStatus s = diffStatus(*m_diffTree, node);
+    if (s == DiffStatus::Added)
+        return mix(fill, qRgb(90, 0, 0), 0.55) | 0xFF000000u;
+    if (s == DiffStatus::Removed)
+        return mix(fill, qRgb(0, 20, 80), 0.55) | 0xFF000000u;
+    return 0;
 }
 
 QRgb FlamePalette::frameColor(FrameId frame) const {

@@ -232,6 +232,24 @@ void FlameRenderer::paint(QPainter& p, const FlameScene& scene, const QRect& exp
         for (int y = dr.top(); y <= dr.bottom(); ++y)
             std::fill_n(reinterpret_cast<QRgb*>(bits + y * stride) + dr.left(), dr.width(), color);
     };
+    // Diagonal stripes (added / removed frames of a diff), 2 px of every 6, straight into the pixels.
+    auto stripe = [&](const QRect& r, QRgb color) {
+        if (!bits) {
+            p.fillRect(r, QBrush(QColor::fromRgb(color), Qt::BDiagPattern));
+            return;
+        }
+        const QRect dr = QRect(QPoint(static_cast<int>(std::lround(r.left() * dpr)),
+                                      static_cast<int>(std::lround(r.top() * dpr))),
+                               QPoint(static_cast<int>(std::lround((r.right() + 1) * dpr)) - 1,
+                                      static_cast<int>(std::lround((r.bottom() + 1) * dpr)) - 1)) &
+                         bounds;
+        for (int y = dr.top(); y <= dr.bottom(); ++y) {
+            auto* line = reinterpret_cast<QRgb*>(bits + y * stride);
+            for (int x = dr.left(); x <= dr.right(); ++x)
+                if ((x + y) % 6 < 2)
+                    line[x] = color;
+        }
+    };
     fill(exposed, palette.background());
     if (g.layout->isEmpty())
         return;
@@ -296,11 +314,13 @@ void FlameRenderer::paint(QPainter& p, const FlameScene& scene, const QRect& exp
         const FrameId frame = tree.frame(b.node);
         QRgb color;
         if (searching)
-            color = isMatch(b.node) ? palette.matchColor() : palette.dimmed(palette.frameColor(frame));
+            color = isMatch(b.node) ? palette.matchColor() : palette.dimmed(palette.nodeColor(tree, b.node));
         else
-            color = palette.frameColor(frame);
+            color = palette.nodeColor(tree, b.node);
         const int w = r - l >= 3 ? r - l - 1 : r - l; // 1px gap between frames wide enough to show it
         fill(QRect(l, y, w, h - 1), color);
+        if (const QRgb hatch = palette.hatchColor(b.node, color))
+            stripe(QRect(l, y, w, h - 1), hatch);
         if (w < minText)
             return;
         const Text& t = textOf(scene, frame, b.node, fm);

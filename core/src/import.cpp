@@ -1,5 +1,6 @@
 #include "scorch/import.h"
 
+#include "importers.h"
 #include "perfdata.h"
 #include "pipeline.h"
 #include "scorch/bytesource.h"
@@ -29,6 +30,14 @@ std::string_view formatName(Format format) {
         return "binary data";
     case Format::Empty:
         return "empty";
+    case Format::ChromeCpuProfile:
+        return "Chrome .cpuprofile";
+    case Format::ChromeTrace:
+        return "Chrome trace";
+    case Format::Pprof:
+        return "pprof";
+    case Format::D3Json:
+        return "d3 JSON";
     case Format::Unknown:
         break;
     }
@@ -100,6 +109,8 @@ Format detectFormat(std::string_view head) {
         return Format::Empty;
     if (head.starts_with("PERFILE2") || head.starts_with("PERFFILE"))
         return Format::PerfData;
+    if (looksLikePprof(head))
+        return Format::Pprof;
     const std::string_view probe = head.substr(0, 4096);
     std::size_t control = 0;
     for (char c : probe) {
@@ -117,12 +128,12 @@ Format detectFormat(std::string_view head) {
     if (body.starts_with('{')) {
         if (head.find("speedscope.app/file-format-schema") != std::string_view::npos)
             return Format::Speedscope;
-        return Format::Json;
+        return sniffJson(body);
     }
     if (body.starts_with('[')) { // a JSON array, unless it is a folded frame like "[unknown];..."
         const std::string_view next = ltrim(body.substr(1));
         if (next.empty() || std::string_view("{[\"]-0123456789").find(next[0]) != std::string_view::npos)
-            return Format::Json;
+            return sniffJson(body);
     }
 
     // Look at complete lines only (the head may end in the middle of one).
@@ -208,28 +219,49 @@ Profile importFrom(std::unique_ptr<ByteSource> source, const std::string& name, 
     case Format::PerfData:
         return importPerfData(*source, std::move(head), name, options, control);
     case Format::Json:
-        throw ImportError(name + ": this JSON is not a speedscope profile; Chrome profiles and traces, pprof "
-                                 "and d3 JSON are not supported yet");
+        throw ImportError(name +
+                          ": this JSON is none of the JSON formats Scorch reads: speedscope (a \"$schema\" "
+                          "naming speedscope), Chrome .cpuprofile (\"nodes\" or \"head\" with "
+                          "\"callFrame\"s), Chrome trace events (an array of events with \"ph\", or "
+                          "{\"traceEvents\": [...]}) or d3-flame-graph JSON ({\"name\", \"value\", "
+                          "\"children\"})");
     case Format::Binary: {
         std::size_t offset = 0;
         while (offset < head.size() && (static_cast<unsigned char>(head[offset]) >= 0x20 ||
                                         head[offset] == '\n' || head[offset] == '\t' || head[offset] == '\r'))
             ++offset;
-        throw ImportError(name + ": binary data (byte offset " + std::to_string(offset) +
-                          "), not a profile format Scorch reads (perf script text or folded stacks)");
+        throw ImportError(
+            name + ": binary data (byte offset " + std::to_string(offset) +
+            "), not a profile format Scorch reads (perf script text, folded stacks, speedscope, Chrome "
+            "profiles and traces, pprof or d3 JSON)");
     }
     case Format::Unknown: {
         std::string_view first = ltrim(head);
         first = first.substr(0, first.find('\n'));
-        throw ImportError(name +
-                          ": not a recognised profile format (expected perf script text or folded stacks); "
-                          "it starts with \"" +
-                          printable(first) + "\"");
+        throw ImportError(
+            name +
+            ": not a recognised profile format (expected perf script text, folded stacks, speedscope, "
+            "Chrome profiles and traces, pprof or d3 JSON); "
+            "it starts with \"" +
+            printable(first) + "\"");
     }
     default:
         break;
     }
 
+    if (format == Format::Pprof || format == Format::ChromeCpuProfile || format == Format::ChromeTrace ||
+        format == Format::D3Json) {
+        using Importer = Profile (*)(ByteSource&, std::string, const std::string&, const ImportOptions&,
+                                     const ImportControl&);
+        const Importer importer = format == Format::Pprof              ? importPprof
+                                  : format == Format::ChromeCpuProfile ? importChromeCpuProfile
+                                  : format == Format::ChromeTrace      ? importChromeTrace
+                                                                       : importD3Json;
+        Profile p = importer(*source, std::move(head), name, options, control);
+        if (p.meta.samples == 0)
+            throw ImportError(name + ": no samples found in " + std::string(formatName(format)) + " input");
+        return p;
+    }
     if (format == Format::Speedscope) {
         Profile p = importSpeedscope(*source, std::move(head), name, options, control);
         if (p.meta.samples == 0)

@@ -101,12 +101,25 @@ public:
     void finish(uint64_t offset) {
         if (m_slicing && !m_options.allowTruncated)
             fail("truncated JSON: the input ends inside an array", offset);
+        if (m_slicing) { // hand over the complete elements, drop one cut off in the middle
+            m_handler.truncated(offset);
+            deliverSlice(m_depthInCapture == 0 && !m_inString ? m_capture.size() : m_lastClose);
+            m_slicing = false;
+            m_capture.clear();
+            m_handler.leave(m_path);
+            while (!m_path.empty()) {
+                m_path.pop_back();
+                m_handler.leave(m_path);
+            }
+            return;
+        }
         if (m_capturing && m_captureKind == Capture::Scalar && m_depthInCapture == 0 && !m_inString) {
             deliverCapture(); // a number at the very end of the input
         }
         if (m_expect == Expect::End)
             return;
         if (m_options.allowTruncated && !m_capturing && !m_path.empty()) {
+            m_handler.truncated(offset);
             while (!m_path.empty()) {
                 m_path.pop_back();
                 m_handler.leave(m_path);

@@ -43,6 +43,9 @@ public:
     virtual void value(const JsonPath& path, std::string_view raw) = 0;
     /// A container that was descended into has ended.
     virtual void leave(const JsonPath& path) { (void)path; }
+    /// (JsonWalkOptions::allowTruncated) The document ended at `offset` inside open containers; what was
+    /// complete has been delivered (an element cut off in the middle is dropped), then the containers left.
+    virtual void truncated(uint64_t offset) { (void)offset; }
 };
 
 struct JsonWalkOptions {

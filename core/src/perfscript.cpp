@@ -4,7 +4,9 @@
 #include "pipeline.h"
 #include "textutil.h"
 
+#include <cstdint>
 #include <string>
+#include <utility>
 
 namespace scorch::detail {
 
@@ -270,7 +272,9 @@ public:
         m_builder = &builder;
         m_diag = &diagnostics;
         m_active = false;
+        m_afterFrame = false;
         m_frames.clear();
+        m_lines.clear();
         const uint64_t lines = forEachLine(chunk, diagnostics, [&](std::string_view line, uint64_t lineNo) {
             if (!line.empty() && line[0] == '#')
                 return;
@@ -284,7 +288,10 @@ public:
                 startSample(h, lineNo);
                 return;
             }
+            const bool afterFrame = std::exchange(m_afterFrame, false);
             if (frameLine(line, lineNo))
+                return;
+            if (afterFrame && m_active && srcLine(line))
                 return;
             diagnostics.warn(lineNo, "unrecognized line: " + std::string(line.substr(0, 80)));
         });
@@ -344,6 +351,8 @@ private:
             cache.groups[key.value] = makeGroup(pc, sym, mod, lineNo);
         }
         const auto [offset, count] = cache.groups[key.value];
+        m_afterFrame = true;
+        m_groupStart = m_frames.size();
         // the line's frames, root-most first, are pushed reversed: m_frames is leaf-first
         for (uint32_t k = count; k-- > 0;) {
             if (m_frames.size() >= m_options.maxStackDepth) {
@@ -354,7 +363,35 @@ private:
                 return true;
             }
             m_frames.push_back(m_pool[offset + k]);
+            m_lines.push_back({});
         }
+        return true;
+    }
+
+    /// perf script -F +srcline prints `  FILE:LINE` (or `  ??:0`, `  [kernel.kallsyms][ADDR]` when unknown)
+    /// after each frame line. Recorded for the innermost frame of the line before (an `A->B` inline chain's
+    /// last function). False when the line does not look like one.
+    bool srcLine(std::string_view line) {
+        if (line.empty() || !isSpace(line[0]))
+            return false;
+        std::string_view text = rtrim(ltrim(line));
+        if (text.empty())
+            return false;
+        if (const std::size_t d = text.find(" (discriminator ");
+            d != std::string_view::npos && text.back() == ')')
+            text = text.substr(0, d);
+        const std::size_t colon = text.rfind(':');
+        if (colon == std::string_view::npos || colon == 0 || colon + 1 == text.size())
+            return text.front() == '[' && text.back() == ']'; // [kernel.kallsyms][ffff...]: no line known
+        int64_t lineNo = 0;
+        const std::string_view digits = text.substr(colon + 1);
+        if (!allDigits(digits) || !parseInt(digits, lineNo))
+            return false;
+        const std::string_view file = text.substr(0, colon);
+        if (lineNo <= 0 || lineNo > UINT32_MAX || file == "??" || m_groupStart >= m_frames.size())
+            return true;
+        m_lines[m_groupStart] = {m_builder->strings().intern(file), static_cast<uint32_t>(lineNo)};
+        m_haveLines = true;
         return true;
     }
 
@@ -416,8 +453,17 @@ private:
         m_stack.push_back(m_root);
         m_stack.insert(m_stack.end(), m_frames.rbegin(), m_frames.rend());
         const CostValue cost{m_costType, m_value};
-        m_builder->addSample(m_thread, m_stack, {&cost, 1});
+        if (m_haveLines) {
+            m_stackLines.clear();
+            m_stackLines.push_back({});
+            m_stackLines.insert(m_stackLines.end(), m_lines.rbegin(), m_lines.rend());
+            m_builder->addSample(m_thread, m_stack, {&cost, 1}, 1, m_stackLines);
+        } else {
+            m_builder->addSample(m_thread, m_stack, {&cost, 1});
+        }
         m_frames.clear();
+        m_lines.clear();
+        m_haveLines = false;
         m_active = false;
         m_truncated = false;
     }
@@ -427,11 +473,15 @@ private:
     Diagnostics* m_diag = nullptr;
     // current sample
     bool m_active = false, m_truncated = false, m_java = false;
+    bool m_afterFrame = false;    ///< the previous line was a frame line (a srcline may follow)
+    bool m_haveLines = false;     ///< the current sample has at least one srcline
+    std::size_t m_groupStart = 0; ///< m_frames index of the innermost frame of the last frame line
     uint64_t m_line = 0;
     uint32_t m_thread = 0, m_costType = 0;
     int64_t m_value = 1;
     FrameId m_root;
     std::vector<FrameId> m_frames, m_stack;
+    std::vector<SourceLine> m_lines, m_stackLines; ///< parallel to m_frames / m_stack
     // caches that live as long as the builder
     std::string m_lastCommStorage, m_lastEventStorage;
     std::string_view m_lastComm{"\x01\x02"}, m_lastEvent{"\x01\x02"};

@@ -4,6 +4,8 @@
 #include "jsonwalker.h"
 #include "pipeline.h"
 #include "scorch/builder.h"
+#include "scorch/profile.h"
+#include "speedscopescan.h"
 
 #include <simdjson.h>
 
@@ -22,14 +24,13 @@ struct FrameInfo {
     int64_t line = 0;
 };
 
-/// A call tree over frame indices (the names may only come later in the document).
+/// The call tree over frame indices (the names may only come later in the document), shared by all
+/// profiles; what each profile spent where is kept apart (ProfileCosts).
 class IndexTree {
 public:
     IndexTree()
         : m_parent{0}
-        , m_frame{0}
-        , m_weight{0.0}
-        , m_count{0} {}
+        , m_frame{0} {}
     uint32_t child(uint32_t parent, uint32_t frame) {
         bool inserted;
         const uint32_t n = m_children.findOrInsert((static_cast<uint64_t>(parent) << 32) | frame,
@@ -37,40 +38,52 @@ public:
         if (inserted) {
             m_parent.push_back(parent);
             m_frame.push_back(frame);
-            m_weight.push_back(0);
-            m_count.push_back(0);
         }
         return n;
     }
-    /// The node of a whole stack (root first). Stacks repeat a lot: a cache keyed by the stack's hash
-    /// finds a known one without walking it frame by frame (verified against the node's parents).
+    /// The node of a whole stack (root first). Consecutive samples mostly share a long prefix, often the
+    /// whole stack: the nodes of the previous stack are kept, so only the frames after the shared prefix are
+    /// looked up. A stack that differs early is first looked up whole, by its hash (verified against the
+    /// node's parents).
     uint32_t path(std::span<const uint32_t> stack) {
-        const uint64_t h = hashBytes({reinterpret_cast<const char*>(stack.data()), stack.size_bytes()}) | 1;
-        bool inserted;
-        uint32_t& cached = m_stacks.findOrInsert(h, 0, inserted);
-        if (!inserted && cached != 0 && matches(cached, stack))
-            return cached;
-        uint32_t n = 0;
-        for (uint32_t f : stack)
-            n = child(n, f);
-        cached = n; // a colliding stack just takes the slot over
+        const std::size_t limit = std::min(stack.size(), m_prevStack.size());
+        std::size_t common = 0;
+        while (common < limit && stack[common] == m_prevStack[common])
+            ++common;
+        if (common == stack.size() && common == m_prevStack.size())
+            return m_prevNodes.empty() ? 0 : m_prevNodes.back();
+        m_prevStack.assign(stack.begin(), stack.end());
+        m_prevNodes.resize(common);
+        uint32_t n = common ? m_prevNodes.back() : 0;
+        if (stack.size() - common > 4) { // worth a whole-stack lookup
+            const uint64_t h =
+                hashBytes({reinterpret_cast<const char*>(stack.data()), stack.size_bytes()}) | 1;
+            bool inserted;
+            uint32_t& cached = m_stacks.findOrInsert(h, 0, inserted);
+            if (!inserted && cached != 0 && matches(cached, stack)) {
+                m_prevNodes.resize(stack.size());
+                uint32_t m = cached;
+                for (std::size_t k = stack.size(); k-- > common; m = m_parent[m])
+                    m_prevNodes[k] = m;
+                return cached;
+            }
+            for (std::size_t k = common; k < stack.size(); ++k)
+                m_prevNodes.push_back(n = child(n, stack[k]));
+            m_stacks.findOrInsert(h, 0, inserted) = n; // a colliding stack just takes the slot over
+            return n;
+        }
+        for (std::size_t k = common; k < stack.size(); ++k)
+            m_prevNodes.push_back(n = child(n, stack[k]));
         return n;
-    }
-    void add(uint32_t node, double weight, uint64_t count = 1) {
-        m_weight[node] += weight;
-        m_count[node] += count;
     }
     std::size_t size() const { return m_parent.size(); }
     uint32_t parent(uint32_t n) const { return m_parent[n]; }
     uint32_t frame(uint32_t n) const { return m_frame[n]; }
-    double weight(uint32_t n) const { return m_weight[n]; }
-    uint64_t count(uint32_t n) const { return m_count[n]; }
 
 private:
     std::vector<uint32_t> m_parent, m_frame;
-    std::vector<double> m_weight;
-    std::vector<uint64_t> m_count;
     FlatMap64 m_children, m_stacks;
+    std::vector<uint32_t> m_prevStack, m_prevNodes; // the last stack looked up and its nodes
 
     bool matches(uint32_t n, std::span<const uint32_t> stack) const {
         for (std::size_t k = stack.size(); k-- > 0; n = m_parent[n])
@@ -80,9 +93,36 @@ private:
     }
 };
 
+/// Weight and sample count of one profile per node of the shared tree.
+class ProfileCosts {
+public:
+    void add(uint32_t node, double weight, uint64_t count) {
+        bool inserted;
+        const uint32_t e = m_index.findOrInsert(node, static_cast<uint32_t>(m_node.size()), inserted);
+        if (inserted) {
+            m_node.push_back(node);
+            m_weight.push_back(weight);
+            m_count.push_back(count);
+        } else {
+            m_weight[e] += weight;
+            m_count[e] += count;
+        }
+    }
+    std::size_t size() const { return m_node.size(); }
+    uint32_t node(std::size_t e) const { return m_node[e]; }
+    double weight(std::size_t e) const { return m_weight[e]; }
+    uint64_t count(std::size_t e) const { return m_count[e]; }
+
+private:
+    FlatMap64 m_index; // node -> entry
+    std::vector<uint32_t> m_node;
+    std::vector<double> m_weight;
+    std::vector<uint64_t> m_count;
+};
+
 struct ProfileState {
     std::string name, type, unit;
-    IndexTree tree;
+    ProfileCosts costs;
     std::vector<uint32_t> sampleLeaves;
     std::vector<double> weights;
     // evented
@@ -141,7 +181,12 @@ public:
     }
 
     void slice(const JsonPath& path, std::string_view elements) override {
-        std::string& batch = m_batch[batchIndex(path[2].key)];
+        const std::size_t which = batchIndex(path[2].key);
+        std::string& batch = m_batch[which];
+        // the common shape (stacks of plain integers, plain numbers) is read directly; anything else,
+        // including every error, goes the simdjson way
+        if (batch.empty() && ((which == 0 && fastSamples(elements)) || (which == 1 && fastWeights(elements))))
+            return;
         batch.append(elements);
         batch.push_back(',');
         if (batch.size() > (1u << 20))
@@ -170,58 +215,136 @@ public:
             finishProfile(path[1].index);
     }
 
-    void build(TreeBuilder& builder, ProfileMeta& meta) {
+    /// The profile: every profile's index tree is mapped onto one call tree node by node (a parent is mapped
+    /// before its children), so each distinct (parent, frame) pair is looked up once, whatever the depth.
+    Profile build(const ImportOptions& options) {
         if (m_profiles.empty())
             throw ImportError(m_name + ": speedscope file without profiles");
+        Profile out;
         std::vector<FrameId> frames(m_frames.size());
         for (std::size_t i = 0; i < m_frames.size(); ++i) {
             Frame f;
-            f.name = builder.strings().intern(m_frames[i].name);
-            f.file = builder.strings().intern(m_frames[i].file);
+            f.name = out.strings.intern(m_frames[i].name);
+            f.file = out.strings.intern(m_frames[i].file);
             f.line = static_cast<uint32_t>(std::clamp<int64_t>(m_frames[i].line, 0, UINT32_MAX));
-            frames[i] = builder.frame(f);
+            frames[i] = out.frames.intern(f);
         }
-        std::vector<FrameId> path;
+        // The shared index tree becomes the call tree. Frames that are equal (the file lists one twice) make
+        // two index nodes one call tree node: then nodes are mapped through a (parent, frame) table.
+        const IndexTree& tree = m_tree;
+        for (uint32_t n = 1; n < tree.size(); ++n)
+            if (tree.frame(n) >= frames.size())
+                badFrame(tree, n, frames.size());
+        if (tree.size() > options.maxNodes)
+            throw ImportError(m_name + ": the call tree has more than " + std::to_string(options.maxNodes) +
+                              " nodes (ImportOptions::maxNodes)");
+        std::vector<NodeId> parent(tree.size()), node(tree.size());
+        std::vector<FrameId> frame(tree.size());
+        const bool distinct = out.frames.size() == frames.size() + 1;
+        if (distinct) {
+            for (uint32_t n = 1; n < tree.size(); ++n) {
+                parent[n] = tree.parent(n);
+                frame[n] = frames[tree.frame(n)];
+                node[n] = n;
+            }
+        } else {
+            FlatMap64 children;
+            parent.resize(1);
+            frame.resize(1);
+            for (uint32_t n = 1; n < tree.size(); ++n) {
+                const NodeId up = node[tree.parent(n)];
+                const FrameId f = frames[tree.frame(n)];
+                bool inserted;
+                node[n] = children.findOrInsert((static_cast<uint64_t>(up) << 32) | f.value,
+                                                static_cast<uint32_t>(parent.size()), inserted);
+                if (inserted) {
+                    parent.push_back(up);
+                    frame.push_back(f);
+                }
+            }
+        }
+        // cost types in order of first use; fractional counts or bytes keep 3 decimals
+        std::vector<uint32_t> typeOf(m_profiles.size());
+        std::vector<double> scaleOf(m_profiles.size());
         for (std::size_t pi = 0; pi < m_profiles.size(); ++pi) {
-            ProfileState& p = m_profiles[pi];
-            const auto [costName, unit, unitScale] = unitOf(p.unit);
-            builder.setPosition(pi);
-            const uint32_t type = builder.costType(costName, unit);
-            double scale = unitScale;
-            if (unit != CostUnit::Nanoseconds) { // fractional counts or bytes keep 3 decimals
-                for (uint32_t n = 1; n < p.tree.size(); ++n)
-                    if (p.tree.weight(n) != std::floor(p.tree.weight(n))) {
-                        builder.ensureDecimals(type, 3);
+            const auto [costName, unit, unitScale] = unitOf(m_profiles[pi].unit);
+            int t = out.costTypeIndex(costName);
+            if (t < 0) {
+                t = static_cast<int>(out.costTypes.size());
+                out.costTypes.push_back({costName, unit, 0});
+            }
+            typeOf[pi] = static_cast<uint32_t>(t);
+            scaleOf[pi] = unitScale;
+            const ProfileCosts& costs = m_profiles[pi].costs;
+            if (unit != CostUnit::Nanoseconds)
+                for (std::size_t e = 0; e < costs.size(); ++e)
+                    if (costs.weight(e) != std::floor(costs.weight(e))) {
+                        out.costTypes[static_cast<std::size_t>(t)].decimals = 3;
                         break;
                     }
-                scale *= static_cast<double>(pow10(builder.decimals(type)));
-            }
-            const uint32_t thread = builder.thread(p.name, -1, static_cast<int64_t>(pi));
-            for (uint32_t n = 1; n < p.tree.size(); ++n) {
-                if (p.tree.count(n) == 0 && p.tree.weight(n) == 0)
-                    continue;
-                path.clear();
-                for (uint32_t m = n; m != 0; m = p.tree.parent(m)) {
-                    const uint32_t f = p.tree.frame(m);
-                    if (f >= frames.size())
-                        throw ImportError(m_name + ": profile " + std::to_string(pi) + " refers to frame " +
-                                          std::to_string(f) + ", but shared.frames has " +
-                                          std::to_string(frames.size()) + " frames");
-                    path.push_back(frames[f]);
-                }
-                std::reverse(path.begin(), path.end());
-                const double v = std::round(p.tree.weight(n) * scale);
+        }
+        std::vector<std::vector<int64_t>> self(out.costTypes.size(), std::vector<int64_t>(parent.size(), 0));
+        out.threadCosts.cost.resize(out.costTypes.size());
+        for (std::size_t pi = 0; pi < m_profiles.size(); ++pi) {
+            ProfileState& p = m_profiles[pi];
+            const std::size_t type = typeOf[pi];
+            const CostType& costType = out.costTypes[type];
+            const double scale = scaleOf[pi] * (costType.unit == CostUnit::Nanoseconds
+                                                    ? 1.0
+                                                    : static_cast<double>(pow10(costType.decimals)));
+            const auto thread = static_cast<uint32_t>(out.threads.size());
+            ThreadInfo info;
+            info.name = p.name;
+            info.tid = static_cast<int64_t>(pi);
+            // entries in node order (several index nodes may share a call tree node: summed)
+            std::vector<std::pair<NodeId, std::size_t>> order;
+            order.reserve(p.costs.size());
+            for (std::size_t e = 0; e < p.costs.size(); ++e)
+                if (p.costs.node(e) != 0 && (p.costs.count(e) != 0 || p.costs.weight(e) != 0))
+                    order.emplace_back(node[p.costs.node(e)], e);
+            std::sort(order.begin(), order.end());
+            for (std::size_t k = 0; k < order.size(); ++k) {
+                const std::size_t e = order[k].second;
+                const double v = std::round(p.costs.weight(e) * scale);
                 const int64_t value = std::isfinite(v) && std::abs(v) < 9.2e18
                                           ? static_cast<int64_t>(v)
                                           : (v > 0 ? INT64_MAX : INT64_MIN);
-                const CostValue cost{type, value};
-                builder.addSample(thread, path, {&cost, 1}, p.tree.count(n));
+                if (k == 0 || order[k - 1].first != order[k].first) {
+                    out.threadCosts.thread.push_back(thread);
+                    out.threadCosts.node.push_back(order[k].first);
+                    for (auto& c : out.threadCosts.cost)
+                        c.push_back(0);
+                }
+                addCost(out.threadCosts.cost[type].back(), value);
+                addCost(self[type][order[k].first], value);
+                info.samples += p.costs.count(e);
             }
+            out.meta.samples += info.samples;
+            out.threads.push_back(std::move(info));
+            p.costs = ProfileCosts(); // memory of this profile is no longer needed
         }
-        meta.format = "speedscope";
+        std::vector<NodeId> remap;
+        out.tree = CallTree::fromParentArray(parent, frame, std::move(self), out.frames, out.strings, &remap);
+        for (NodeId& n : out.threadCosts.node)
+            n = remap[n];
+        out.meta.format = "speedscope";
+        return out;
     }
 
 private:
+    /// Index node n refers to a frame beyond shared.frames: names the first profile that uses it.
+    [[noreturn]] void badFrame(const IndexTree& tree, uint32_t n, std::size_t frameCount) const {
+        std::size_t which = 0;
+        for (std::size_t pi = 0; pi < m_profiles.size() && which == 0; ++pi)
+            for (std::size_t e = 0; e < m_profiles[pi].costs.size() && which == 0; ++e)
+                for (uint32_t m = m_profiles[pi].costs.node(e); m != 0 && which == 0; m = tree.parent(m))
+                    if (m == n)
+                        which = pi + 1;
+        throw ImportError(m_name + ": profile " + std::to_string(which ? which - 1 : 0) +
+                          " refers to frame " + std::to_string(tree.frame(n)) + ", but shared.frames has " +
+                          std::to_string(frameCount) + " frames");
+    }
+
     static std::size_t batchIndex(std::string_view key) {
         return key == "samples" ? 0 : key == "weights" ? 1 : 2;
     }
@@ -297,7 +420,7 @@ private:
                     m_stack.clear();
                     for (auto v : element.get_array())
                         m_stack.push_back(frameIndex(uint64_t(v.get_uint64()), index));
-                    p.sampleLeaves.push_back(p.tree.path(m_stack));
+                    p.sampleLeaves.push_back(m_tree.path(m_stack));
                 } else if (which == 1) {
                     p.weights.push_back(double(element.get_double()));
                 } else {
@@ -310,6 +433,31 @@ private:
                  std::to_string(index) + "]: " + e.what());
         }
         batch.clear();
+    }
+
+    /// The stacks of a slice of `samples` read directly when they have the common shape.
+    bool fastSamples(std::string_view text) {
+        if (!scanIndexStacks(text, m_flat, m_ends))
+            return false;
+        ProfileState& prof = profile(m_currentProfile);
+        prof.sampleLeaves.reserve(prof.sampleLeaves.size() + m_ends.size());
+        std::size_t begin = 0;
+        for (std::size_t stackEnd : m_ends) {
+            prof.sampleLeaves.push_back(m_tree.path({m_flat.data() + begin, stackEnd - begin}));
+            begin = stackEnd;
+        }
+        m_elements[0] += m_ends.size();
+        return true;
+    }
+
+    /// The numbers of a slice of `weights` read directly when they are plain numbers.
+    bool fastWeights(std::string_view text) {
+        if (!scanNumbers(text, m_numbers))
+            return false;
+        std::vector<double>& weights = profile(m_currentProfile).weights;
+        weights.insert(weights.end(), m_numbers.begin(), m_numbers.end());
+        m_elements[1] += m_numbers.size();
+        return true;
     }
 
     uint32_t frameIndex(uint64_t v, uint64_t where) {
@@ -332,13 +480,13 @@ private:
             fail("profile " + std::to_string(m_currentProfile) + ": event " + std::to_string(p.events) +
                  " goes back in time (at " + number(at) + " after " + number(p.lastAt) + ")");
         if (!p.openNodes.empty() && p.haveAt)
-            p.tree.add(p.openNodes.back(), at - p.lastAt, 0);
+            p.costs.add(p.openNodes.back(), at - p.lastAt, 0);
         p.lastAt = at;
         p.haveAt = true;
         if (type == "O") {
             const uint32_t parent = p.openNodes.empty() ? 0 : p.openNodes.back();
-            const uint32_t node = p.tree.child(parent, frame);
-            p.tree.add(node, 0, 1);
+            const uint32_t node = m_tree.child(parent, frame);
+            p.costs.add(node, 0, 1);
             p.openFrames.push_back(frame);
             p.openNodes.push_back(node);
         } else if (type == "C") {
@@ -365,8 +513,15 @@ private:
             if (p.sampleLeaves.size() != p.weights.size())
                 fail(which + " has " + std::to_string(p.sampleLeaves.size()) + " samples but " +
                      std::to_string(p.weights.size()) + " weights");
-            for (std::size_t i = 0; i < p.sampleLeaves.size(); ++i)
-                p.tree.add(p.sampleLeaves[i], p.weights[i]);
+            // runs of one stack (usual: samples are in time order, or written grouped) are added at once
+            for (std::size_t i = 0; i < p.sampleLeaves.size();) {
+                const uint32_t leaf = p.sampleLeaves[i];
+                double weight = 0;
+                const std::size_t first = i;
+                for (; i < p.sampleLeaves.size() && p.sampleLeaves[i] == leaf; ++i)
+                    weight += p.weights[i];
+                p.costs.add(leaf, weight, i - first);
+            }
             p.sampleLeaves = {};
             p.weights = {};
         } else if (p.type == "evented") {
@@ -381,10 +536,14 @@ private:
     simdjson::ondemand::parser m_parser;
     std::vector<FrameInfo> m_frames;
     std::vector<ProfileState> m_profiles;
+    IndexTree m_tree;
     std::string m_batch[3];
     uint64_t m_elements[3] = {0, 0, 0}; // elements parsed so far of the current samples/weights/events
     uint64_t m_currentProfile = 0;
     std::vector<uint32_t> m_stack;
+    std::vector<uint32_t> m_flat; // fastSamples: the frame indices of a slice's stacks, one after the other
+    std::vector<std::size_t> m_ends; // ... and where each stack ends in m_flat
+    std::vector<double> m_numbers;
 };
 
 } // namespace
@@ -394,14 +553,11 @@ Profile importSpeedscope(ByteSource& source, std::string head, const std::string
     SpeedscopeHandler handler(name);
     JsonWalkOptions walk;
     const uint64_t bytes = walkJson(source, std::move(head), handler, walk, control, name);
-    TreeBuilder builder;
-    builder.setMaxNodes(options.maxNodes);
-    ProfileMeta meta;
-    handler.build(builder, meta);
-    meta.source = name;
-    meta.compression = source.compression();
-    meta.inputBytes = bytes;
-    return builder.finish(std::move(meta));
+    Profile profile = handler.build(options);
+    profile.meta.source = name;
+    profile.meta.compression = source.compression();
+    profile.meta.inputBytes = bytes;
+    return profile;
 }
 
 } // namespace scorch::detail

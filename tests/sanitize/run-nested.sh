@@ -33,7 +33,8 @@ fuzz)
     cmake --build "$out" 2>&1 | tail -n 5
     # seeds: the committed fixtures and regressions, plus the shared corpus beside the repository if present
     seeds=("$src/tests/fuzz/corpus/import" "$src/tests/fuzz/regressions")
-    for d in perf-script/inputs folded/inputs speedscope/inputs; do
+    for d in perf-script/inputs folded/inputs speedscope/inputs other/chrome/inputs other/trace-event/inputs \
+        other/pprof/inputs; do
         [ -d "$src/../shared/corpus/$d" ] && seeds+=("$src/../shared/corpus/$d")
     done
     status=0

@@ -15,7 +15,21 @@ namespace scorch {
 
 class ByteSource;
 
-enum class Format { Unknown, PerfScript, Folded, FoldedDiff, Speedscope, PerfData, Json, Binary, Empty };
+enum class Format {
+    Unknown,
+    PerfScript,
+    Folded,
+    FoldedDiff,
+    Speedscope,
+    PerfData,
+    Json, ///< JSON that is none of the JSON formats below
+    Binary,
+    Empty,
+    ChromeCpuProfile, ///< Chrome/V8 .cpuprofile (`nodes` or the older `head` shape)
+    ChromeTrace,      ///< Chrome Trace Event Format (array or {traceEvents}), CPU profile or B/E/X events
+    Pprof,            ///< pprof profile.proto (gzipped or raw)
+    D3Json,           ///< d3-flame-graph hierarchical JSON {name, value, children}
+};
 std::string_view formatName(Format format);
 
 /// Guesses the format from the first bytes of the (decompressed) input.

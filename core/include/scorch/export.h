@@ -1,0 +1,70 @@
+// Exporters: a Profile written in formats other tools open — speedscope JSON, pprof (profile.proto) and a
+// self-contained interactive flame graph SVG. Every writer streams to an std::ostream; writeFileAtomically()
+// puts the result in place with a temporary file and a rename, never over the profile's input file.
+#pragma once
+
+#include "scorch/profile.h"
+
+#include <functional>
+#include <iosfwd>
+#include <stdexcept>
+#include <string>
+
+namespace scorch {
+
+/// Writing failed (unwritable target, target is the input, stream error). what() names the file.
+class ExportError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct SpeedscopeOptions {
+    int costType = 0; ///< the cost type written as weights (speedscope has one unit per profile)
+    /// When set, each stack is written once per sample it stands for (its value in this cost type, which
+    /// should count samples), its weight split over them; else once with its whole weight.
+    int sampleCountType = -1;
+    std::string name; ///< the file's name field; empty = the input's file name
+};
+
+/// speedscope's file format: one shared frame list (name, file, line), one sampled profile per thread
+/// (stacks root first, weights of the same length, unit from the cost type's unit).
+void writeSpeedscope(const Profile& profile, const SpeedscopeOptions& options, std::ostream& out);
+
+struct PprofOptions {
+    bool gzip = true; ///< `go tool pprof` reads gzip-compressed and plain protobuf alike
+};
+
+/// pprof's profile.proto: one sample_type per cost type, one sample per (thread, stack) with a `thread`
+/// label (and `pid`/`tid` when known), locations whose inlined frames are extra lines, a mapping per module.
+/// Costs with decimals are written in their fixed-point scale (a comment says so).
+void writePprof(const Profile& profile, const PprofOptions& options, std::ostream& out);
+
+enum class SvgPalette { Hot, Mem, Io, Java, Js, Red, Green, Blue, Aqua, Yellow, Purple, Orange };
+/// The palette named `name` ("hot", "mem", ...); false when there is none of that name.
+bool svgPaletteFromName(std::string_view name, SvgPalette& palette);
+/// All palette names, separated by '|'.
+std::string_view svgPaletteNames();
+
+struct SvgOptions {
+    int costType = 0;
+    std::string title = "Flame Graph";
+    std::string subtitle;
+    bool inverted = false; ///< icicle: roots at the top
+    SvgPalette palette = SvgPalette::Hot;
+    int width = 1200;      ///< image width in pixels
+    int frameHeight = 16;  ///< height of one frame row
+    double minWidth = 0.1; ///< frames narrower than this (pixels) merge with narrow neighbours
+    std::string countName; ///< what values count ("samples"); empty = from the cost type
+};
+
+/// A self-contained SVG flame graph with its own script: click to zoom, reset zoom, search (regular
+/// expression) with "Matched: x%", tooltips. Adjacent frames narrower than minWidth are drawn as one grey
+/// block of their combined width (their descendants are left out), so the file stays small for any profile.
+void writeFlameGraphSvg(const Profile& profile, const SvgOptions& options, std::ostream& out);
+
+/// Writes `target` through `write` into a temporary file beside it, then renames it over `target`. Refuses
+/// when `target` is the same file as `input` (compared by path and by device/inode). Throws ExportError.
+void writeFileAtomically(const std::string& target, const std::string& input,
+                         const std::function<void(std::ostream&)>& write);
+
+} // namespace scorch

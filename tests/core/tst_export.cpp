@@ -1,0 +1,254 @@
+// speedscope writer: schema rules and round trips over every corpus input; atomic file writing.
+#include "exporttestutil.h"
+
+#include "scorch/export.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+
+#include <fstream>
+
+using namespace scorch;
+
+namespace {
+
+/// Checks the speedscope file-format rules on `json`; returns a description of the first violation.
+QString schemaViolation(const QByteArray& json) {
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(json, &error);
+    if (error.error != QJsonParseError::NoError)
+        return QStringLiteral("not JSON: ") + error.errorString();
+    const QJsonObject root = doc.object();
+    if (root.value(QStringLiteral("$schema")).toString() !=
+        QStringLiteral("https://www.speedscope.app/file-format-schema.json"))
+        return QStringLiteral("$schema");
+    const QJsonArray frames =
+        root.value(QStringLiteral("shared")).toObject().value(QStringLiteral("frames")).toArray();
+    for (const QJsonValue& f : frames) {
+        const QJsonObject o = f.toObject();
+        if (!o.value(QStringLiteral("name")).isString())
+            return QStringLiteral("frame without a name");
+        if (o.contains(QStringLiteral("file")) && !o.value(QStringLiteral("file")).isString())
+            return QStringLiteral("file is not a string");
+        if (o.contains(QStringLiteral("line")) && !o.value(QStringLiteral("line")).isDouble())
+            return QStringLiteral("line is not a number");
+    }
+    const QJsonArray profiles = root.value(QStringLiteral("profiles")).toArray();
+    if (profiles.isEmpty())
+        return QStringLiteral("no profiles");
+    const QStringList units = {QStringLiteral("none"),         QStringLiteral("nanoseconds"),
+                               QStringLiteral("microseconds"), QStringLiteral("milliseconds"),
+                               QStringLiteral("seconds"),      QStringLiteral("bytes")};
+    for (const QJsonValue& pv : profiles) {
+        const QJsonObject p = pv.toObject();
+        if (p.value(QStringLiteral("type")).toString() != QStringLiteral("sampled"))
+            return QStringLiteral("profile type");
+        if (!p.value(QStringLiteral("name")).isString())
+            return QStringLiteral("profile name");
+        if (!units.contains(p.value(QStringLiteral("unit")).toString()))
+            return QStringLiteral("unit");
+        const QJsonArray samples = p.value(QStringLiteral("samples")).toArray();
+        const QJsonArray weights = p.value(QStringLiteral("weights")).toArray();
+        if (samples.size() != weights.size())
+            return QStringLiteral("%1 samples, %2 weights").arg(samples.size()).arg(weights.size());
+        double sum = 0;
+        for (const QJsonValue& w : weights) {
+            if (!w.isDouble())
+                return QStringLiteral("weight is not a number");
+            sum += w.toDouble();
+        }
+        for (const QJsonValue& s : samples) {
+            if (!s.isArray() || s.toArray().isEmpty())
+                return QStringLiteral("sample is not a non-empty array");
+            for (const QJsonValue& i : s.toArray())
+                if (!i.isDouble() || i.toDouble() < 0 || i.toDouble() >= frames.size() ||
+                    i.toDouble() != std::floor(i.toDouble()))
+                    return QStringLiteral("frame index %1 out of range").arg(i.toDouble());
+        }
+        if (p.value(QStringLiteral("startValue")).toDouble() != 0 ||
+            std::abs(p.value(QStringLiteral("endValue")).toDouble() - sum) >
+                1e-6 * std::max(1.0, std::abs(sum)))
+            return QStringLiteral("startValue/endValue do not span the weights");
+    }
+    return {};
+}
+
+Profile reimport(const std::string& bytes, const std::string& name) {
+    return importProfile(memoryByteSource(bytes, name), name);
+}
+
+} // namespace
+
+class TestExport : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    /// Every importable corpus input, every cost type: the speedscope output follows the schema rules and
+    /// reads back with the same total and the same stacks; a cost type counting samples keeps the count.
+    void speedscopeCorpusRoundTrip() {
+        SCORCH_REQUIRE_CORPUS();
+        const QStringList inputs = test::importableCorpusInputs();
+        QVERIFY2(inputs.size() >= 30, qPrintable(QString::number(inputs.size())));
+        int profiles = 0;
+        for (const QString& input : inputs) {
+            const Profile p = importProfile(input.toStdString());
+            for (std::size_t t = 0; t < p.costTypes.size(); ++t) {
+                SpeedscopeOptions o;
+                o.costType = static_cast<int>(t);
+                const bool counts = p.costTypes[t].unit == CostUnit::Samples;
+                if (counts)
+                    o.sampleCountType = o.costType;
+                const std::string json =
+                    test::written([&](std::ostream& out) { writeSpeedscope(p, o, out); });
+                const QString where = input + QStringLiteral(" type ") + QString::number(t);
+                const QString violation = schemaViolation(QByteArray::fromStdString(json));
+                QVERIFY2(violation.isEmpty(), qPrintable(where + QStringLiteral(": ") + violation));
+                if (test::stacksByName(p, t, 0).empty()) { // nothing to import back ("no samples found")
+                    QVERIFY_THROWS_EXCEPTION(ImportError, reimport(json, "empty.speedscope.json"));
+                    continue;
+                }
+                const Profile q = reimport(json, "roundtrip.speedscope.json");
+                QCOMPARE(q.meta.format, std::string("speedscope"));
+                QCOMPARE(q.costTypes.size(), std::size_t{1});
+                const int decimals = std::max(p.costTypes[t].decimals, q.costTypes[0].decimals);
+                const auto scaled = [&](const Profile& x, std::size_t type) {
+                    return x.tree.grandTotal(type) * pow10(decimals - x.costTypes[type].decimals);
+                };
+                QVERIFY2(scaled(p, t) == scaled(q, 0), qPrintable(where));
+                QVERIFY2(test::stacksByName(p, t, decimals) == test::stacksByName(q, 0, decimals),
+                         qPrintable(where));
+                if (counts) // one entry per sample: the sample count survives too
+                    QCOMPARE(static_cast<int64_t>(q.meta.samples), p.tree.grandTotal(t));
+                if (p.costTypes[t].unit == CostUnit::Nanoseconds)
+                    QCOMPARE(q.costTypes[0].unit, CostUnit::Nanoseconds);
+                ++profiles;
+            }
+        }
+        QVERIFY(profiles >= inputs.size());
+    }
+
+    /// speedscope files written by speedscope (evented and sampled, seconds and unitless) read back, are
+    /// written again and read back the same: evented profiles become sampled ones of equal weights.
+    void speedscopeOfSpeedscope() {
+        SCORCH_REQUIRE_CORPUS();
+        const QString dir = test::corpusDir() + QStringLiteral("/speedscope/inputs/speedscope/speedscope/");
+        for (const char* name : {"0.0.1/simple.speedscope.json", "0.1.2/simple-sampled.speedscope.json"}) {
+            const Profile p = importProfile((dir + QString::fromUtf8(name)).toStdString());
+            SpeedscopeOptions o;
+            o.name = "simple";
+            const std::string once = test::written([&](std::ostream& out) { writeSpeedscope(p, o, out); });
+            QVERIFY(QByteArray::fromStdString(once).contains("\"type\":\"sampled\""));
+            const Profile q = reimport(once, "once.json");
+            QCOMPARE(q.costTypes[0].name, p.costTypes[0].name);
+            QCOMPARE(q.costTypes[0].unit, p.costTypes[0].unit);
+            const std::string twice = test::written([&](std::ostream& out) { writeSpeedscope(q, o, out); });
+            QCOMPARE(twice, once);
+            QCOMPARE(test::stacksByName(q, 0, 3), test::stacksByName(p, 0, 3));
+            QVERIFY(p.tree.grandTotal(0) > 0);
+            QCOMPARE(q.tree.grandTotal(0), p.tree.grandTotal(0));
+        }
+    }
+
+    /// Threads stay apart: one profile per thread, named after it, each with its own total.
+    void speedscopeThreads() {
+        SCORCH_REQUIRE_CORPUS();
+        const Profile p =
+            importProfile((test::corpusDir() +
+                           QStringLiteral("/perf-script/inputs/speedscope/linux-perf/forks.linux-perf.txt"))
+                              .toStdString());
+        QVERIFY(p.threads.size() > 1);
+        const std::string json = test::written([&](std::ostream& out) { writeSpeedscope(p, {}, out); });
+        const QJsonArray profiles = QJsonDocument::fromJson(QByteArray::fromStdString(json))
+                                        .object()
+                                        .value(QStringLiteral("profiles"))
+                                        .toArray();
+        std::map<uint32_t, int64_t> perThread;
+        for (std::size_t e = 0; e < p.threadCosts.node.size(); ++e)
+            perThread[p.threadCosts.thread[e]] += p.threadCosts.cost[0][e];
+        std::erase_if(perThread, [](const auto& kv) { return kv.second == 0; });
+        QCOMPARE(profiles.size(), qsizetype(perThread.size()));
+        int i = 0;
+        for (const auto& [thread, total] : perThread) {
+            const QJsonObject o = profiles[i++].toObject();
+            QVERIFY(o.value(QStringLiteral("name"))
+                        .toString()
+                        .startsWith(QString::fromStdString(p.threads[thread].name)));
+            QCOMPARE(static_cast<int64_t>(o.value(QStringLiteral("endValue")).toDouble()), total);
+        }
+        const Profile q = reimport(json, "threads.json");
+        QCOMPARE(q.threads.size(), perThread.size());
+    }
+
+    /// Frame details that speedscope can carry (file, line) survive; names needing escapes stay exact.
+    void speedscopeFrameDetails() {
+        const std::string text =
+            "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"shared\":"
+            "{\"frames\":[{\"name\":\"main\",\"file\":\"a.c\",\"line\":12},{\"name\":\"q\\\"uo\\\\te "
+            "\\u00e9\\t\"}]},\"profiles\":[{\"type\":\"sampled\",\"name\":\"t\",\"unit\":\"milliseconds\","
+            "\"startValue\":0,\"endValue\":5,\"samples\":[[0,1],[0]],\"weights\":[2,3]}]}";
+        const Profile p = reimport(text, "details.json");
+        const Profile q =
+            reimport(test::written([&](std::ostream& out) { writeSpeedscope(p, {}, out); }), "details2.json");
+        QCOMPARE(test::stacksByName(q, 0, 0), test::stacksByName(p, 0, 0));
+        QCOMPARE(q.tree.grandTotal(0), 5'000'000); // ms -> ns, written as ns
+        const NodeId main = test::nodeByPath(q, q.tree, {"main"});
+        QVERIFY(main != kRootNode);
+        QCOMPARE(q.strings.view(q.frames[q.tree.frame(main)].file), std::string_view("a.c"));
+        QCOMPARE(q.frames[q.tree.frame(main)].line, 12u);
+        QVERIFY(test::nodeByPath(q, q.tree, {"main", "q\"uo\\te \xc3\xa9\t"}) != kRootNode);
+    }
+
+    /// Invalid UTF-8 in a name still gives valid JSON (U+FFFD), and the file reads back.
+    void speedscopeInvalidUtf8() {
+        const Profile p = test::fromFolded("ma\xffin;f\xc3 3\n");
+        const std::string json = test::written([&](std::ostream& out) { writeSpeedscope(p, {}, out); });
+        QVERIFY(schemaViolation(QByteArray::fromStdString(json)).isEmpty());
+        const Profile q = reimport(json, "utf8.json");
+        QCOMPARE(q.tree.grandTotal(0), 3);
+        QVERIFY(test::nodeByPath(q, q.tree, {"ma\xef\xbf\xbdin", "f\xef\xbf\xbd"}) != kRootNode);
+    }
+
+    /// Fractional folded counts keep their decimals; negative (differential) values survive.
+    void speedscopeDecimalsAndSigns() {
+        const Profile p = test::fromFolded("a;b 0.25\na;c 1.5\n");
+        const Profile q =
+            reimport(test::written([&](std::ostream& out) { writeSpeedscope(p, {}, out); }), "dec.json");
+        QCOMPARE(test::stacksByName(q, 0, 3), test::stacksByName(p, 0, 3));
+        QCOMPARE(q.costTypes[0].decimals, 3);
+        QCOMPARE(q.tree.grandTotal(0), 1750);
+    }
+
+    /// writeFileAtomically: replaces the target in one step, refuses the input file (also through another
+    /// path), leaves the old target and no temporary file behind when writing fails.
+    void atomicWrite() {
+        QTemporaryDir dir;
+        const std::string input = dir.filePath(QStringLiteral("in.folded")).toStdString();
+        const std::string target = dir.filePath(QStringLiteral("out.json")).toStdString();
+        std::ofstream(input) << "a;b 1\n";
+        std::ofstream(target) << "old";
+        writeFileAtomically(target, input, [](std::ostream& out) { out << "new"; });
+        QCOMPARE(test::readAll(QString::fromStdString(target)), QByteArray("new"));
+
+        QVERIFY_THROWS_EXCEPTION(ExportError,
+                                 writeFileAtomically(input, input, [](std::ostream& out) { out << "x"; }));
+        const std::string other = dir.filePath(QStringLiteral("./sub/../in.folded")).toStdString();
+        QDir(dir.path()).mkdir(QStringLiteral("sub"));
+        QVERIFY_THROWS_EXCEPTION(ExportError,
+                                 writeFileAtomically(other, input, [](std::ostream& out) { out << "x"; }));
+        QCOMPARE(test::readAll(QString::fromStdString(input)), QByteArray("a;b 1\n"));
+
+        QVERIFY_THROWS_EXCEPTION(ExportError, writeFileAtomically(target, input, [](std::ostream& out) {
+                                     out << "partial";
+                                     throw std::runtime_error("boom");
+                                 }));
+        QCOMPARE(test::readAll(QString::fromStdString(target)), QByteArray("new"));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).size(), 2); // no temporary left
+        QVERIFY_THROWS_EXCEPTION(ExportError,
+                                 writeFileAtomically(dir.filePath(QStringLiteral("nodir/x")).toStdString(),
+                                                     input, [](std::ostream&) {}));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestExport)
+#include "tst_export.moc"
