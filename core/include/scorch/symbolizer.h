@@ -73,6 +73,7 @@ struct ModuleReport {
     uint64_t unresolved = 0; ///< of those, without a function name
 };
 
+/// Thread-safe: module(), symbolize() and report() may be called from several threads.
 class Symbolizer {
 public:
     explicit Symbolizer(SymbolizerOptions options = {});
@@ -94,7 +95,8 @@ public:
         uint64_t address = 0; ///< file offset (modules) or absolute address (kernel, JIT); see above
         bool returnAddress = false;
     };
-    /// Symbolizes unique requests, in parallel across modules. result[i] belongs to requests[i] and lists
+    /// Symbolizes unique requests, in parallel across modules (a module with thousands of new addresses is
+    /// also split across workers), with a per-module cache. result[i] belongs to requests[i] and lists
     /// the frames outermost first (the real function, then the functions inlined into it, innermost last);
     /// an address that cannot be resolved gives one frame with an empty function name.
     std::vector<std::vector<SymbolFrame>> symbolize(std::span<const Request> requests,
@@ -121,10 +123,6 @@ struct RawFrame {
     bool returnAddress = false;
 };
 
-/// Raw address samples -> Profile: collects samples, symbolizes each unique address once (through the
-/// Symbolizer, in parallel), then builds the call tree with a TreeBuilder. Inline frames become frames
-/// of kind FrameKind::Inlined; unresolved addresses become `[module+0xoffset]` / `[unknown]` frames.
-/// Per-module problems and their share of samples become profile warnings.
 struct RawProfileOptions {
     /// Unresolved addresses: false = one `[libfoo.so]` frame per module (consecutive ones merged), so that
     /// the flame graph does not split into one frame per address; true = `[libfoo.so+0x1a2b]` per address.
@@ -133,6 +131,15 @@ struct RawProfileOptions {
     bool processRoot = true;
 };
 
+/// Raw address samples -> Profile: identical raw stacks are aggregated as they arrive (count and summed
+/// costs); each unique address is symbolized once (through the Symbolizer, in parallel); the call tree is
+/// kept across snapshots, so that a snapshot only expands new stacks and adds the cost that arrived since
+/// the previous one. Inline frames become frames of kind FrameKind::Inlined, kernel ones Kernel, JIT ones
+/// Jit; every frame's source line goes to Profile::lineCosts (Frame::line stays 0: one node per function,
+/// Frame::file is the function's file). Unresolved addresses become `[libfoo.so]` (or, with
+/// RawProfileOptions::unresolvedAddresses, `[libfoo.so+0x1a2b]`) frames of kind Unknown, or `[unknown]`
+/// without a module. Modules without symbols or debug info become warnings with their share of samples,
+/// e.g. "/usr/lib/libfoo.so: no debug info (12.3% of samples): file:line unknown".
 class RawProfileBuilder {
 public:
     explicit RawProfileBuilder(Symbolizer& symbolizer, RawProfileOptions options = {});
