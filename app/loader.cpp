@@ -70,6 +70,10 @@ void ProfileLoader::start(const QString& path) {
                 Q_EMIT job->receiver->progress(static_cast<qint64>(done), static_cast<qint64>(total));
             });
         };
+        control.partial = [&job](Profile&& snapshot) {
+            auto shared = std::make_shared<const Profile>(std::move(snapshot));
+            job->post([job, shared] { Q_EMIT job->receiver->partial(shared); });
+        };
         std::shared_ptr<const Profile> profile;
         QString error;
         bool wasCancelled = false;

@@ -27,6 +27,9 @@ public:
 Q_SIGNALS:
     /// done/total in bytes of the (compressed) file; total is 0 when unknown. At most ~20 per second.
     void progress(qint64 done, qint64 total);
+    /// What was read so far (importers that read progressively: perf.data), about every half second while
+    /// loading; loaded() follows with the complete profile.
+    void partial(std::shared_ptr<const scorch::Profile> profile);
     void loaded(std::shared_ptr<const scorch::Profile> profile);
     /// The import failed; `message` names the file and, where known, the line or offset.
     void failed(const QString& message);

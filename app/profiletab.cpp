@@ -36,6 +36,7 @@ ProfileTab::ProfileTab(const QString& path, QWidget* parent)
     showMessage(QStyle::SP_BrowserReload, tr("Loading %1…").arg(QFileInfo(path).fileName()));
 
     connect(m_loader, &ProfileLoader::progress, this, &ProfileTab::onProgress);
+    connect(m_loader, &ProfileLoader::partial, this, &ProfileTab::onPartial);
     connect(m_loader, &ProfileLoader::loaded, this, &ProfileTab::onLoaded);
     connect(m_loader, &ProfileLoader::failed, this, &ProfileTab::onFailed);
     connect(m_loader, &ProfileLoader::cancelled, this, &ProfileTab::onCancelled);
@@ -148,7 +149,18 @@ void ProfileTab::onProgress(qint64 done, qint64 total) {
     Q_EMIT progressChanged(percent);
 }
 
+void ProfileTab::onPartial(std::shared_ptr<const Profile> profile) {
+    // Progressive loading: the flame graph of what was read so far, replaced as more arrives and at the end.
+    if (m_state == State::Loading)
+        showProfile(std::move(profile));
+}
+
 void ProfileTab::onLoaded(std::shared_ptr<const Profile> profile) {
+    showProfile(std::move(profile));
+    setState(State::Loaded);
+}
+
+void ProfileTab::showProfile(std::shared_ptr<const Profile> profile) {
     Q_ASSERT(QThread::currentThread() == thread());
     m_profile = std::move(profile);
     m_summary->setProfile(*m_profile);
@@ -161,7 +173,6 @@ void ProfileTab::onLoaded(std::shared_ptr<const Profile> profile) {
         sourceInfo = bool(m_profile->frames[FrameId{f}].file);
     m_source->setVisible(sourceInfo);
     m_panel->setProfile(m_profile); // emits dataChanged -> summary total and tables
-    setState(State::Loaded);
 }
 
 void ProfileTab::showSource(FrameId frame) {

@@ -66,7 +66,9 @@ private:
     void showMessage(QStyle::StandardPixmap icon, const QString& text);
     void setState(State state);
     void onProgress(qint64 done, qint64 total);
+    void onPartial(std::shared_ptr<const Profile> profile);
     void onLoaded(std::shared_ptr<const Profile> profile);
+    void showProfile(std::shared_ptr<const Profile> profile);
     void onFailed(const QString& message);
     void onCancelled();
     void rebuildTables(std::shared_ptr<const ChartData> data);

@@ -2,6 +2,7 @@
 #include "scorch/recording.h"
 
 #include "importers.h"
+#include "perfdata.h"
 #include "pipeline.h"
 #include "scorch/bytesource.h"
 #include "textutil.h"
@@ -221,10 +222,7 @@ Profile importFrom(std::unique_ptr<ByteSource> source, const std::string& name, 
     case Format::Empty:
         throw ImportError(name + ": the file is empty");
     case Format::PerfData:
-        throw ImportError(name +
-                          ": binary perf.data file; this version of Scorch reads its text form: "
-                          "run `perf script -i " +
-                          name + " > " + name + ".perf` and open that");
+        return importPerfData(*source, std::move(head), name, options, control);
     case Format::Json:
         throw ImportError(name +
                           ": this JSON is none of the JSON formats Scorch reads: speedscope (a \"$schema\" "

@@ -54,17 +54,6 @@ private Q_SLOTS:
                  qPrintable(e));
     }
 
-    void perfDataIsNamed() {
-        SCORCH_REQUIRE_CORPUS();
-        const std::string path =
-            (test::corpusDir() +
-             QStringLiteral("/other/perf-data/inputs/hotspot/file_content/perf.data.true.v2.gz"))
-                .toStdString();
-        const QString e = importError(path);
-        QVERIFY2(e.contains(QStringLiteral("perf.data")) && e.contains(QStringLiteral("perf script")),
-                 qPrintable(e));
-    }
-
     void wrongFormats() {
         QTemporaryDir dir;
         QString e = importError(writeFile(dir, "x.json", "{\"traceEvents\": []}").toStdString());

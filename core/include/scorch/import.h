@@ -58,6 +58,11 @@ struct ImportOptions {
 struct ImportControl {
     std::function<void(uint64_t done, uint64_t total)> progress; ///< total = 0 when unknown (a pipe)
     const std::atomic<bool>* cancel = nullptr;
+    /// Progressive display: importers that can (perf.data) call this about every `partialInterval` seconds
+    /// from an importer thread with a profile of what was read so far; the final profile is returned as
+    /// usual.
+    std::function<void(Profile&&)> partial;
+    double partialInterval = 0.5;
 };
 
 /// A failed import. what() names the file and, where it applies, the line or byte offset.

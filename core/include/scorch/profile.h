@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace scorch {
@@ -36,6 +37,8 @@ struct ProfileMeta {
     std::optional<double> timeStart, timeEnd; ///< seconds, when the input has timestamps
     uint64_t warningCount = 0;
     std::vector<ImportWarning> warnings; ///< the first kMaxKeptWarnings, in input order
+    /// Facts about the recording as (key, value), e.g. perf.data's hostname, os release, command line.
+    std::vector<std::pair<std::string, std::string>> recording;
     static constexpr std::size_t kMaxKeptWarnings = 20;
 };
 

@@ -1,0 +1,72 @@
+// Internal: the native perf.data (PERFILE2) reader and its helpers.
+#pragma once
+
+#include "scorch/bytesource.h"
+#include "scorch/import.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace scorch::detail {
+
+/// The file uses something the native reader does not handle (another architecture's registers, a
+/// big-endian file, perf.data v1, ...): the importer falls back to `perf script`.
+class PerfDataUnsupported : public ImportError {
+public:
+    using ImportError::ImportError;
+};
+
+/// Reads perf.data from memory (a file mapping). Throws ImportError (with a byte offset),
+/// PerfDataUnsupported or ImportCancelled.
+Profile importPerfDataNative(std::string_view data, const std::string& compression, const std::string& name,
+                             const ImportOptions& options, const ImportControl& control);
+
+/// Native reader (`head` holds the bytes already read from `source`), falling back to `perf script -i`
+/// through the perf script importer when the file is not supported natively and perf is installed (the
+/// profile then says so in its warnings).
+Profile importPerfData(ByteSource& source, std::string head, const std::string& name,
+                       const ImportOptions& options, const ImportControl& control);
+
+/// Runs `perf script -i path` and imports its output. Throws ImportError when perf is missing or fails.
+Profile importPerfDataWithPerfScript(const std::string& path, const std::string& name,
+                                     const ImportOptions& options, const ImportControl& control);
+
+/// One mapping of a process, as the unwinder needs it.
+struct UnwindMap {
+    uint64_t start = 0, end = 0, pgoff = 0;
+    std::string_view path; ///< empty or not a file: cannot be unwound through
+};
+
+/// Unwinds `--call-graph dwarf` samples (x86-64): the copied user stack and registers of a sample are
+/// unwound with libdw's CFI unwinder (one Dwfl per process, modules reported as the unwinder reaches them).
+class DwarfUnwinder {
+public:
+    using FindMap = std::function<const UnwindMap*(int64_t pid, uint64_t address)>;
+    explicit DwarfUnwinder(FindMap findMap);
+    ~DwarfUnwinder();
+    DwarfUnwinder(const DwarfUnwinder&) = delete;
+    DwarfUnwinder& operator=(const DwarfUnwinder&) = delete;
+
+    /// The address space of `pid` changed (exec, new mapping): drop what was cached for it.
+    void invalidate(int64_t pid);
+
+    struct Frame {
+        uint64_t pc;
+        bool activation; ///< the interrupted instruction itself (first frame, signal frames)
+    };
+    /// `regs`: the sample's user registers in perf order for `regMask`. Appends innermost first to `out`;
+    /// returns false when not even the first frame could be produced.
+    bool unwind(int64_t pid, int64_t tid, uint64_t regMask, std::span<const uint64_t> regs,
+                uint64_t stackStart, std::string_view stack, std::size_t maxFrames, std::vector<Frame>& out);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> d;
+};
+
+} // namespace scorch::detail

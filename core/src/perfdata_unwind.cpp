@@ -1,0 +1,214 @@
+// DWARF unwinding of `--call-graph dwarf` samples with libdw (elfutils): one Dwfl per process with the
+// modules it maps reported as the unwinder reaches them; memory reads come from the sample's stack copy,
+// and from the module files for addresses outside it. The technique follows perf's unwind-libdw.c.
+#include "perfdata.h"
+
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+
+#include <cstring>
+#include <unordered_map>
+
+namespace scorch::detail {
+
+namespace {
+
+/// The sample being unwound (one per Dwfl; set before each dwfl_getthread_frames).
+struct Context {
+    int64_t pid = -1;
+    const DwarfUnwinder::FindMap* findMap = nullptr;
+    uint64_t regMask = 0;
+    std::span<const uint64_t> regs;
+    uint64_t stackStart = 0;
+    std::string_view stack;
+    std::size_t maxFrames = 0;
+    std::vector<DwarfUnwinder::Frame>* out = nullptr;
+    Dwfl* dwfl = nullptr;
+};
+
+bool perfReg(const Context& c, int index, uint64_t& value) {
+    if (!(c.regMask >> index & 1))
+        return false;
+    const auto slot = static_cast<std::size_t>(std::popcount(c.regMask & ((uint64_t(1) << index) - 1)));
+    if (slot >= c.regs.size())
+        return false;
+    value = c.regs[slot];
+    return true;
+}
+
+Dwfl_Module* reportModule(Context& c, uint64_t pc) {
+    const UnwindMap* m = (*c.findMap)(c.pid, pc);
+    if (!m || m->path.empty())
+        return nullptr;
+    const Dwarf_Addr base = m->start - m->pgoff;
+    if (Dwfl_Module* mod = dwfl_addrmodule(c.dwfl, pc)) {
+        Dwarf_Addr start = 0;
+        dwfl_module_info(mod, nullptr, &start, nullptr, nullptr, nullptr, nullptr, nullptr);
+        if (start == base)
+            return mod;
+    }
+    const std::string path(m->path);
+    return dwfl_report_elf(c.dwfl, path.c_str(), path.c_str(), -1, base, false);
+}
+
+/// Reads 8 bytes at `addr` from the file of the module that maps it (perf's access_dso_mem).
+bool readModule(Context& c, Dwarf_Addr addr, Dwarf_Word* result) {
+    Dwfl_Module* mod = reportModule(c, addr);
+    if (!mod)
+        return false;
+    Dwarf_Addr bias = 0;
+    Elf* elf = dwfl_module_getelf(mod, &bias);
+    if (!elf)
+        return false;
+    const Dwarf_Addr vaddr = addr - bias;
+    std::size_t n = 0;
+    if (elf_getphdrnum(elf, &n) != 0)
+        return false;
+    for (std::size_t i = 0; i < n; ++i) {
+        GElf_Phdr ph;
+        if (!gelf_getphdr(elf, static_cast<int>(i), &ph) || ph.p_type != PT_LOAD)
+            continue;
+        if (vaddr >= ph.p_vaddr && vaddr + 8 <= ph.p_vaddr + ph.p_filesz) {
+            Elf_Data* d = elf_getdata_rawchunk(elf, static_cast<int64_t>(ph.p_offset + (vaddr - ph.p_vaddr)),
+                                               8, ELF_T_BYTE);
+            if (!d || d->d_size < 8)
+                return false;
+            std::memcpy(result, d->d_buf, 8);
+            return true;
+        }
+    }
+    return false;
+}
+
+pid_t nextThread(Dwfl*, void*, void**) {
+    return 0;
+}
+
+bool getThread(Dwfl*, pid_t, void* arg, void** threadArg) {
+    *threadArg = arg;
+    return true;
+}
+
+bool memoryRead(Dwfl*, Dwarf_Addr addr, Dwarf_Word* result, void* arg) {
+    Context& c = *static_cast<Context*>(arg);
+    if (addr >= c.stackStart && addr - c.stackStart + 8 <= c.stack.size()) {
+        std::memcpy(result, c.stack.data() + (addr - c.stackStart), 8);
+        return true;
+    }
+    return readModule(c, addr, result);
+}
+
+bool setInitialRegisters(Dwfl_Thread* thread, void* arg) {
+    const Context& c = *static_cast<Context*>(arg);
+    // DWARF order on x86-64: rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip; perf order: ax bx cx dx si di bp sp
+    // ip flags cs ss ds es fs gs r8..r15.
+    static const int perfIndex[17] = {0, 3, 2, 1, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23, 8};
+    Dwarf_Word regs[17];
+    for (int i = 0; i < 17; ++i) {
+        uint64_t v = 0;
+        if (!perfReg(c, perfIndex[i], v) && (i == 7 || i == 16))
+            return false; // no sp or ip
+        regs[i] = v;
+    }
+    return dwfl_thread_state_registers(thread, 0, 17, regs);
+}
+
+int frameCallback(Dwfl_Frame* state, void* arg) {
+    Context& c = *static_cast<Context*>(arg);
+    Dwarf_Addr pc = 0;
+    bool activation = false;
+    if (!dwfl_frame_pc(state, &pc, nullptr))
+        return DWARF_CB_ABORT;
+    reportModule(c, pc); // the unwinder needs this frame's module (its CFI) to find the caller
+    if (!dwfl_frame_pc(state, &pc, &activation))
+        return DWARF_CB_ABORT;
+    c.out->push_back({pc, activation});
+    return c.out->size() < c.maxFrames ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+const Dwfl_Thread_Callbacks kThreadCallbacks = {
+    nextThread, getThread, memoryRead, setInitialRegisters, nullptr, nullptr,
+};
+
+char* gDebugInfoPath = nullptr;
+const Dwfl_Callbacks kOfflineCallbacks = {
+    nullptr,
+    dwfl_standard_find_debuginfo,
+    dwfl_offline_section_address,
+    &gDebugInfoPath,
+};
+
+struct Process {
+    Dwfl* dwfl = nullptr;
+    bool attached = false;
+    std::unique_ptr<Context> context = std::make_unique<Context>();
+    ~Process() {
+        if (dwfl)
+            dwfl_end(dwfl);
+    }
+};
+
+} // namespace
+
+struct DwarfUnwinder::Impl {
+    FindMap findMap;
+    std::unordered_map<int64_t, std::unique_ptr<Process>> processes;
+};
+
+DwarfUnwinder::DwarfUnwinder(FindMap findMap)
+    : d(std::make_unique<Impl>()) {
+    d->findMap = std::move(findMap);
+    elf_version(EV_CURRENT);
+}
+
+DwarfUnwinder::~DwarfUnwinder() = default;
+
+void DwarfUnwinder::invalidate(int64_t pid) {
+    d->processes.erase(pid);
+}
+
+bool DwarfUnwinder::unwind(int64_t pid, int64_t tid, uint64_t regMask, std::span<const uint64_t> regs,
+                           uint64_t stackStart, std::string_view stack, std::size_t maxFrames,
+                           std::vector<Frame>& out) {
+    const std::size_t before = out.size();
+    std::unique_ptr<Process>& slot = d->processes[pid];
+    if (!slot) {
+        slot = std::make_unique<Process>();
+        slot->dwfl = dwfl_begin(&kOfflineCallbacks);
+        if (!slot->dwfl)
+            return false;
+    }
+    Process& p = *slot;
+    Context& c = *p.context;
+    c.pid = pid;
+    c.findMap = &d->findMap;
+    c.regMask = regMask;
+    c.regs = regs;
+    c.stackStart = stackStart;
+    c.stack = stack;
+    c.maxFrames = before + maxFrames;
+    c.out = &out;
+    c.dwfl = p.dwfl;
+    if (maxFrames == 0)
+        return true;
+    uint64_t ip = 0;
+    if (!perfReg(c, 8, ip)) // PERF_REG_X86_IP
+        return false;
+    if (!p.attached) {
+        // libdw takes the architecture from a reported module: report the one holding the ip first.
+        if (!reportModule(c, ip)) {
+            out.push_back({ip, true});
+            return true;
+        }
+        dwfl_report_end(p.dwfl, nullptr, nullptr);
+        if (!dwfl_attach_state(p.dwfl, nullptr, static_cast<pid_t>(pid > 0 ? pid : 1), &kThreadCallbacks, &c))
+            return false;
+        p.attached = true;
+    }
+    dwfl_getthread_frames(p.dwfl, static_cast<pid_t>(tid > 0 ? tid : 1), frameCallback, &c);
+    if (out.size() == before)
+        out.push_back({ip, true});
+    return out.size() > before + 1 || stack.empty();
+}
+
+} // namespace scorch::detail

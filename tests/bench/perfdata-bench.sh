@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# perfdata-bench.sh - time Scorch's native perf.data reader against `perf script`, `perf script | scorch
+# collapse` and Hotspot's parser (hotspot-perfparser) on the same real recordings, side by side in one run.
+#
+# Usage: tests/bench/perfdata-bench.sh [--scorch PATH] [--data DIR] [--runs N] [--no-hotspot] [workload...]
+#   --scorch PATH   scorch binary (default: <repo>/build/app/scorch)
+#   --data DIR      recordings (default: ${BENCH_DATA:-/tmp/bench-data}); workload = DIR/<name>.data
+#   --runs N        timed runs per tool and workload, the median is shown (default 3; 1 above 100 MB)
+#   --no-hotspot    do not install or time hotspot-perfparser
+#   workload        default: every DIR/*.data (fp-small, fp-medium, dwarf-small, ...)
+# A DWARF recording is made when none exists (DIR/dwarf-small.data: perf record --call-graph dwarf -F 4000 of
+# the regexfp workload for 2.5 s); the frame-pointer ones come from ../shared/bench/make-workloads.sh.
+#
+# What is timed (GNU time: wall clock, CPU = user + sys of all processes, peak RSS of the largest; page cache
+# warm; output to /dev/null):
+#   scorch        scorch info FILE: the complete call tree, symbolized (functions, inline frames, lines)
+#   perf|collapse perf script -i FILE | scorch collapse -   (the text route)
+#   perf script   perf script -i FILE alone (no symbol output formatting beyond its default)
+#   perfparser    hotspot-perfparser --input FILE --max-frames 1024 (what Hotspot runs; apt-get install hotspot
+#                 when missing, as root)
+# Needs: bash, GNU time, perf (linux-perf), awk.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+SCORCH="$root/build/app/scorch"
+DATA=${BENCH_DATA:-/tmp/bench-data}
+RUNS=3
+HOTSPOT=1
+workloads=()
+while [ $# -gt 0 ]; do
+    case $1 in
+    --scorch) SCORCH=${2:?}; shift 2 ;;
+    --data) DATA=${2:?}; shift 2 ;;
+    --runs) RUNS=${2:?}; shift 2 ;;
+    --no-hotspot) HOTSPOT=0; shift ;;
+    -h | --help) sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "unknown option $1" >&2; exit 2 ;;
+    *) workloads+=("$1"); shift ;;
+    esac
+done
+[ -x "$SCORCH" ] || { echo "perfdata-bench: no scorch binary at $SCORCH (use --scorch)" >&2; exit 2; }
+command -v perf > /dev/null || { echo "perfdata-bench: perf is not installed (linux-perf)" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "perfdata-bench: GNU time (/usr/bin/time) is needed" >&2; exit 2; }
+
+# DWARF recording of the shared workload's frame-pointer program when there is none.
+if [ ${#workloads[@]} -eq 0 ] && ! ls "$DATA"/dwarf-*.data > /dev/null 2>&1 && [ -x "$DATA/bin/regexfp" ]; then
+    echo "recording $DATA/dwarf-small.data (--call-graph dwarf, 2.5 s)" >&2
+    perf record -q -e cpu-clock -F 4000 --call-graph dwarf -o "$DATA/dwarf-small.data" -- \
+        timeout 2.5 "$DATA/bin/regexfp" > /dev/null 2>&1 || true
+fi
+if [ ${#workloads[@]} -eq 0 ]; then
+    for f in "$DATA"/*.data; do
+        [ -f "$f" ] && workloads+=("$(basename "$f" .data)")
+    done
+fi
+[ ${#workloads[@]} -gt 0 ] || { echo "perfdata-bench: no recordings in $DATA (run ../shared/bench/make-workloads.sh)" >&2; exit 2; }
+
+PARSER=
+if [ $HOTSPOT = 1 ]; then
+    PARSER=$(dpkg -L hotspot 2> /dev/null | grep -m1 '/hotspot-perfparser$' || true)
+    if [ -z "$PARSER" ] && [ "$(id -u)" = 0 ]; then
+        echo "installing hotspot (for hotspot-perfparser)" >&2
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq hotspot > /dev/null 2>&1 || true
+        PARSER=$(dpkg -L hotspot 2> /dev/null | grep -m1 '/hotspot-perfparser$' || true)
+    fi
+    [ -n "$PARSER" ] || echo "perfdata-bench: hotspot-perfparser not available; its column is skipped" >&2
+fi
+
+# run CMD: one timed run; prints "<wall s> <cpu s (user+sys, all processes)> <peak RSS KiB>"
+run() {
+    /usr/bin/time -f '%e %U %S %M' bash -c "$1" 2>&1 > /dev/null | tail -n 1 |
+        awk '{printf "%s %.2f %s", $1, $2 + $3, $4}'
+}
+# timed CMD: median wall and cpu over the runs, max RSS
+timed() {
+    local n=$RUNS i out walls=() cpus=() rss=0 r
+    [ "$size" -gt 100000000 ] && n=1
+    for ((i = 0; i < n; i++)); do
+        out=$(run "$1")
+        read -r w c r <<< "$out"
+        walls+=("$w")
+        cpus+=("$c")
+        [ "$r" -gt "$rss" ] 2> /dev/null && rss=$r
+    done
+    echo "$(printf '%s\n' "${walls[@]}" | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}')" \
+        "$(printf '%s\n' "${cpus[@]}" | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}')" "$rss"
+}
+
+printf '%-13s %7s %7s | %-14s %8s %8s %8s | %8s %8s\n' workload size samples tool wall cpu "peak RSS" "wall x" "cpu x"
+for w in "${workloads[@]}"; do
+    f="$DATA/$w.data"
+    [ -f "$f" ] || { echo "perfdata-bench: no $f" >&2; exit 2; }
+    size=$(stat -c %s "$f")
+    cat "$f" > /dev/null # page cache warm
+    samples=$("$SCORCH" info "$f" 2> /dev/null | awk '/^samples:/{print $2}')
+    q=$(printf '%q' "$f")
+    s=$(printf '%q' "$SCORCH")
+    declare -A res=()
+    res[scorch]=$(timed "$s info $q")
+    res[perf\|collapse]=$(timed "perf script -i $q 2>/dev/null | $s collapse -")
+    res[perf script]=$(timed "perf script -i $q 2>/dev/null")
+    [ -n "$PARSER" ] && res[perfparser]=$(timed "$(printf '%q' "$PARSER") --input $q --max-frames 1024 2>/dev/null")
+    read -r bwall bcpu _ <<< "${res[scorch]}"
+    for tool in scorch "perf|collapse" "perf script" perfparser; do
+        [ -n "${res[$tool]:-}" ] || continue
+        read -r wall cpu rss <<< "${res[$tool]}"
+        printf '%-13s %6.1fM %7s | %-14s %7.2fs %7.2fs %7.0fM | %7.1fx %7.1fx\n' "$w" \
+            "$(awk -v b="$size" 'BEGIN{print b/1e6}')" "$samples" "$tool" "$wall" "$cpu" \
+            "$(awk -v k="$rss" 'BEGIN{print k/1024}')" "$(awk -v a="$wall" -v b="$bwall" 'BEGIN{print (b > 0 ? a / b : 0)}')" \
+            "$(awk -v a="$cpu" -v b="$bcpu" 'BEGIN{print (b > 0 ? a / b : 0)}')"
+    done
+    unset res
+done
+echo "wall x / cpu x = the tool's wall / cpu time divided by scorch's (higher: scorch is faster)."
+echo "$(nproc) cores; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) (wall times need a quiet machine)."

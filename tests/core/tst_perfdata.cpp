@@ -1,0 +1,371 @@
+// The native perf.data reader: committed fixtures checked against `perf script` output recorded with them,
+// recordings made here (frame pointers and --call-graph dwarf) compared with `perf script` on the same file,
+// the corpus file, truncated and corrupt files, cancellation, progressive snapshots and the fallback.
+#include "scorch/analysis.h"
+#include "scorch/bytesource.h"
+#include "scorch/import.h"
+#include "scorch/perfdata.h"
+#include "testutil.h"
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <atomic>
+#include <cstdlib>
+#include <random>
+
+using namespace scorch;
+
+namespace {
+
+struct Stack {
+    int64_t tid = -1;
+    std::vector<uint64_t> ips;
+};
+
+/// `perf script -F tid,ip` output: a line with the tid, then one address per line, a blank line after each.
+std::vector<Stack> parsePerfScript(const QByteArray& text) {
+    std::vector<Stack> out;
+    bool open = false;
+    for (const QByteArray& raw : text.split('\n')) {
+        const QByteArray line = raw.trimmed();
+        if (line.isEmpty()) {
+            open = false;
+            continue;
+        }
+        if (!open) {
+            out.push_back({line.toLongLong(), {}});
+            open = true;
+        } else {
+            out.back().ips.push_back(line.split(' ').front().toULongLong(nullptr, 16));
+        }
+    }
+    return out;
+}
+
+std::vector<Stack> ourStacks(const QString& path) {
+    std::vector<Stack> out;
+    forEachPerfDataSample(path.toStdString(), [&](int64_t, int64_t tid, std::span<const uint64_t> ips) {
+        out.push_back({tid, {ips.begin(), ips.end()}});
+    });
+    return out;
+}
+
+struct Agreement {
+    std::size_t samples = 0, same = 0, perfIsPrefix = 0;
+};
+
+/// Compares stacks sample by sample. Caller frames may differ by one: perf's DWARF unwinder reports
+/// return address - 1. perf's libunwind ends some stacks with an address -1 (not a frame): ignored.
+Agreement compare(const std::vector<Stack>& ours, const std::vector<Stack>& perf) {
+    Agreement a;
+    a.samples = perf.size();
+    if (ours.size() != perf.size())
+        return a;
+    for (std::size_t i = 0; i < perf.size(); ++i) {
+        std::vector<uint64_t> theirs = perf[i].ips;
+        if (!theirs.empty() && theirs.back() == UINT64_MAX)
+            theirs.pop_back();
+        const std::vector<uint64_t>& mine = ours[i].ips;
+        if (ours[i].tid != perf[i].tid || mine.size() < theirs.size())
+            continue;
+        bool prefix = true;
+        for (std::size_t k = 0; k < theirs.size() && prefix; ++k)
+            prefix = mine[k] == theirs[k] || mine[k] == theirs[k] + 1;
+        if (prefix && mine.size() == theirs.size())
+            ++a.same;
+        else if (prefix)
+            ++a.perfIsPrefix;
+    }
+    return a;
+}
+
+QString fixture(const char* name) {
+    return QStringLiteral(SCORCH_PERF_FIXTURES "/") + QLatin1String(name);
+}
+
+bool canRecord(const QString& dir) {
+    QProcess p;
+    p.start(QStringLiteral("perf"),
+            {QStringLiteral("record"), QStringLiteral("-q"), QStringLiteral("-e"),
+             QStringLiteral("cpu-clock"), QStringLiteral("-o"), dir + QStringLiteral("/probe.data"),
+             QStringLiteral("--"), QStringLiteral("true")});
+    return p.waitForFinished(20000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
+}
+
+QByteArray perfScript(const QString& file) {
+    QProcess p;
+    p.start(QStringLiteral("perf"), {QStringLiteral("script"), QStringLiteral("-F"), QStringLiteral("tid,ip"),
+                                     QStringLiteral("--no-inline"), QStringLiteral("-i"), file});
+    p.waitForFinished(60000);
+    return p.readAllStandardOutput();
+}
+
+std::string functionNames(const Profile& p) {
+    std::string all;
+    for (uint32_t f = 0; f < p.frames.size(); ++f)
+        all += std::string(p.frameName(FrameId{f})) + "\n";
+    return all;
+}
+
+} // namespace
+
+class TestPerfData : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    bool m_recording = false;
+    QString m_fp, m_dwarf;
+
+    QString record(const QString& name, const QStringList& callGraph, int frequency, int thousands) {
+        const QString out = m_dir.filePath(name);
+        QStringList args = {QStringLiteral("record"),    QStringLiteral("-q"), QStringLiteral("-e"),
+                            QStringLiteral("cpu-clock"), QStringLiteral("-F"), QString::number(frequency)};
+        args << callGraph << QStringLiteral("-o") << out << QStringLiteral("--")
+             << QStringLiteral(SCORCH_PERFPROG) << QString::number(thousands);
+        QProcess p;
+        p.start(QStringLiteral("perf"), args);
+        if (!p.waitForFinished(60000) || p.exitCode() != 0)
+            return {};
+        return out;
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        QVERIFY(m_dir.isValid());
+        m_recording = canRecord(m_dir.path());
+        if (!m_recording) {
+            qWarning("perf record does not work here: recordings made in the test are skipped");
+            return;
+        }
+        m_fp = record(QStringLiteral("fp.data"), {QStringLiteral("-g")}, 2000, 100);
+        m_dwarf = record(QStringLiteral("dwarf.data"),
+                         {QStringLiteral("--call-graph"), QStringLiteral("dwarf")}, 1000, 60);
+        QVERIFY(!m_fp.isEmpty());
+        QVERIFY(!m_dwarf.isEmpty());
+    }
+
+    void fixtures_data() {
+        QTest::addColumn<QString>("name");
+        QTest::newRow("two events") << QStringLiteral("fp-two-events");
+        QTest::newRow("zstd records") << QStringLiteral("fp-zstd");
+        QTest::newRow("pipe mode") << QStringLiteral("fp-pipe");
+    }
+    // Committed recordings of scorch_perfprog with the `perf script -F tid,ip` output perf gave for them.
+    void fixtures() {
+        QFETCH(QString, name);
+        const std::vector<Stack> perf =
+            parsePerfScript(test::readAll(fixture((name + QStringLiteral(".script")).toUtf8().constData())));
+        QVERIFY(!perf.empty());
+        const QString data = fixture((name + QStringLiteral(".data")).toUtf8().constData());
+        const std::vector<Stack> ours = ourStacks(data);
+        QCOMPARE(ours.size(), perf.size());
+        const Agreement a = compare(ours, perf);
+        QCOMPARE(a.same, perf.size());
+        const Profile p = importProfile(data.toStdString());
+        QCOMPARE(p.meta.samples, uint64_t(perf.size()));
+        QCOMPARE(p.meta.format, std::string("perf.data"));
+        if (name == QLatin1String("fp-two-events")) { // one sample and one period cost type per event
+            QVERIFY(p.costTypeIndex("cpu-clock") >= 0);
+            QVERIFY(p.costTypeIndex("task-clock") >= 0);
+            QVERIFY(p.costTypeIndex("task-clock samples") >= 0);
+        }
+        bool hasHost = false;
+        for (const auto& [key, value] : p.meta.recording)
+            hasHost = hasHost || (key == "hostname" && !value.empty());
+        QVERIFY(hasHost || name == QLatin1String("fp-pipe"));
+    }
+
+    // perf record of /usr/bin/true on CentOS 7 (perf 3.10, --call-graph dwarf), gzipped, from Hotspot's
+    // tests.
+    void corpusFile() {
+        if (!test::haveCorpus())
+            QSKIP("corpus not available");
+        const QString path =
+            test::corpusDir() +
+            QStringLiteral("/other/perf-data/inputs/hotspot/file_content/perf.data.true.v2.gz");
+        const Profile p = importProfile(path.toStdString());
+        QCOMPARE(p.meta.compression, std::string("gzip"));
+        QCOMPARE(p.meta.samples, uint64_t(1)); // `perf script` on the file prints one sample of `true`
+        QCOMPARE(p.threads.size(), std::size_t(1));
+        QCOMPARE(p.threads[0].name, std::string("true"));
+        QCOMPARE(p.threads[0].tid, int64_t(28388));
+        std::map<std::string, std::string> rec(p.meta.recording.begin(), p.meta.recording.end());
+        QCOMPARE(rec["hostname"], std::string("centos7"));
+        QCOMPARE(rec["os release"], std::string("3.10.0-123.6.3.el7.x86_64"));
+        QVERIFY(rec["command line"].find("--call-graph dwarf,8192 true") != std::string::npos);
+    }
+
+    void framePointerRecording() {
+        if (m_fp.isEmpty())
+            QSKIP("perf record does not work here");
+        const Profile p = importProfile(m_fp.toStdString());
+        QVERIFY(p.meta.samples > 200);
+        const std::string names = functionNames(p);
+        // (not `middle`: sampled in the leaf warmLeaf, the frame-pointer chain skips its caller, in perf too)
+        for (const char* f : {"hotLeaf", "warmLeaf", "driveWork", "main"})
+            QVERIFY2(names.find(f) != std::string::npos, f);
+        const auto top = topFunctions(p, 0, 1);
+        QCOMPARE(std::string(p.frameName(top.front().frame)).substr(0, 7), std::string("hotLeaf"));
+        const Agreement a = compare(ourStacks(m_fp), parsePerfScript(perfScript(m_fp)));
+        qInfo("frame pointers: %zu of %zu samples have perf script's stack", a.same, a.samples);
+        QVERIFY(a.samples > 200);
+        QVERIFY(a.same * 100 >= a.samples * 99);
+    }
+
+    void dwarfRecording() {
+        if (m_dwarf.isEmpty())
+            QSKIP("perf record does not work here");
+        const Profile p = importProfile(m_dwarf.toStdString());
+        QVERIFY(p.meta.samples > 100);
+        // warmLeaf is reached only through middle -> driveWork -> main: the unwound stacks must show it.
+        const std::string names = functionNames(p);
+        for (const char* f : {"hotLeaf", "warmLeaf", "middle", "driveWork", "main", "inlinedMix"})
+            QVERIFY2(names.find(f) != std::string::npos, f);
+        QVERIFY(test::nodeByPath(p, p.tree, {"scorch_perfprog", "main", "driveWork", "middle", "warmLeaf"}) ||
+                names.find("__libc_start") != std::string::npos);
+        const Agreement a = compare(ourStacks(m_dwarf), parsePerfScript(perfScript(m_dwarf)));
+        // perf (libunwind) stops at __libc_start_call_main where libdw continues to _start: there perf's
+        // stack is a prefix of ours.
+        qInfo("dwarf: %zu of %zu samples have perf script's stack, %zu more extend it", a.same, a.samples,
+              a.perfIsPrefix);
+        QVERIFY(a.samples > 100);
+        QVERIFY((a.same + a.perfIsPrefix) * 100 >= a.samples * 99);
+    }
+
+    void truncatedAndCorrupt() {
+        const QByteArray whole = test::readAll(fixture("fp-two-events.data"));
+        QVERIFY(whole.size() > 1000);
+        uint64_t dataOffset = 0, dataSize = 0;
+        std::memcpy(&dataOffset, whole.constData() + 40, 8);
+        std::memcpy(&dataSize, whole.constData() + 48, 8);
+        const QString cutPath = m_dir.filePath(QStringLiteral("cut.data"));
+        const auto write = [&](const QByteArray& bytes) {
+            QFile f(cutPath);
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            f.write(bytes);
+        };
+        const auto noop = [](int64_t, int64_t, std::span<const uint64_t>) {
+        };
+        // Every cut either reads what comes before it and says the file is truncated, or fails naming where.
+        for (qsizetype cut = 1; cut < whole.size(); cut += cut < 300 ? 5 : 37) {
+            write(whole.left(cut));
+            try {
+                const ProfileMeta meta = forEachPerfDataSample(cutPath.toStdString(), noop);
+                bool named = false;
+                for (const ImportWarning& w : meta.warnings)
+                    named = named || w.message.find("truncated") != std::string::npos;
+                QVERIFY2(named, QByteArray::number(cut));
+            } catch (const ImportError& e) {
+                const std::string what = e.what();
+                QVERIFY2(what.starts_with(cutPath.toStdString() + ": "), e.what());
+                QVERIFY2(what.find("byte offset") != std::string::npos || cut < 16, e.what());
+            }
+        }
+        // Through the importer: a cut inside the data section keeps the samples before it, with a warning.
+        const qsizetype middle = qsizetype(dataOffset + dataSize - 50);
+        const Profile cut =
+            importProfile(memoryByteSource(whole.left(middle).toStdString(), "cut.data"), "cut.data");
+        QVERIFY(cut.meta.samples > 0);
+        QVERIFY2(cut.meta.warnings.front().message.find("truncated") != std::string::npos,
+                 cut.meta.warnings.front().message.c_str());
+        QVERIFY_THROWS_EXCEPTION(
+            ImportError, importProfile(memoryByteSource(whole.left(50).toStdString(), "h.data"), "h.data"));
+        // A record with size 0 at the start of the data section.
+        std::string corrupt(whole.constData(), static_cast<std::size_t>(whole.size()));
+        corrupt[dataOffset + 6] = 0;
+        corrupt[dataOffset + 7] = 0;
+        try {
+            importProfile(memoryByteSource(corrupt, "bad.data"), "bad.data");
+            QFAIL("a zero-sized record was accepted");
+        } catch (const ImportError& e) {
+            QVERIFY2(std::string(e.what()).find("byte offset " + std::to_string(dataOffset)) !=
+                         std::string::npos,
+                     e.what());
+        }
+        // Random damage never crashes or hangs.
+        std::mt19937 rng(5);
+        for (int round = 0; round < 300; ++round) {
+            QByteArray damaged = whole;
+            for (int k = 0; k < 4; ++k)
+                damaged[qsizetype(rng() % uint32_t(damaged.size()))] = static_cast<char>(rng());
+            write(damaged);
+            try {
+                (void)forEachPerfDataSample(cutPath.toStdString(), noop);
+            } catch (const ImportError&) {
+            }
+        }
+    }
+
+    void cancelAndProgress() {
+        const QString path = m_fp.isEmpty() ? fixture("fp-two-events.data") : m_fp;
+        std::atomic<bool> cancel{true};
+        ImportControl stop;
+        stop.cancel = &cancel;
+        QVERIFY_THROWS_EXCEPTION(ImportCancelled, importProfile(path.toStdString(), {}, stop));
+
+        uint64_t lastDone = 0, total = 0;
+        std::vector<uint64_t> partialSamples;
+        ImportControl control;
+        control.progress = [&](uint64_t done, uint64_t t) {
+            QVERIFY(done >= lastDone);
+            lastDone = done;
+            total = t;
+        };
+        control.partialInterval = 0; // every progress step
+        control.partial = [&](Profile&& p) {
+            partialSamples.push_back(p.meta.samples);
+        };
+        const Profile p = importProfile(path.toStdString(), {}, control);
+        QCOMPARE(lastDone, total);
+        QCOMPARE(total, uint64_t(QFileInfo(path).size()));
+        // Snapshots come once samples were flushed (perf's rounds) and a progress step follows: how many depends
+        // on how perf wrote the rounds, so only their content is checked here.
+        for (uint64_t n : partialSamples)
+            QVERIFY(n > 0 && n <= p.meta.samples);
+    }
+
+    // A --call-graph dwarf file of another architecture goes through `perf script`, and says so.
+    void fallback() {
+        if (m_dwarf.isEmpty())
+            QSKIP("perf record does not work here");
+        QByteArray bytes = test::readAll(m_dwarf);
+        uint64_t dataOffset = 0, dataSize = 0;
+        std::memcpy(&dataOffset, bytes.constData() + 40, 8);
+        std::memcpy(&dataSize, bytes.constData() + 48, 8);
+        const qsizetype arch = bytes.indexOf(QByteArray("x86_64\0", 7), qsizetype(dataOffset + dataSize));
+        QVERIFY(arch > 0);
+        bytes.replace(arch, 7, QByteArray("arm64\0\0", 7));
+        const QString path = m_dir.filePath(QStringLiteral("arm64.data"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(bytes);
+        f.close();
+        try {
+            const Profile p = importProfile(path.toStdString());
+            QVERIFY(p.meta.samples > 0);
+            QVERIFY2(p.meta.warnings.front().message.find("perf script") != std::string::npos,
+                     p.meta.warnings.front().message.c_str());
+            QCOMPARE(p.meta.format, std::string("perf.data (through perf script)"));
+        } catch (const ImportError& e) { // perf itself may refuse the file: the message says both
+            QVERIFY2(std::string(e.what()).find("falling back to perf script failed") != std::string::npos,
+                     e.what());
+        }
+        // Without perf: a clear error.
+        qputenv("SCORCH_PERF", "/nonexistent/perf");
+        try {
+            importProfile(path.toStdString());
+            qunsetenv("SCORCH_PERF");
+            QFAIL("imported without perf");
+        } catch (const ImportError& e) {
+            qunsetenv("SCORCH_PERF");
+            const std::string what = e.what();
+            QVERIFY2(what.find("architecture arm64") != std::string::npos, e.what());
+            QVERIFY2(what.find("/nonexistent/perf") != std::string::npos, e.what());
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPerfData)
+#include "tst_perfdata.moc"
