@@ -75,6 +75,10 @@ struct Resolved {
 } // namespace
 
 struct RawProfileBuilder::Impl {
+    Impl(Symbolizer& s, RawProfileOptions o)
+        : symbolizer(s)
+        , options(o) {}
+
     Symbolizer& symbolizer;
     RawProfileOptions options;
 

@@ -399,7 +399,8 @@ std::vector<std::vector<SymbolFrame>> Symbolizer::symbolize(std::span<const Requ
         const Request& r = requests[i];
         it->second.missing.emplace_back(r.returnAddress && r.address > 0 ? r.address - 1 : r.address, i);
     }
-    for (auto& [id, w] : work) {
+    for (auto& entry : work) {
+        Work& w = entry.second;
         std::lock_guard lock(w.module->mutex);
         std::erase_if(w.missing, [&](const std::pair<uint64_t, uint32_t>& p) {
             auto hit = w.module->cache.find(p.first);
