@@ -133,10 +133,16 @@ int withProfile(const std::string& file, const ImportOptions& options,
         Profile profile = importProfile(file, options);
         if (profile.meta.warningCount > 0 && !profile.meta.warnings.empty()) {
             const ImportWarning& w = profile.meta.warnings.front();
-            std::fprintf(
-                stderr, "scorch: warning: %s: %llu line(s) skipped or repaired; first at line %llu: %s\n",
-                profile.meta.source.c_str(), static_cast<unsigned long long>(profile.meta.warningCount),
-                static_cast<unsigned long long>(w.line), w.message.c_str());
+            const auto count = static_cast<unsigned long long>(profile.meta.warningCount);
+            if (w.line > 0)
+                std::fprintf(
+                    stderr, "scorch: warning: %s: %llu line(s) skipped or repaired; first at line %llu: %s\n",
+                    profile.meta.source.c_str(), count, static_cast<unsigned long long>(w.line),
+                    w.message.c_str());
+            else
+                std::fprintf(stderr, "scorch: warning: %s: %llu warning(s); first: %s%s\n",
+                             profile.meta.source.c_str(), count, w.message.c_str(),
+                             count > 1 ? " (`scorch info` lists them)" : "");
         }
         return f(profile);
     } catch (const ImportError& e) {
@@ -303,6 +309,11 @@ int info(int argc, char** argv) {
             o << " (" << p.meta.compression << "-compressed)";
         o << '\n';
         o << "bytes:         " << p.meta.inputBytes << '\n';
+        for (const auto& [key, value] : p.meta.recording) {
+            std::string label = key + ':';
+            label.resize(std::max<std::size_t>(label.size() + 1, 15), ' ');
+            o << label << value << '\n';
+        }
         o << "samples:       " << p.meta.samples << '\n';
         o << "cost types:\n";
         for (std::size_t t = 0; t < p.costTypes.size(); ++t)
@@ -343,8 +354,12 @@ int info(int argc, char** argv) {
             o << '\n';
         }
         o << "warnings:      " << p.meta.warningCount << '\n';
-        for (const ImportWarning& w : p.meta.warnings)
-            o << "  line " << w.line << ": " << w.message << '\n';
+        for (const ImportWarning& w : p.meta.warnings) {
+            o << "  ";
+            if (w.line > 0)
+                o << "line " << w.line << ": ";
+            o << w.message << '\n';
+        }
         o.flush();
         return 0;
     });

@@ -81,6 +81,20 @@ private Q_SLOTS:
             QVERIFY2(r.out.contains(expected), expected);
     }
 
+    void infoOfPerfData() {
+        // perf.data: the recording's facts from its feature sections; warnings without a line say no line.
+        const CliResult r = runScorch(
+            {QStringLiteral("info"), scorch::test::testData(QStringLiteral("perfdata/fp-two-events.data"))});
+        QCOMPARE(r.exitCode, 0);
+        for (const char* expected :
+             {"format:        perf.data", "os release:    ", "perf version:  ",
+              "command line:  /usr/bin/perf record -q -e cpu-clock,task-clock",
+              "cpu-clock samples (samples): 7 samples", "task-clock (period): 14,000,000"})
+            QVERIFY2(r.out.contains(expected), expected);
+        QVERIFY(!r.out.contains("line 0"));
+        QVERIFY(!r.err.contains("line 0"));
+    }
+
     void badInputExitsNonZeroWithOneLine() {
         QTemporaryDir dir;
         const QString junk = dir.filePath(QStringLiteral("junk"));
