@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -22,6 +23,18 @@ struct WarningList {
         if (kept.size() < ProfileMeta::kMaxKeptWarnings)
             kept.push_back({0, std::move(message)});
         ++count;
+    }
+    /// Freezes `builder` into the profile of an importer of `format` that read `bytes` bytes of `source`.
+    Profile finish(TreeBuilder& builder, std::string_view formatName, const std::string& source,
+                   std::string compression, uint64_t bytes) {
+        ProfileMeta meta;
+        meta.source = source;
+        meta.format = std::string(formatName);
+        meta.compression = std::move(compression);
+        meta.inputBytes = bytes;
+        meta.warningCount = count;
+        meta.warnings = std::move(kept);
+        return builder.finish(std::move(meta));
     }
 };
 

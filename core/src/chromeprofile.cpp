@@ -180,14 +180,7 @@ Profile importChromeCpuProfile(ByteSource& source, std::string head, const std::
     builder.setMaxNodes(options.maxNodes);
     WarningList warnings;
     handler.build(builder, warnings, options.maxStackDepth);
-    ProfileMeta meta;
-    meta.source = name;
-    meta.format = std::string(formatName(Format::ChromeCpuProfile));
-    meta.compression = source.compression();
-    meta.inputBytes = bytes;
-    meta.warningCount = warnings.count;
-    meta.warnings = std::move(warnings.kept);
-    return builder.finish(std::move(meta));
+    return warnings.finish(builder, formatName(Format::ChromeCpuProfile), name, source.compression(), bytes);
 }
 
 } // namespace scorch::detail

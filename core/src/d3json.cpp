@@ -162,14 +162,7 @@ Profile importD3Json(ByteSource& source, std::string head, const std::string& na
     builder.setMaxNodes(options.maxNodes);
     WarningList warnings;
     handler.build(builder, warnings, options.maxStackDepth);
-    ProfileMeta meta;
-    meta.source = name;
-    meta.format = std::string(formatName(Format::D3Json));
-    meta.compression = source.compression();
-    meta.inputBytes = bytes;
-    meta.warningCount = warnings.count;
-    meta.warnings = std::move(warnings.kept);
-    return builder.finish(std::move(meta));
+    return warnings.finish(builder, formatName(Format::D3Json), name, source.compression(), bytes);
 }
 
 } // namespace scorch::detail
