@@ -255,7 +255,8 @@ Profile importFrom(std::unique_ptr<ByteSource> source, const std::string& name, 
         char buf[1 << 16];
         while (const std::size_t got = source->read(buf, sizeof buf))
             bytes.append(buf, got);
-        Profile p = profileFromRecording(parseRecording(bytes, name), name, control.cancel);
+        Profile p =
+            profileFromRecording(parseRecording(bytes, name), name, control.cancel, options.symbolize);
         p.meta.inputBytes = bytes.size();
         p.meta.compression = source->compression();
         if (p.meta.samples == 0)

@@ -42,7 +42,7 @@ std::size_t idSlot(uint64_t sampleType) {
 }
 
 SymbolizerOptions symbolizerOptions(const ImportOptions& options) {
-    SymbolizerOptions s;
+    SymbolizerOptions s = options.symbolize ? SymbolizerOptions{} : SymbolizerOptions::offline();
     s.threads = options.threads;
     return s;
 }

@@ -108,8 +108,8 @@ void RecordingFeeder::feed(const Recording& r, const std::atomic<bool>* cancel) 
 }
 
 Profile profileFromRecording(const Recording& recording, const std::string& name,
-                             const std::atomic<bool>* cancel) {
-    Symbolizer symbolizer;
+                             const std::atomic<bool>* cancel, bool symbolize) {
+    Symbolizer symbolizer(symbolize ? SymbolizerOptions{} : SymbolizerOptions::offline());
     RawProfileBuilder builder(symbolizer);
     RecordingFeeder feeder(symbolizer, builder);
     feeder.feed(recording, cancel);

@@ -177,6 +177,25 @@ private Q_SLOTS:
         QVERIFY(hasHost || name == QLatin1String("fp-pipe"));
     }
 
+    // ImportOptions::symbolize = false reads nothing from this machine: one `[module]` frame per module, no
+    // function names, no per-module lookup warnings; the samples and costs are the same.
+    void withoutSymbolization() {
+        const std::string data = fixture("fp-two-events.data").toStdString();
+        ImportOptions offline;
+        offline.symbolize = false;
+        const Profile raw = importProfile(data, offline);
+        const Profile named = importProfile(data);
+        QCOMPARE(raw.meta.samples, named.meta.samples);
+        QCOMPARE(raw.tree.grandTotal(0), named.tree.grandTotal(0));
+        bool libcModuleFrame = false;
+        for (NodeId n = 1; n < raw.tree.size(); ++n) {
+            const std::string_view name = raw.nodeName(n);
+            QVERIFY2(name != "__libc_start_call_main", "a function was named without symbolization");
+            libcModuleFrame = libcModuleFrame || name == "[libc.so.6]";
+        }
+        QVERIFY(libcModuleFrame);
+    }
+
     // perf record of /usr/bin/true on CentOS 7 (perf 3.10, --call-graph dwarf), gzipped, from Hotspot's
     // tests.
     void corpusFile() {
@@ -320,8 +339,8 @@ private Q_SLOTS:
         const Profile p = importProfile(path.toStdString(), {}, control);
         QCOMPARE(lastDone, total);
         QCOMPARE(total, uint64_t(QFileInfo(path).size()));
-        // Snapshots come once samples were flushed (perf's rounds) and a progress step follows: how many depends
-        // on how perf wrote the rounds, so only their content is checked here.
+        // Snapshots come once samples were flushed (perf's rounds) and a progress step follows: how many
+        // depends on how perf wrote the rounds, so only their content is checked here.
         for (uint64_t n : partialSamples)
             QVERIFY(n > 0 && n <= p.meta.samples);
     }

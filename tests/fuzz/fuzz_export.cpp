@@ -18,6 +18,7 @@ using namespace scorch;
 Profile reimport(const std::string& bytes) {
     ImportOptions options;
     options.threads = 1;
+    options.symbolize = false;
     return importProfile(memoryByteSource(bytes, "fuzz-out"), "fuzz-out", options);
 }
 
@@ -45,6 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     options.chunkBytes = 4096;
     options.maxLineBytes = 1 << 16;
     options.threads = 1;
+    options.symbolize = false; // deterministic and fast: nothing read from the installed binaries
     Profile p;
     try {
         p = importProfile(memoryByteSource(std::string(reinterpret_cast<const char*>(data), size), "fuzz"),

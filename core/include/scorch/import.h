@@ -52,6 +52,10 @@ struct ImportOptions {
     std::size_t maxNodes = 100'000'000;
     /// Skip detection and read the input as this format (Format::Unknown = detect).
     Format format = Format::Unknown;
+    /// Raw addresses (perf.data, Scorch recordings) are named from the binaries, debug info and kernel
+    /// symbols of this machine. false reads nothing from the machine: every module becomes one `[module]`
+    /// frame (for fuzzing and tests whose result must not depend on what is installed).
+    bool symbolize = true;
 };
 
 /// Progress and cancellation. The callback runs on an importer thread, not the caller's.

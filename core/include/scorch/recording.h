@@ -88,8 +88,9 @@ private:
     std::unique_ptr<Impl> d;
 };
 
-/// Symbolizes a whole recording into a profile (build-ids verified by the symbolizer).
+/// Symbolizes a whole recording into a profile (build-ids verified by the symbolizer); `symbolize` false
+/// leaves the addresses unresolved (ImportOptions::symbolize).
 Profile profileFromRecording(const Recording& recording, const std::string& name,
-                             const std::atomic<bool>* cancel = nullptr);
+                             const std::atomic<bool>* cancel = nullptr, bool symbolize = true);
 
 } // namespace scorch

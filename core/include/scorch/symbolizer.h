@@ -41,6 +41,17 @@ struct SymbolizerOptions {
     bool demangle = true;
     /// Modules are symbolized in parallel; 0 = one thread per core.
     unsigned threads = 0;
+
+    /// Options under which nothing is read from this machine (no modules, debug info, kernel or JIT
+    /// symbols): every address stays unresolved.
+    static SymbolizerOptions offline() {
+        SymbolizerOptions o;
+        o.debugDirs.clear();
+        o.sysroot = "/nonexistent-scorch-sysroot";
+        o.kallsyms.clear();
+        o.jitMapDir = o.sysroot;
+        return o;
+    }
 };
 
 /// One frame of a symbolized address.
