@@ -141,7 +141,11 @@ struct RawProfileBuilder::Impl {
     void resolve(std::span<const Symbolizer::Request> requests,
                  const std::vector<std::vector<SymbolFrame>>& frames);
     Resolved unresolvedFrame(const RawFrame& raw);
+    /// Appends the frames and lines of one new stack to pathFrames/pathLines and its entry to pathStacks.
     void expand(uint32_t thread, std::span<const uint32_t> rootToLeafAddrs);
+    std::vector<detail::IncrementalTree::StackInput> pathStacks;
+    std::vector<FrameId> pathFrames;
+    std::vector<SourceLine> pathLines;
     Profile build(ProfileMeta meta, const std::atomic<bool>* cancel);
 };
 
@@ -205,8 +209,9 @@ void RawProfileBuilder::Impl::resolve(std::span<const Symbolizer::Request> reque
 }
 
 void RawProfileBuilder::Impl::expand(uint32_t thread, std::span<const uint32_t> rootToLeafAddrs) {
-    std::vector<FrameId> path;
-    std::vector<SourceLine> lines;
+    std::vector<FrameId>& path = pathFrames;
+    std::vector<SourceLine>& lines = pathLines;
+    const auto first = static_cast<uint32_t>(path.size());
     if (options.processRoot) {
         path.push_back(roots[thread]);
         lines.push_back({});
@@ -222,13 +227,13 @@ void RawProfileBuilder::Impl::expand(uint32_t thread, std::span<const uint32_t> 
         for (uint32_t r = addrFirst[a]; r < addrFirst[a] + addrCount[a]; ++r) {
             const Resolved& x = resolved[r];
             // one [module] frame for a run of unresolved addresses in the same module
-            if (x.unresolved && !options.unresolvedAddresses && !path.empty() && path.back() == x.frame)
+            if (x.unresolved && !options.unresolvedAddresses && path.size() > first && path.back() == x.frame)
                 continue;
             path.push_back(x.frame);
             lines.push_back(x.line);
         }
     }
-    tree.addStack(thread, path, lines);
+    pathStacks.push_back({thread, first, static_cast<uint32_t>(path.size() - first)});
 }
 
 RawProfileBuilder::RawProfileBuilder(Symbolizer& symbolizer, RawProfileOptions options)
@@ -395,14 +400,23 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
     accountedCost.resize(nt);
     std::vector<int64_t> costs(nt);
     std::size_t next = 0;
-    for (std::size_t i = 0; i < deltas.size(); ++i) {
-        const Delta& x = deltas[i];
+    pathStacks.clear();
+    pathFrames.clear();
+    pathLines.clear();
+    for (const Delta& x : deltas) {
         if (x.stack >= expanded) {
             expand(x.thread, std::span<const uint32_t>(newAddrs.data() + next, x.size));
             next += x.size;
             ++expanded;
             accountedCount.push_back(0);
         }
+    }
+    tree.addStacks(pathStacks, pathFrames, pathLines);
+    pathStacks = {};
+    pathFrames = {};
+    pathLines = {};
+    for (std::size_t i = 0; i < deltas.size(); ++i) {
+        const Delta& x = deltas[i];
         const uint64_t dn = x.count - accountedCount[x.stack];
         accountedCount[x.stack] = x.count;
         for (std::size_t t = 0; t < nt; ++t) {

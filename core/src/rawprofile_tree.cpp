@@ -8,7 +8,9 @@ namespace scorch::detail {
 
 IncrementalTree::IncrementalTree()
     : m_parent(1, kRootNode)
-    , m_frame(1, FrameId{}) {}
+    , m_frame(1, FrameId{})
+    , m_firstChild(1, 0)
+    , m_nextSibling(1, 0) {}
 
 void IncrementalTree::setCostTypes(const std::vector<CostType>& types) {
     for (std::size_t t = m_types.size(); t < types.size(); ++t) {
@@ -27,13 +29,19 @@ void IncrementalTree::setThreads(const std::vector<ThreadInfo>& threads) {
 }
 
 uint32_t IncrementalTree::child(uint32_t parent, FrameId frame) {
-    bool inserted = false;
-    uint32_t& node = m_children.findOrInsert(static_cast<uint64_t>(parent) << 32 | frame.value,
-                                             static_cast<uint32_t>(m_parent.size()), inserted);
-    if (inserted) {
-        m_parent.push_back(parent);
-        m_frame.push_back(frame);
-    }
+    for (uint32_t c = m_firstChild[parent]; c != 0; c = m_nextSibling[c])
+        if (m_frame[c] == frame)
+            return c;
+    return newChild(parent, frame);
+}
+
+uint32_t IncrementalTree::newChild(uint32_t parent, FrameId frame) {
+    const auto node = static_cast<uint32_t>(m_parent.size());
+    m_parent.push_back(parent);
+    m_frame.push_back(frame);
+    m_firstChild.push_back(0);
+    m_nextSibling.push_back(m_firstChild[parent]);
+    m_firstChild[parent] = node;
     return node;
 }
 
@@ -83,11 +91,47 @@ uint32_t IncrementalTree::lineEntry(FrameId frame, SourceLine where) {
     return id;
 }
 
-uint32_t IncrementalTree::addStack(uint32_t thread, std::span<const FrameId> rootToLeaf,
-                                   std::span<const SourceLine> lines) {
-    uint32_t node = kRootNode;
-    for (FrameId f : rootToLeaf)
-        node = child(node, f);
+void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<const FrameId> frames,
+                                std::span<const SourceLine> lines) {
+    auto pathOf = [&](uint32_t k) {
+        return frames.subspan(stacks[k].first, stacks[k].size);
+    };
+    std::vector<uint32_t> order(stacks.size());
+    std::iota(order.begin(), order.end(), 0u);
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+        const std::span<const FrameId> x = pathOf(a), y = pathOf(b);
+        return std::lexicographical_compare(x.begin(), x.end(), y.begin(), y.end(),
+                                            [](FrameId p, FrameId q) { return p.value < q.value; });
+    });
+    // In sorted order, the stacks that share a prefix are adjacent: past the prefix shared with the previous
+    // stack, a child of a node made in this batch is new too (no lookup); only nodes of earlier batches are
+    // searched.
+    const auto firstNew = static_cast<uint32_t>(m_parent.size());
+    std::vector<uint32_t> leaf(stacks.size(), kRootNode);
+    std::vector<uint32_t> nodes; // nodes[d]: the previous stack's node at depth d + 1
+    std::span<const FrameId> prev;
+    for (uint32_t k : order) {
+        const std::span<const FrameId> p = pathOf(k);
+        const std::size_t m = std::min(p.size(), prev.size());
+        std::size_t d = 0;
+        while (d < m && p[d] == prev[d])
+            ++d;
+        nodes.resize(d);
+        uint32_t node = d ? nodes[d - 1] : kRootNode;
+        for (; d < p.size(); ++d) {
+            node = node >= firstNew ? newChild(node, p[d]) : child(node, p[d]);
+            nodes.push_back(node);
+        }
+        leaf[k] = node;
+        prev = p;
+    }
+    for (std::size_t k = 0; k < stacks.size(); ++k)
+        addStackEntries(stacks[k].thread, leaf[k], pathOf(static_cast<uint32_t>(k)),
+                        lines.subspan(stacks[k].first, stacks[k].size));
+}
+
+void IncrementalTree::addStackEntries(uint32_t thread, uint32_t node, std::span<const FrameId> rootToLeaf,
+                                      std::span<const SourceLine> lines) {
     bool inserted = false;
     const uint32_t entry = m_entries.findOrInsert(static_cast<uint64_t>(thread) << 32 | node,
                                                   static_cast<uint32_t>(m_entryNode.size()), inserted);
@@ -113,7 +157,6 @@ uint32_t IncrementalTree::addStack(uint32_t thread, std::span<const FrameId> roo
     }
     s.linesCount = static_cast<uint32_t>(m_stackLines.size() - s.linesFirst);
     m_stacks.push_back(s);
-    return static_cast<uint32_t>(m_stacks.size() - 1);
 }
 
 void IncrementalTree::addCost(uint32_t stack, uint64_t samples, std::span<const int64_t> costs) {

@@ -22,10 +22,17 @@ public:
     void setCostTypes(const std::vector<CostType>& types);
     void setThreads(const std::vector<ThreadInfo>& threads);
 
-    /// Expands one stack (frames root -> leaf, with the source line of each; line 0 = unknown) and returns
-    /// its id for addCost().
-    uint32_t addStack(uint32_t thread, std::span<const FrameId> rootToLeaf,
-                      std::span<const SourceLine> lines);
+    /// One stack for addStacks(): frames [first, first + size) of the batch's buffers, root -> leaf.
+    struct StackInput {
+        uint32_t thread, first, size;
+    };
+    /// Expands a batch of stacks (frames root -> leaf, with the source line of each; line 0 = unknown).
+    /// They get the ids nextStack() .. nextStack() + stacks.size() - 1 for addCost(), in the given order.
+    /// The batch is inserted in lexicographic order of the frames, so that a stack reuses the nodes of the
+    /// prefix it shares with the previous one and only looks up the children of nodes from earlier batches.
+    void addStacks(std::span<const StackInput> stacks, std::span<const FrameId> frames,
+                   std::span<const SourceLine> lines);
+    uint32_t nextStack() const { return static_cast<uint32_t>(m_stacks.size()); }
     /// Adds `samples` samples of a stack costing `costs[type]`.
     void addCost(uint32_t stack, uint64_t samples, std::span<const int64_t> costs);
 
@@ -35,6 +42,9 @@ public:
 
 private:
     uint32_t child(uint32_t parent, FrameId frame);
+    uint32_t newChild(uint32_t parent, FrameId frame);
+    void addStackEntries(uint32_t thread, uint32_t leaf, std::span<const FrameId> rootToLeaf,
+                         std::span<const SourceLine> lines);
     uint32_t lineEntry(FrameId frame, SourceLine where);
 
     StringTable m_strings;
@@ -43,7 +53,8 @@ private:
     std::vector<ThreadInfo> m_threads;
     std::vector<NodeId> m_parent;
     std::vector<FrameId> m_frame;
-    FlatMap64 m_children; // (parent << 32 | frame) -> node
+    // children as singly linked sibling lists (0 = none: the root is nobody's child)
+    std::vector<uint32_t> m_firstChild, m_nextSibling;
     // (thread, node) entries: the tree's self costs split by thread
     std::vector<uint32_t> m_entryThread;
     std::vector<NodeId> m_entryNode;
