@@ -400,9 +400,26 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
     accountedCost.resize(nt);
     std::vector<int64_t> costs(nt);
     std::size_t next = 0;
-    pathStacks.clear();
-    pathFrames.clear();
-    pathLines.clear();
+    {
+        // exact sizes: the buffers hold every frame of the new stacks at once (no doubling, no copies)
+        std::size_t newStacks = 0, newFrames = 0;
+        for (const Delta& x : deltas) {
+            if (x.stack < expanded)
+                continue;
+            ++newStacks;
+            newFrames += options.processRoot ? 1 : 0;
+            for (uint32_t k = 0; k < x.size; ++k)
+                newFrames += addrCount[newAddrs[next + k]];
+            next += x.size;
+        }
+        next = 0;
+        pathStacks.clear();
+        pathFrames.clear();
+        pathLines.clear();
+        pathStacks.reserve(newStacks);
+        pathFrames.reserve(newFrames);
+        pathLines.reserve(newFrames);
+    }
     for (const Delta& x : deltas) {
         if (x.stack >= expanded) {
             expand(x.thread, std::span<const uint32_t>(newAddrs.data() + next, x.size));
@@ -412,9 +429,11 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
         }
     }
     tree.addStacks(pathStacks, pathFrames, pathLines);
-    pathStacks = {};
-    pathFrames = {};
-    pathLines = {};
+    // free them (assigning {} would keep the capacity)
+    std::vector<detail::IncrementalTree::StackInput>().swap(pathStacks);
+    std::vector<FrameId>().swap(pathFrames);
+    std::vector<SourceLine>().swap(pathLines);
+    std::vector<uint32_t>().swap(newAddrs);
     for (std::size_t i = 0; i < deltas.size(); ++i) {
         const Delta& x = deltas[i];
         const uint64_t dn = x.count - accountedCount[x.stack];

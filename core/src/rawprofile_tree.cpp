@@ -2,6 +2,7 @@
 #include "rawprofile_tree.h"
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 
 namespace scorch::detail {
@@ -100,8 +101,14 @@ void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<co
     std::iota(order.begin(), order.end(), 0u);
     std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
         const std::span<const FrameId> x = pathOf(a), y = pathOf(b);
-        return std::lexicographical_compare(x.begin(), x.end(), y.begin(), y.end(),
-                                            [](FrameId p, FrameId q) { return p.value < q.value; });
+        const std::size_t n = std::min(x.size(), y.size());
+        std::size_t i = 0;
+        // stacks share long prefixes: skip equal runs 4 frames at a time
+        while (i + 4 <= n && std::memcmp(x.data() + i, y.data() + i, 4 * sizeof(FrameId)) == 0)
+            i += 4;
+        while (i < n && x[i] == y[i])
+            ++i;
+        return i < n ? x[i].value < y[i].value : x.size() < y.size();
     });
     // In sorted order, the stacks that share a prefix are adjacent: past the prefix shared with the previous
     // stack, a child of a node made in this batch is new too (no lookup); only nodes of earlier batches are
