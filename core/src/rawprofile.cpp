@@ -352,6 +352,13 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
     {
         std::lock_guard lock(data);
         std::sort(dirty.begin(), dirty.end());
+        std::size_t newSize = 0;
+        for (uint32_t s : dirty)
+            if (s >= expanded)
+                newSize += stacks[s].size;
+        newAddrs.reserve(newSize);
+        deltas.reserve(dirty.size());
+        deltaCost.reserve(dirty.size() * stackCost.size());
         for (uint32_t s : dirty) {
             Stack& st = stacks[s];
             st.dirty = false;

@@ -97,18 +97,22 @@ void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<co
     auto pathOf = [&](uint32_t k) {
         return frames.subspan(stacks[k].first, stacks[k].size);
     };
-    std::vector<uint32_t> order(stacks.size());
-    std::iota(order.begin(), order.end(), 0u);
-    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-        const std::span<const FrameId> x = pathOf(a), y = pathOf(b);
-        const std::size_t n = std::min(x.size(), y.size());
+    struct Key {
+        const FrameId* path;
+        uint32_t size, stack;
+    };
+    std::vector<Key> keys(stacks.size());
+    for (uint32_t k = 0; k < stacks.size(); ++k)
+        keys[k] = {frames.data() + stacks[k].first, stacks[k].size, k};
+    std::sort(keys.begin(), keys.end(), [](const Key& x, const Key& y) {
+        const std::size_t n = std::min(x.size, y.size);
         std::size_t i = 0;
-        // stacks share long prefixes: skip equal runs 4 frames at a time
-        while (i + 4 <= n && std::memcmp(x.data() + i, y.data() + i, 4 * sizeof(FrameId)) == 0)
-            i += 4;
-        while (i < n && x[i] == y[i])
+        // stacks share long prefixes: skip equal runs 8 frames at a time
+        while (i + 8 <= n && std::memcmp(x.path + i, y.path + i, 8 * sizeof(FrameId)) == 0)
+            i += 8;
+        while (i < n && x.path[i] == y.path[i])
             ++i;
-        return i < n ? x[i].value < y[i].value : x.size() < y.size();
+        return i < n ? x.path[i].value < y.path[i].value : x.size < y.size;
     });
     // In sorted order, the stacks that share a prefix are adjacent: past the prefix shared with the previous
     // stack, a child of a node made in this batch is new too (no lookup); only nodes of earlier batches are
@@ -117,7 +121,8 @@ void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<co
     std::vector<uint32_t> leaf(stacks.size(), kRootNode);
     std::vector<uint32_t> nodes; // nodes[d]: the previous stack's node at depth d + 1
     std::span<const FrameId> prev;
-    for (uint32_t k : order) {
+    for (const Key& key : keys) {
+        const uint32_t k = key.stack;
         const std::span<const FrameId> p = pathOf(k);
         const std::size_t m = std::min(p.size(), prev.size());
         std::size_t d = 0;
