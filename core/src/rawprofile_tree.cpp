@@ -2,7 +2,6 @@
 #include "rawprofile_tree.h"
 
 #include <algorithm>
-#include <cstring>
 #include <numeric>
 
 namespace scorch::detail {
@@ -92,28 +91,78 @@ uint32_t IncrementalTree::lineEntry(FrameId frame, SourceLine where) {
     return id;
 }
 
+namespace {
+
+struct StackKey {
+    const FrameId* path;
+    uint32_t size, stack;
+};
+
+/// Frame `d` of a stack, -1 past its end (a stack sorts before the longer ones it is a prefix of).
+int64_t frameAt(const StackKey& k, std::size_t d) {
+    return d < k.size ? static_cast<int64_t>(k.path[d].value) : -1;
+}
+
+/// Sorts stacks lexicographically by their frames, all equal in [0, depth): a multikey quicksort (Bentley
+/// and Sedgewick), which does not compare the long prefixes that stacks share again and again.
+void sortStacks(StackKey* a, std::size_t n, std::size_t depth) {
+    while (n > 1) {
+        if (n < 12) {
+            std::sort(a, a + n, [depth](const StackKey& x, const StackKey& y) {
+                std::size_t i = depth;
+                const std::size_t m = std::min(x.size, y.size);
+                while (i < m && x.path[i] == y.path[i])
+                    ++i;
+                return i < m ? x.path[i].value < y.path[i].value : x.size < y.size;
+            });
+            return;
+        }
+        const int64_t pivot = frameAt(a[n / 2], depth);
+        std::size_t lt = 0, i = 0, gt = n;
+        while (i < gt) {
+            const int64_t v = frameAt(a[i], depth);
+            if (v < pivot)
+                std::swap(a[lt++], a[i++]);
+            else if (v > pivot)
+                std::swap(a[i], a[--gt]);
+            else
+                ++i;
+        }
+        // recurse into the two smaller parts (at most n / 2 each: bounded recursion), loop on the largest;
+        // the equal part goes on at the next frame, unless its stacks all end here (identical stacks)
+        const std::size_t less = lt, equal = pivot < 0 ? 0 : gt - lt, more = n - gt;
+        if (equal >= less && equal >= more) {
+            sortStacks(a, less, depth);
+            sortStacks(a + gt, more, depth);
+            a += lt;
+            n = equal;
+            ++depth;
+        } else if (less >= more) {
+            sortStacks(a + gt, more, depth);
+            if (equal)
+                sortStacks(a + lt, equal, depth + 1);
+            n = less;
+        } else {
+            sortStacks(a, less, depth);
+            if (equal)
+                sortStacks(a + lt, equal, depth + 1);
+            a += gt;
+            n = more;
+        }
+    }
+}
+
+} // namespace
+
 void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<const FrameId> frames,
                                 std::span<const SourceLine> lines) {
     auto pathOf = [&](uint32_t k) {
         return frames.subspan(stacks[k].first, stacks[k].size);
     };
-    struct Key {
-        const FrameId* path;
-        uint32_t size, stack;
-    };
-    std::vector<Key> keys(stacks.size());
+    std::vector<StackKey> keys(stacks.size());
     for (uint32_t k = 0; k < stacks.size(); ++k)
         keys[k] = {frames.data() + stacks[k].first, stacks[k].size, k};
-    std::sort(keys.begin(), keys.end(), [](const Key& x, const Key& y) {
-        const std::size_t n = std::min(x.size, y.size);
-        std::size_t i = 0;
-        // stacks share long prefixes: skip equal runs 8 frames at a time
-        while (i + 8 <= n && std::memcmp(x.path + i, y.path + i, 8 * sizeof(FrameId)) == 0)
-            i += 8;
-        while (i < n && x.path[i] == y.path[i])
-            ++i;
-        return i < n ? x.path[i].value < y.path[i].value : x.size < y.size;
-    });
+    sortStacks(keys.data(), keys.size(), 0);
     // In sorted order, the stacks that share a prefix are adjacent: past the prefix shared with the previous
     // stack, a child of a node made in this batch is new too (no lookup); only nodes of earlier batches are
     // searched.
@@ -121,7 +170,7 @@ void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<co
     std::vector<uint32_t> leaf(stacks.size(), kRootNode);
     std::vector<uint32_t> nodes; // nodes[d]: the previous stack's node at depth d + 1
     std::span<const FrameId> prev;
-    for (const Key& key : keys) {
+    for (const StackKey& key : keys) {
         const uint32_t k = key.stack;
         const std::span<const FrameId> p = pathOf(k);
         const std::size_t m = std::min(p.size(), prev.size());
