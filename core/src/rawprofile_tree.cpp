@@ -94,33 +94,33 @@ uint32_t IncrementalTree::lineEntry(FrameId frame, SourceLine where) {
 namespace {
 
 struct StackKey {
-    const FrameId* path;
+    const uint32_t* path; ///< frame references (into refFrame)
     uint32_t size, stack;
 };
 
 /// Frame `d` of a stack, -1 past its end (a stack sorts before the longer ones it is a prefix of).
-int64_t frameAt(const StackKey& k, std::size_t d) {
-    return d < k.size ? static_cast<int64_t>(k.path[d].value) : -1;
+int64_t frameAt(const StackKey& k, std::size_t d, const FrameId* refFrame) {
+    return d < k.size ? static_cast<int64_t>(refFrame[k.path[d]].value) : -1;
 }
 
 /// Sorts stacks lexicographically by their frames, all equal in [0, depth): a multikey quicksort (Bentley
 /// and Sedgewick), which does not compare the long prefixes that stacks share again and again.
-void sortStacks(StackKey* a, std::size_t n, std::size_t depth) {
+void sortStacks(StackKey* a, std::size_t n, std::size_t depth, const FrameId* refFrame) {
     while (n > 1) {
         if (n < 12) {
-            std::sort(a, a + n, [depth](const StackKey& x, const StackKey& y) {
+            std::sort(a, a + n, [depth, refFrame](const StackKey& x, const StackKey& y) {
                 std::size_t i = depth;
                 const std::size_t m = std::min(x.size, y.size);
-                while (i < m && x.path[i] == y.path[i])
+                while (i < m && refFrame[x.path[i]] == refFrame[y.path[i]])
                     ++i;
-                return i < m ? x.path[i].value < y.path[i].value : x.size < y.size;
+                return i < m ? refFrame[x.path[i]].value < refFrame[y.path[i]].value : x.size < y.size;
             });
             return;
         }
-        const int64_t pivot = frameAt(a[n / 2], depth);
+        const int64_t pivot = frameAt(a[n / 2], depth, refFrame);
         std::size_t lt = 0, i = 0, gt = n;
         while (i < gt) {
-            const int64_t v = frameAt(a[i], depth);
+            const int64_t v = frameAt(a[i], depth, refFrame);
             if (v < pivot)
                 std::swap(a[lt++], a[i++]);
             else if (v > pivot)
@@ -132,20 +132,20 @@ void sortStacks(StackKey* a, std::size_t n, std::size_t depth) {
         // the equal part goes on at the next frame, unless its stacks all end here (identical stacks)
         const std::size_t less = lt, equal = pivot < 0 ? 0 : gt - lt, more = n - gt;
         if (equal >= less && equal >= more) {
-            sortStacks(a, less, depth);
-            sortStacks(a + gt, more, depth);
+            sortStacks(a, less, depth, refFrame);
+            sortStacks(a + gt, more, depth, refFrame);
             a += lt;
             n = equal;
             ++depth;
         } else if (less >= more) {
-            sortStacks(a + gt, more, depth);
+            sortStacks(a + gt, more, depth, refFrame);
             if (equal)
-                sortStacks(a + lt, equal, depth + 1);
+                sortStacks(a + lt, equal, depth + 1, refFrame);
             n = less;
         } else {
-            sortStacks(a, less, depth);
+            sortStacks(a, less, depth, refFrame);
             if (equal)
-                sortStacks(a + lt, equal, depth + 1);
+                sortStacks(a + lt, equal, depth + 1, refFrame);
             a += gt;
             n = more;
         }
@@ -154,45 +154,46 @@ void sortStacks(StackKey* a, std::size_t n, std::size_t depth) {
 
 } // namespace
 
-void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<const FrameId> frames,
-                                std::span<const SourceLine> lines) {
+void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<const uint32_t> refs,
+                                std::span<const FrameId> refFrame, std::span<const SourceLine> refLine) {
     auto pathOf = [&](uint32_t k) {
-        return frames.subspan(stacks[k].first, stacks[k].size);
+        return refs.subspan(stacks[k].first, stacks[k].size);
     };
     std::vector<StackKey> keys(stacks.size());
     for (uint32_t k = 0; k < stacks.size(); ++k)
-        keys[k] = {frames.data() + stacks[k].first, stacks[k].size, k};
-    sortStacks(keys.data(), keys.size(), 0);
+        keys[k] = {refs.data() + stacks[k].first, stacks[k].size, k};
+    sortStacks(keys.data(), keys.size(), 0, refFrame.data());
     // In sorted order, the stacks that share a prefix are adjacent: past the prefix shared with the previous
     // stack, a child of a node made in this batch is new too (no lookup); only nodes of earlier batches are
     // searched.
     const auto firstNew = static_cast<uint32_t>(m_parent.size());
     std::vector<uint32_t> leaf(stacks.size(), kRootNode);
     std::vector<uint32_t> nodes; // nodes[d]: the previous stack's node at depth d + 1
-    std::span<const FrameId> prev;
+    std::span<const uint32_t> prev;
     for (const StackKey& key : keys) {
         const uint32_t k = key.stack;
-        const std::span<const FrameId> p = pathOf(k);
+        const std::span<const uint32_t> p = pathOf(k);
         const std::size_t m = std::min(p.size(), prev.size());
         std::size_t d = 0;
-        while (d < m && p[d] == prev[d])
+        while (d < m && refFrame[p[d]] == refFrame[prev[d]])
             ++d;
         nodes.resize(d);
         uint32_t node = d ? nodes[d - 1] : kRootNode;
         for (; d < p.size(); ++d) {
-            node = node >= firstNew ? newChild(node, p[d]) : child(node, p[d]);
+            const FrameId f = refFrame[p[d]];
+            node = node >= firstNew ? newChild(node, f) : child(node, f);
             nodes.push_back(node);
         }
         leaf[k] = node;
         prev = p;
     }
     for (std::size_t k = 0; k < stacks.size(); ++k)
-        addStackEntries(stacks[k].thread, leaf[k], pathOf(static_cast<uint32_t>(k)),
-                        lines.subspan(stacks[k].first, stacks[k].size));
+        addStackEntries(stacks[k].thread, leaf[k], pathOf(static_cast<uint32_t>(k)), refFrame, refLine);
 }
 
-void IncrementalTree::addStackEntries(uint32_t thread, uint32_t node, std::span<const FrameId> rootToLeaf,
-                                      std::span<const SourceLine> lines) {
+void IncrementalTree::addStackEntries(uint32_t thread, uint32_t node, std::span<const uint32_t> rootToLeaf,
+                                      std::span<const FrameId> refFrame,
+                                      std::span<const SourceLine> refLine) {
     bool inserted = false;
     const uint32_t entry = m_entries.findOrInsert(static_cast<uint64_t>(thread) << 32 | node,
                                                   static_cast<uint32_t>(m_entryNode.size()), inserted);
@@ -203,11 +204,12 @@ void IncrementalTree::addStackEntries(uint32_t thread, uint32_t node, std::span<
             v.push_back(0);
     }
     Stack s{entry, static_cast<uint32_t>(m_stackLines.size()), 0, UINT32_MAX};
-    const std::size_t n = std::min(rootToLeaf.size(), lines.size());
+    const std::size_t n = rootToLeaf.size();
     for (std::size_t k = 0; k < n; ++k) {
-        if (lines[k].line == 0)
+        const SourceLine& where = refLine[rootToLeaf[k]];
+        if (where.line == 0)
             continue;
-        const uint32_t l = lineEntry(rootToLeaf[k], lines[k]);
+        const uint32_t l = lineEntry(refFrame[rootToLeaf[k]], where);
         if (k + 1 == n)
             s.leafLine = l;
         // "total" counts a line once per sample, also when recursion puts it on the stack twice

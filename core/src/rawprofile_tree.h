@@ -22,16 +22,17 @@ public:
     void setCostTypes(const std::vector<CostType>& types);
     void setThreads(const std::vector<ThreadInfo>& threads);
 
-    /// One stack for addStacks(): frames [first, first + size) of the batch's buffers, root -> leaf.
+    /// One stack for addStacks(): references [first, first + size) of the batch, root -> leaf.
     struct StackInput {
         uint32_t thread, first, size;
     };
-    /// Expands a batch of stacks (frames root -> leaf, with the source line of each; line 0 = unknown).
-    /// They get the ids nextStack() .. nextStack() + stacks.size() - 1 for addCost(), in the given order.
-    /// The batch is inserted in lexicographic order of the frames, so that a stack reuses the nodes of the
-    /// prefix it shares with the previous one and only looks up the children of nodes from earlier batches.
-    void addStacks(std::span<const StackInput> stacks, std::span<const FrameId> frames,
-                   std::span<const SourceLine> lines);
+    /// Expands a batch of stacks. A stack is a run of `refs`, root -> leaf; a reference r stands for frame
+    /// refFrame[r] at source line refLine[r] (line 0 = unknown). The stacks get the ids nextStack() ..
+    /// nextStack() + stacks.size() - 1 for addCost(), in the given order. The batch is inserted in
+    /// lexicographic order of the frames, so that a stack reuses the nodes of the prefix it shares with the
+    /// previous one and only looks up the children of nodes from earlier batches.
+    void addStacks(std::span<const StackInput> stacks, std::span<const uint32_t> refs,
+                   std::span<const FrameId> refFrame, std::span<const SourceLine> refLine);
     uint32_t nextStack() const { return static_cast<uint32_t>(m_stacks.size()); }
     /// Adds `samples` samples of a stack costing `costs[type]`.
     void addCost(uint32_t stack, uint64_t samples, std::span<const int64_t> costs);
@@ -43,8 +44,8 @@ public:
 private:
     uint32_t child(uint32_t parent, FrameId frame);
     uint32_t newChild(uint32_t parent, FrameId frame);
-    void addStackEntries(uint32_t thread, uint32_t leaf, std::span<const FrameId> rootToLeaf,
-                         std::span<const SourceLine> lines);
+    void addStackEntries(uint32_t thread, uint32_t leaf, std::span<const uint32_t> rootToLeaf,
+                         std::span<const FrameId> refFrame, std::span<const SourceLine> refLine);
     uint32_t lineEntry(FrameId frame, SourceLine where);
 
     StringTable m_strings;
