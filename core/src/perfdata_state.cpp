@@ -220,6 +220,7 @@ void PerfState::record(uint32_t type, Cursor& c) {
         std::string_view comm = c.bytes(c.left());
         comm = comm.substr(0, comm.find('\0'));
         if (misc & kMiscCommExec) {
+            ++m_mapGeneration;
             m_spaces.erase(pid);
             if (m_unwinder)
                 m_unwinder->invalidate(pid);
@@ -232,6 +233,7 @@ void PerfState::record(uint32_t type, Cursor& c) {
         const int64_t pid = static_cast<int32_t>(c.u32()), ppid = static_cast<int32_t>(c.u32());
         const int64_t tid = static_cast<int32_t>(c.u32()), ptid = static_cast<int32_t>(c.u32());
         if (pid != ppid) {
+            ++m_mapGeneration;
             const auto parent = m_spaces.find(ppid);
             if (parent != m_spaces.end())
                 m_spaces[pid] = parent->second;
@@ -305,6 +307,7 @@ void PerfState::mmap(Cursor& c, uint16_t misc, bool v2) {
 }
 
 void PerfState::addMap(int64_t pid, MapEntry entry) {
+    ++m_mapGeneration;
     AddressSpace& space = m_spaces[pid];
     // Cut away what the new mapping overlaps (perf splits maps the same way).
     auto it = space.lower_bound(entry.map.start);
@@ -338,6 +341,9 @@ void PerfState::addMap(int64_t pid, MapEntry entry) {
 }
 
 const MapEntry* PerfState::findMap(int64_t pid, uint64_t address) const {
+    if (m_lastGeneration == m_mapGeneration && m_lastPid == pid && address >= m_lastMap->map.start &&
+        address < m_lastMap->map.end)
+        return m_lastMap;
     const auto s = m_spaces.find(pid);
     if (s == m_spaces.end())
         return nullptr;
@@ -345,7 +351,12 @@ const MapEntry* PerfState::findMap(int64_t pid, uint64_t address) const {
     if (it == s->second.begin())
         return nullptr;
     --it;
-    return address < it->second.map.end ? &it->second : nullptr;
+    if (address >= it->second.map.end)
+        return nullptr;
+    m_lastGeneration = m_mapGeneration;
+    m_lastPid = pid;
+    m_lastMap = &it->second;
+    return m_lastMap;
 }
 
 RawFrame PerfState::resolve(int64_t pid, uint64_t ip, bool kernel, bool returnAddress) {

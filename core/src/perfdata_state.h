@@ -75,8 +75,14 @@ private:
     std::unordered_map<uint64_t, std::size_t> m_idToAttr;
     std::unordered_map<std::string_view, std::string_view> m_buildIds; // path -> hex
     std::unordered_map<int64_t, AddressSpace> m_spaces;                // by pid
-    std::unordered_map<int64_t, std::string> m_comms;                  // by tid
-    std::unordered_map<int64_t, uint32_t> m_threads;                   // by tid, reset when the comm changes
+    // findMap's last hit (consecutive frames mostly fall into the same mapping); any change of m_spaces
+    // bumps m_mapGeneration, which drops it
+    uint64_t m_mapGeneration = 0;
+    mutable uint64_t m_lastGeneration = UINT64_MAX;
+    mutable int64_t m_lastPid = 0;
+    mutable const MapEntry* m_lastMap = nullptr;
+    std::unordered_map<int64_t, std::string> m_comms; // by tid
+    std::unordered_map<int64_t, uint32_t> m_threads;  // by tid, reset when the comm changes
     std::string m_arch;
     std::vector<RawFrame> m_frames;
     std::vector<uint64_t> m_ips; // absolute, for sampleHook

@@ -115,7 +115,7 @@ struct RawProfileBuilder::Impl {
     std::vector<uint32_t> addrFirst, addrCount; ///< per address id: its frames in `resolved`
     std::vector<uint32_t> addrModule;           ///< per address id: its module handle
     std::vector<Resolved> resolved;
-    std::vector<FrameId> roots;                      ///< per thread: its Process frame
+    std::vector<uint32_t> rootRefs;                  ///< per thread: its Process frame in `resolved`
     std::size_t expanded = 0;                        ///< stacks [0, expanded) are in `tree`
     std::vector<uint64_t> accountedCount;            ///< per stack: samples already in `tree`
     std::vector<std::vector<int64_t>> accountedCost; ///< [type][stack]: cost already in `tree`
@@ -141,7 +141,10 @@ struct RawProfileBuilder::Impl {
     void resolve(std::span<const Symbolizer::Request> requests,
                  const std::vector<std::vector<SymbolFrame>>& frames);
     Resolved unresolvedFrame(const RawFrame& raw);
+    /// Appends the frames of one new stack (as indexes into `resolved`) to pathRefs, its entry to pathStacks.
     void expand(uint32_t thread, std::span<const uint32_t> rootToLeafAddrs);
+    std::vector<detail::IncrementalTree::StackInput> pathStacks;
+    std::vector<uint32_t> pathRefs;
     Profile build(ProfileMeta meta, const std::atomic<bool>* cancel);
 };
 
@@ -205,12 +208,10 @@ void RawProfileBuilder::Impl::resolve(std::span<const Symbolizer::Request> reque
 }
 
 void RawProfileBuilder::Impl::expand(uint32_t thread, std::span<const uint32_t> rootToLeafAddrs) {
-    std::vector<FrameId> path;
-    std::vector<SourceLine> lines;
-    if (options.processRoot) {
-        path.push_back(roots[thread]);
-        lines.push_back({});
-    }
+    std::vector<uint32_t>& path = pathRefs;
+    const auto first = static_cast<uint32_t>(path.size());
+    if (options.processRoot)
+        path.push_back(rootRefs[thread]);
     const auto stack = static_cast<uint32_t>(stackModulesFirst.size());
     stackModulesFirst.push_back(static_cast<uint32_t>(stackModules.size()));
     for (uint32_t a : rootToLeafAddrs) {
@@ -222,13 +223,13 @@ void RawProfileBuilder::Impl::expand(uint32_t thread, std::span<const uint32_t> 
         for (uint32_t r = addrFirst[a]; r < addrFirst[a] + addrCount[a]; ++r) {
             const Resolved& x = resolved[r];
             // one [module] frame for a run of unresolved addresses in the same module
-            if (x.unresolved && !options.unresolvedAddresses && !path.empty() && path.back() == x.frame)
+            if (x.unresolved && !options.unresolvedAddresses && path.size() > first &&
+                resolved[path.back()].frame == x.frame)
                 continue;
-            path.push_back(x.frame);
-            lines.push_back(x.line);
+            path.push_back(r);
         }
     }
-    tree.addStack(thread, path, lines);
+    pathStacks.push_back({thread, first, static_cast<uint32_t>(path.size() - first)});
 }
 
 RawProfileBuilder::RawProfileBuilder(Symbolizer& symbolizer, RawProfileOptions options)
@@ -347,6 +348,13 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
     {
         std::lock_guard lock(data);
         std::sort(dirty.begin(), dirty.end());
+        std::size_t newSize = 0;
+        for (uint32_t s : dirty)
+            if (s >= expanded)
+                newSize += stacks[s].size;
+        newAddrs.reserve(newSize);
+        deltas.reserve(dirty.size());
+        deltaCost.reserve(dirty.size() * stackCost.size());
         for (uint32_t s : dirty) {
             Stack& st = stacks[s];
             st.dirty = false;
@@ -386,8 +394,13 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
     // expand the new stacks (sorted, without gaps: the tree numbers them alike), add all new costs
     tree.setCostTypes(types2);
     tree.setThreads(threads2);
-    for (std::size_t t = roots.size(); t < threads2.size(); ++t)
-        roots.push_back(tree.frame({tree.strings().intern(threads2[t].name), {}, {}, 0, FrameKind::Process}));
+    for (std::size_t t = rootRefs.size(); t < threads2.size(); ++t) {
+        rootRefs.push_back(static_cast<uint32_t>(resolved.size()));
+        resolved.push_back(
+            {tree.frame({tree.strings().intern(threads2[t].name), {}, {}, 0, FrameKind::Process}),
+             {},
+             false});
+    }
     const std::size_t moduleCount = symbolizer.report().size();
     moduleSamples.resize(moduleCount, 0);
     moduleStamp.resize(moduleCount, UINT32_MAX);
@@ -395,14 +408,47 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
     accountedCost.resize(nt);
     std::vector<int64_t> costs(nt);
     std::size_t next = 0;
-    for (std::size_t i = 0; i < deltas.size(); ++i) {
-        const Delta& x = deltas[i];
+    {
+        // exact sizes: the buffers hold every frame of the new stacks at once (no doubling, no copies)
+        std::size_t newStacks = 0, newFrames = 0;
+        for (const Delta& x : deltas) {
+            if (x.stack < expanded)
+                continue;
+            ++newStacks;
+            newFrames += options.processRoot ? 1 : 0;
+            for (uint32_t k = 0; k < x.size; ++k)
+                newFrames += addrCount[newAddrs[next + k]];
+            next += x.size;
+        }
+        next = 0;
+        pathStacks.clear();
+        pathRefs.clear();
+        pathStacks.reserve(newStacks);
+        pathRefs.reserve(newFrames);
+    }
+    for (const Delta& x : deltas) {
         if (x.stack >= expanded) {
             expand(x.thread, std::span<const uint32_t>(newAddrs.data() + next, x.size));
             next += x.size;
             ++expanded;
             accountedCount.push_back(0);
         }
+    }
+    {
+        std::vector<FrameId> refFrame(resolved.size());
+        std::vector<SourceLine> refLine(resolved.size());
+        for (std::size_t r = 0; r < resolved.size(); ++r) {
+            refFrame[r] = resolved[r].frame;
+            refLine[r] = resolved[r].line;
+        }
+        tree.addStacks(pathStacks, pathRefs, refFrame, refLine);
+    }
+    // free them (assigning {} would keep the capacity)
+    std::vector<detail::IncrementalTree::StackInput>().swap(pathStacks);
+    std::vector<uint32_t>().swap(pathRefs);
+    std::vector<uint32_t>().swap(newAddrs);
+    for (std::size_t i = 0; i < deltas.size(); ++i) {
+        const Delta& x = deltas[i];
         const uint64_t dn = x.count - accountedCount[x.stack];
         accountedCount[x.stack] = x.count;
         for (std::size_t t = 0; t < nt; ++t) {

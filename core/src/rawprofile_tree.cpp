@@ -8,7 +8,9 @@ namespace scorch::detail {
 
 IncrementalTree::IncrementalTree()
     : m_parent(1, kRootNode)
-    , m_frame(1, FrameId{}) {}
+    , m_frame(1, FrameId{})
+    , m_firstChild(1, 0)
+    , m_nextSibling(1, 0) {}
 
 void IncrementalTree::setCostTypes(const std::vector<CostType>& types) {
     for (std::size_t t = m_types.size(); t < types.size(); ++t) {
@@ -27,13 +29,19 @@ void IncrementalTree::setThreads(const std::vector<ThreadInfo>& threads) {
 }
 
 uint32_t IncrementalTree::child(uint32_t parent, FrameId frame) {
-    bool inserted = false;
-    uint32_t& node = m_children.findOrInsert(static_cast<uint64_t>(parent) << 32 | frame.value,
-                                             static_cast<uint32_t>(m_parent.size()), inserted);
-    if (inserted) {
-        m_parent.push_back(parent);
-        m_frame.push_back(frame);
-    }
+    for (uint32_t c = m_firstChild[parent]; c != 0; c = m_nextSibling[c])
+        if (m_frame[c] == frame)
+            return c;
+    return newChild(parent, frame);
+}
+
+uint32_t IncrementalTree::newChild(uint32_t parent, FrameId frame) {
+    const auto node = static_cast<uint32_t>(m_parent.size());
+    m_parent.push_back(parent);
+    m_frame.push_back(frame);
+    m_firstChild.push_back(0);
+    m_nextSibling.push_back(m_firstChild[parent]);
+    m_firstChild[parent] = node;
     return node;
 }
 
@@ -83,11 +91,109 @@ uint32_t IncrementalTree::lineEntry(FrameId frame, SourceLine where) {
     return id;
 }
 
-uint32_t IncrementalTree::addStack(uint32_t thread, std::span<const FrameId> rootToLeaf,
-                                   std::span<const SourceLine> lines) {
-    uint32_t node = kRootNode;
-    for (FrameId f : rootToLeaf)
-        node = child(node, f);
+namespace {
+
+struct StackKey {
+    const uint32_t* path; ///< frame references (into refFrame)
+    uint32_t size, stack;
+};
+
+/// Frame `d` of a stack, -1 past its end (a stack sorts before the longer ones it is a prefix of).
+int64_t frameAt(const StackKey& k, std::size_t d, const FrameId* refFrame) {
+    return d < k.size ? static_cast<int64_t>(refFrame[k.path[d]].value) : -1;
+}
+
+/// Sorts stacks lexicographically by their frames, all equal in [0, depth): a multikey quicksort (Bentley
+/// and Sedgewick), which does not compare the long prefixes that stacks share again and again.
+void sortStacks(StackKey* a, std::size_t n, std::size_t depth, const FrameId* refFrame) {
+    while (n > 1) {
+        if (n < 12) {
+            std::sort(a, a + n, [depth, refFrame](const StackKey& x, const StackKey& y) {
+                std::size_t i = depth;
+                const std::size_t m = std::min(x.size, y.size);
+                while (i < m && refFrame[x.path[i]] == refFrame[y.path[i]])
+                    ++i;
+                return i < m ? refFrame[x.path[i]].value < refFrame[y.path[i]].value : x.size < y.size;
+            });
+            return;
+        }
+        const int64_t pivot = frameAt(a[n / 2], depth, refFrame);
+        std::size_t lt = 0, i = 0, gt = n;
+        while (i < gt) {
+            const int64_t v = frameAt(a[i], depth, refFrame);
+            if (v < pivot)
+                std::swap(a[lt++], a[i++]);
+            else if (v > pivot)
+                std::swap(a[i], a[--gt]);
+            else
+                ++i;
+        }
+        // recurse into the two smaller parts (at most n / 2 each: bounded recursion), loop on the largest;
+        // the equal part goes on at the next frame, unless its stacks all end here (identical stacks)
+        const std::size_t less = lt, equal = pivot < 0 ? 0 : gt - lt, more = n - gt;
+        if (equal >= less && equal >= more) {
+            sortStacks(a, less, depth, refFrame);
+            sortStacks(a + gt, more, depth, refFrame);
+            a += lt;
+            n = equal;
+            ++depth;
+        } else if (less >= more) {
+            sortStacks(a + gt, more, depth, refFrame);
+            if (equal)
+                sortStacks(a + lt, equal, depth + 1, refFrame);
+            n = less;
+        } else {
+            sortStacks(a, less, depth, refFrame);
+            if (equal)
+                sortStacks(a + lt, equal, depth + 1, refFrame);
+            a += gt;
+            n = more;
+        }
+    }
+}
+
+} // namespace
+
+void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<const uint32_t> refs,
+                                std::span<const FrameId> refFrame, std::span<const SourceLine> refLine) {
+    auto pathOf = [&](uint32_t k) {
+        return refs.subspan(stacks[k].first, stacks[k].size);
+    };
+    std::vector<StackKey> keys(stacks.size());
+    for (uint32_t k = 0; k < stacks.size(); ++k)
+        keys[k] = {refs.data() + stacks[k].first, stacks[k].size, k};
+    sortStacks(keys.data(), keys.size(), 0, refFrame.data());
+    // In sorted order, the stacks that share a prefix are adjacent: past the prefix shared with the previous
+    // stack, a child of a node made in this batch is new too (no lookup); only nodes of earlier batches are
+    // searched.
+    const auto firstNew = static_cast<uint32_t>(m_parent.size());
+    std::vector<uint32_t> leaf(stacks.size(), kRootNode);
+    std::vector<uint32_t> nodes; // nodes[d]: the previous stack's node at depth d + 1
+    std::span<const uint32_t> prev;
+    for (const StackKey& key : keys) {
+        const uint32_t k = key.stack;
+        const std::span<const uint32_t> p = pathOf(k);
+        const std::size_t m = std::min(p.size(), prev.size());
+        std::size_t d = 0;
+        while (d < m && refFrame[p[d]] == refFrame[prev[d]])
+            ++d;
+        nodes.resize(d);
+        uint32_t node = d ? nodes[d - 1] : kRootNode;
+        for (; d < p.size(); ++d) {
+            const FrameId f = refFrame[p[d]];
+            node = node >= firstNew ? newChild(node, f) : child(node, f);
+            nodes.push_back(node);
+        }
+        leaf[k] = node;
+        prev = p;
+    }
+    for (std::size_t k = 0; k < stacks.size(); ++k)
+        addStackEntries(stacks[k].thread, leaf[k], pathOf(static_cast<uint32_t>(k)), refFrame, refLine);
+}
+
+void IncrementalTree::addStackEntries(uint32_t thread, uint32_t node, std::span<const uint32_t> rootToLeaf,
+                                      std::span<const FrameId> refFrame,
+                                      std::span<const SourceLine> refLine) {
     bool inserted = false;
     const uint32_t entry = m_entries.findOrInsert(static_cast<uint64_t>(thread) << 32 | node,
                                                   static_cast<uint32_t>(m_entryNode.size()), inserted);
@@ -98,11 +204,12 @@ uint32_t IncrementalTree::addStack(uint32_t thread, std::span<const FrameId> roo
             v.push_back(0);
     }
     Stack s{entry, static_cast<uint32_t>(m_stackLines.size()), 0, UINT32_MAX};
-    const std::size_t n = std::min(rootToLeaf.size(), lines.size());
+    const std::size_t n = rootToLeaf.size();
     for (std::size_t k = 0; k < n; ++k) {
-        if (lines[k].line == 0)
+        const SourceLine& where = refLine[rootToLeaf[k]];
+        if (where.line == 0)
             continue;
-        const uint32_t l = lineEntry(rootToLeaf[k], lines[k]);
+        const uint32_t l = lineEntry(refFrame[rootToLeaf[k]], where);
         if (k + 1 == n)
             s.leafLine = l;
         // "total" counts a line once per sample, also when recursion puts it on the stack twice
@@ -113,7 +220,6 @@ uint32_t IncrementalTree::addStack(uint32_t thread, std::span<const FrameId> roo
     }
     s.linesCount = static_cast<uint32_t>(m_stackLines.size() - s.linesFirst);
     m_stacks.push_back(s);
-    return static_cast<uint32_t>(m_stacks.size() - 1);
 }
 
 void IncrementalTree::addCost(uint32_t stack, uint64_t samples, std::span<const int64_t> costs) {

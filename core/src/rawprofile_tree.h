@@ -22,10 +22,18 @@ public:
     void setCostTypes(const std::vector<CostType>& types);
     void setThreads(const std::vector<ThreadInfo>& threads);
 
-    /// Expands one stack (frames root -> leaf, with the source line of each; line 0 = unknown) and returns
-    /// its id for addCost().
-    uint32_t addStack(uint32_t thread, std::span<const FrameId> rootToLeaf,
-                      std::span<const SourceLine> lines);
+    /// One stack for addStacks(): references [first, first + size) of the batch, root -> leaf.
+    struct StackInput {
+        uint32_t thread, first, size;
+    };
+    /// Expands a batch of stacks. A stack is a run of `refs`, root -> leaf; a reference r stands for frame
+    /// refFrame[r] at source line refLine[r] (line 0 = unknown). The stacks get the ids nextStack() ..
+    /// nextStack() + stacks.size() - 1 for addCost(), in the given order. The batch is inserted in
+    /// lexicographic order of the frames, so that a stack reuses the nodes of the prefix it shares with the
+    /// previous one and only looks up the children of nodes from earlier batches.
+    void addStacks(std::span<const StackInput> stacks, std::span<const uint32_t> refs,
+                   std::span<const FrameId> refFrame, std::span<const SourceLine> refLine);
+    uint32_t nextStack() const { return static_cast<uint32_t>(m_stacks.size()); }
     /// Adds `samples` samples of a stack costing `costs[type]`.
     void addCost(uint32_t stack, uint64_t samples, std::span<const int64_t> costs);
 
@@ -35,6 +43,9 @@ public:
 
 private:
     uint32_t child(uint32_t parent, FrameId frame);
+    uint32_t newChild(uint32_t parent, FrameId frame);
+    void addStackEntries(uint32_t thread, uint32_t leaf, std::span<const uint32_t> rootToLeaf,
+                         std::span<const FrameId> refFrame, std::span<const SourceLine> refLine);
     uint32_t lineEntry(FrameId frame, SourceLine where);
 
     StringTable m_strings;
@@ -43,7 +54,8 @@ private:
     std::vector<ThreadInfo> m_threads;
     std::vector<NodeId> m_parent;
     std::vector<FrameId> m_frame;
-    FlatMap64 m_children; // (parent << 32 | frame) -> node
+    // children as singly linked sibling lists (0 = none: the root is nobody's child)
+    std::vector<uint32_t> m_firstChild, m_nextSibling;
     // (thread, node) entries: the tree's self costs split by thread
     std::vector<uint32_t> m_entryThread;
     std::vector<NodeId> m_entryNode;

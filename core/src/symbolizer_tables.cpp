@@ -26,9 +26,12 @@ void AddressTable::add(uint64_t start, uint64_t end, std::string_view name, std:
 }
 
 void AddressTable::finalize(uint64_t lastSymbolSlack) {
-    std::sort(m_entries.begin(), m_entries.end(), [](const Entry& a, const Entry& b) {
+    auto before = [](const Entry& a, const Entry& b) {
         return a.start != b.start ? a.start < b.start : a.order < b.order;
-    });
+    };
+    // kallsyms and symbol tables mostly come sorted already
+    if (!std::is_sorted(m_entries.begin(), m_entries.end(), before))
+        std::sort(m_entries.begin(), m_entries.end(), before);
     // equal starts: the entry added last wins (a JIT map that reuses an address range)
     std::size_t out = 0;
     for (std::size_t i = 0; i < m_entries.size(); ++i) {
