@@ -2,6 +2,7 @@
 // untraced, the recording opens with `scorch info`, usage errors.
 #include "clirunner.h"
 
+#include <QDir>
 #include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -75,13 +76,16 @@ private Q_SLOTS:
         target.start(QString::fromUtf8(kTarget), {QStringLiteral("2.5")});
         QVERIFY(target.waitForStarted());
         const qint64 pid = target.processId();
+        // Attach once the worker threads run (on a loaded machine the target may still be starting).
+        const QString task = QStringLiteral("/proc/%1/task").arg(pid);
+        QTRY_VERIFY_WITH_TIMEOUT(QDir(task).entryList(QDir::Dirs | QDir::NoDotAndDotDot).size() >= 3, 5000);
         const QString out = m_dir.filePath(QStringLiteral("int-") + mode + QStringLiteral(".rec"));
         QProcess rec;
         rec.start(QString::fromUtf8(SCORCH_BINARY),
                   {QStringLiteral("record"), QStringLiteral("--mode"), mode, QStringLiteral("-p"),
                    QString::number(pid), QStringLiteral("-o"), out});
         QVERIFY(rec.waitForStarted());
-        std::this_thread::sleep_for(std::chrono::milliseconds(700));
+        std::this_thread::sleep_for(std::chrono::milliseconds(1000));
         QVERIFY(rec.state() == QProcess::Running || rec.exitCode() == 1);
         if (rec.state() != QProcess::Running) {
             const QByteArray err = rec.readAllStandardError();
