@@ -48,7 +48,7 @@ fuzz)
         # Fixed seed and input count: every CI run explores the same inputs, so a red run is reproducible and
         # never depends on luck. Explore further by hand (README, Development) and add what breaks to
         # tests/fuzz/regressions.
-        runs=4000
+        runs=2500
         [ "$name" = fuzz_detect ] && runs=200000
         echo "== $name: $runs inputs, seed 1, at most ${secs}s"
         dict=()
