@@ -277,11 +277,11 @@ void writeFlameGraphSvg(const Profile& p, const SvgOptions& o, std::ostream& out
             if (v <= 0)
                 continue;
             const int64_t x = l.x;
-            l.x += v;
+            addCost(l.x, v); // saturating: a corrupt profile may overflow
             if (pixels(v) < minWidth) { // narrow: joins the pending block of its neighbours
                 if (l.pendingCount == 0)
                     l.pendingX = x;
-                l.pendingValue += v;
+                addCost(l.pendingValue, v);
                 ++l.pendingCount;
                 continue;
             }

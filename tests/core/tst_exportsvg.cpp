@@ -232,6 +232,14 @@ private Q_SLOTS:
         QVERIFY(p.tree.size() > 1'000'000); // ... while the tree has millions of nodes
     }
 
+    /// Costs that saturate (a corrupt or hostile input) still give a well-formed SVG: positions saturate
+    /// instead of overflowing (found by fuzz_export; the ASan/UBSan suite runs this test).
+    void saturatedCosts() {
+        const Profile p = test::fromFolded("a;b 9223372036854775807\na;c 900000000000000000\na;d 1\n");
+        const ParsedSvg svg = parse(svgOf(p));
+        QVERIFY(!svg.frames.empty());
+    }
+
     /// --inverted puts the roots at the top: y grows with depth instead of shrinking.
     void icicle() {
         const Profile p = test::fromFolded("a;b;c 2\na;d 1\n");
