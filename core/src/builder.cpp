@@ -1,6 +1,7 @@
 #include "scorch/builder.h"
 
 #include "hash.h"
+#include "linecosts.h"
 
 #include <algorithm>
 #include <numeric>
@@ -364,31 +365,7 @@ Profile TreeBuilder::finish(ProfileMeta meta) {
     for (uint32_t t : typeOrder)
         p.threadCosts.cost.push_back(std::move(m_entryCost[t]));
 
-    std::vector<uint32_t> lineOrder(m_lines.size());
-    std::iota(lineOrder.begin(), lineOrder.end(), 0u);
-    std::sort(lineOrder.begin(), lineOrder.end(), [&](uint32_t a, uint32_t b) {
-        const LineEntry& x = m_lines[a];
-        const LineEntry& y = m_lines[b];
-        if (x.frame.value != y.frame.value)
-            return x.frame.value < y.frame.value;
-        if (x.where.file.value != y.where.file.value)
-            return x.where.file.value < y.where.file.value;
-        return x.where.line < y.where.line;
-    });
-    for (uint32_t e : lineOrder) {
-        p.lineCosts.frame.push_back(m_lines[e].frame);
-        p.lineCosts.file.push_back(m_lines[e].where.file);
-        p.lineCosts.line.push_back(m_lines[e].where.line);
-    }
-    for (uint32_t t : typeOrder) {
-        std::vector<int64_t> s(lineOrder.size()), tot(lineOrder.size());
-        for (std::size_t k = 0; k < lineOrder.size(); ++k) {
-            s[k] = m_lineSelf[t][lineOrder[k]];
-            tot[k] = m_lineTotal[t][lineOrder[k]];
-        }
-        p.lineCosts.self.push_back(std::move(s));
-        p.lineCosts.total.push_back(std::move(tot));
-    }
+    p.lineCosts = detail::sortedLineCosts(m_lines, m_lineSelf, m_lineTotal, typeOrder);
 
     meta.samples = m_samples;
     if (m_hasTime) {

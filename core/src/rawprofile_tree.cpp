@@ -1,6 +1,8 @@
 // IncrementalTree: see rawprofile_tree.h.
 #include "rawprofile_tree.h"
 
+#include "linecosts.h"
+
 #include <algorithm>
 #include <numeric>
 
@@ -260,31 +262,9 @@ Profile IncrementalTree::profile(ProfileMeta meta) const {
         p.threadCosts.node.push_back(remap[n]);
     p.threadCosts.cost = m_entryCost;
 
-    std::vector<uint32_t> order(m_lines.size());
-    std::iota(order.begin(), order.end(), 0u);
-    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-        const Line& x = m_lines[a];
-        const Line& y = m_lines[b];
-        if (x.frame.value != y.frame.value)
-            return x.frame.value < y.frame.value;
-        if (x.where.file.value != y.where.file.value)
-            return x.where.file.value < y.where.file.value;
-        return x.where.line < y.where.line;
-    });
-    for (uint32_t l : order) {
-        p.lineCosts.frame.push_back(m_lines[l].frame);
-        p.lineCosts.file.push_back(m_lines[l].where.file);
-        p.lineCosts.line.push_back(m_lines[l].where.line);
-    }
-    for (std::size_t t = 0; t < m_types.size(); ++t) {
-        std::vector<int64_t> s(order.size()), tot(order.size());
-        for (std::size_t k = 0; k < order.size(); ++k) {
-            s[k] = m_lineSelf[t][order[k]];
-            tot[k] = m_lineTotal[t][order[k]];
-        }
-        p.lineCosts.self.push_back(std::move(s));
-        p.lineCosts.total.push_back(std::move(tot));
-    }
+    std::vector<uint32_t> types(m_types.size());
+    std::iota(types.begin(), types.end(), 0u);
+    p.lineCosts = sortedLineCosts(m_lines, m_lineSelf, m_lineTotal, types);
     return p;
 }
 

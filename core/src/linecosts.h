@@ -1,0 +1,49 @@
+// Internal: a builder's line entries (unsorted, costs per cost type) -> Profile::lineCosts.
+#pragma once
+
+#include "scorch/profile.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <span>
+#include <vector>
+
+namespace scorch::detail {
+
+/// `lines[i]` has `.frame` (FrameId) and `.where` (SourceLine); `self[t][i]`/`total[t][i]` are its costs.
+/// The result is sorted by (frame, file, line); its cost type k is the builder's `typeOrder[k]`.
+template <typename Entry>
+LineCosts sortedLineCosts(const std::vector<Entry>& lines, const std::vector<std::vector<int64_t>>& self,
+                          const std::vector<std::vector<int64_t>>& total,
+                          std::span<const uint32_t> typeOrder) {
+    std::vector<uint32_t> order(lines.size());
+    std::iota(order.begin(), order.end(), 0u);
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+        const Entry& x = lines[a];
+        const Entry& y = lines[b];
+        if (x.frame.value != y.frame.value)
+            return x.frame.value < y.frame.value;
+        if (x.where.file.value != y.where.file.value)
+            return x.where.file.value < y.where.file.value;
+        return x.where.line < y.where.line;
+    });
+    LineCosts out;
+    for (uint32_t e : order) {
+        out.frame.push_back(lines[e].frame);
+        out.file.push_back(lines[e].where.file);
+        out.line.push_back(lines[e].where.line);
+    }
+    for (uint32_t t : typeOrder) {
+        std::vector<int64_t> s(order.size()), tot(order.size());
+        for (std::size_t k = 0; k < order.size(); ++k) {
+            s[k] = self[t][order[k]];
+            tot[k] = total[t][order[k]];
+        }
+        out.self.push_back(std::move(s));
+        out.total.push_back(std::move(tot));
+    }
+    return out;
+}
+
+} // namespace scorch::detail
