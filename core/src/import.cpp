@@ -252,9 +252,7 @@ Profile importFrom(std::unique_ptr<ByteSource> source, const std::string& name, 
     }
     case Format::ScorchRecording: {
         std::string bytes = std::move(head);
-        char buf[1 << 16];
-        while (const std::size_t got = source->read(buf, sizeof buf))
-            bytes.append(buf, got);
+        readRest(*source, control, [&](std::string_view block) { bytes.append(block); });
         Profile p =
             profileFromRecording(parseRecording(bytes, name), name, control.cancel, options.symbolize);
         p.meta.inputBytes = bytes.size();

@@ -1,5 +1,7 @@
 #include "jsonwalker.h"
 
+#include "pipeline.h"
+
 #include <cstring>
 
 namespace scorch::detail {
@@ -418,18 +420,10 @@ uint64_t walkJson(ByteSource& source, std::string head, JsonHandler& handler, co
     }
     walker.feed(first, offset);
     offset = head.size();
-    std::string buffer(1u << 20, '\0');
-    for (;;) {
-        if (control.cancel && control.cancel->load(std::memory_order_relaxed))
-            throw ImportCancelled();
-        if (control.progress)
-            control.progress(source.consumed(), source.totalSize());
-        const std::size_t got = source.read(buffer.data(), buffer.size());
-        if (!got)
-            break;
-        walker.feed(std::string_view(buffer.data(), got), offset);
-        offset += got;
-    }
+    readRest(source, control, [&](std::string_view block) {
+        walker.feed(block, offset);
+        offset += block.size();
+    });
     walker.finish(offset);
     return offset;
 }

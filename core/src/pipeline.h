@@ -79,6 +79,24 @@ PipelineResult runPipeline(ByteSource& source, std::string head, Boundary bounda
 
 std::string overLongLineMessage(uint64_t length, std::size_t limit);
 
+/// For importers that read their input sequentially (not through the pipeline): calls f(block) for each
+/// block of the rest of `source` until its end, reporting progress and honouring cancellation before each
+/// read (throws ImportCancelled).
+template <typename F>
+void readRest(ByteSource& source, const ImportControl& control, F&& f) {
+    std::string buffer(1u << 20, '\0');
+    for (;;) {
+        if (control.cancel && control.cancel->load(std::memory_order_relaxed))
+            throw ImportCancelled();
+        if (control.progress)
+            control.progress(source.consumed(), source.totalSize());
+        const std::size_t got = source.read(buffer.data(), buffer.size());
+        if (!got)
+            return;
+        f(std::string_view(buffer.data(), got));
+    }
+}
+
 /// Calls f(line, lineNumber) for each line of the chunk, without the '\n' and a trailing '\r'; returns the
 /// number of lines. Lines over the chunk's limit are skipped with a warning.
 template <typename F>

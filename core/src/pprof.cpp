@@ -2,6 +2,7 @@
 // reader. Every sample type becomes a cost type (the default one first); a location's `line` entries become
 // one frame each, the inner ones FrameKind::Inlined; labels `thread`, `pid` and `tid` select the thread.
 #include "importers.h"
+#include "pipeline.h"
 #include "protowire.h"
 #include "scorch/builder.h"
 
@@ -520,17 +521,7 @@ bool looksLikePprof(std::string_view head) {
 Profile importPprof(ByteSource& source, std::string head, const std::string& name,
                     const ImportOptions& options, const ImportControl& control) {
     std::string data = std::move(head);
-    std::string buffer(1u << 20, '\0');
-    for (;;) {
-        if (control.cancel && control.cancel->load(std::memory_order_relaxed))
-            throw ImportCancelled();
-        if (control.progress)
-            control.progress(source.consumed(), source.totalSize());
-        const std::size_t got = source.read(buffer.data(), buffer.size());
-        if (!got)
-            break;
-        data.append(buffer.data(), got);
-    }
+    readRest(source, control, [&](std::string_view block) { data.append(block); });
     ProfileMeta meta;
     meta.source = name;
     meta.format = std::string(formatName(Format::Pprof));
