@@ -63,6 +63,41 @@ int compareAsStackSegments(std::string_view a, std::string_view b) {
     return static_cast<unsigned char>(a[n]) < ';' ? -1 : 1;
 }
 
+bool CallTree::fromPreorder(std::span<const NodeId> parent, std::span<const FrameId> frame,
+                            std::vector<std::vector<int64_t>>& self, CallTree& out) {
+    const std::size_t n = parent.size();
+    CallTree t;
+    t.m_parent.assign(parent.begin(), parent.end());
+    t.m_frame.assign(frame.begin(), frame.end());
+    t.m_end.resize(n);
+    t.m_depth.resize(n);
+    std::vector<NodeId> path; // the path from the root to the previous node
+    path.reserve(64);
+    if (n) {
+        t.m_parent[0] = kRootNode;
+        path.push_back(0);
+    }
+    for (std::size_t i = 1; i < n; ++i) {
+        while (!path.empty() && path.back() != parent[i]) {
+            t.m_end[path.back()] = static_cast<NodeId>(i);
+            path.pop_back();
+        }
+        if (path.empty())
+            return false;
+        t.m_depth[i] = static_cast<uint32_t>(path.size());
+        t.m_maxDepth = std::max(t.m_maxDepth, t.m_depth[i]);
+        path.push_back(static_cast<NodeId>(i));
+    }
+    for (NodeId x : path)
+        t.m_end[x] = static_cast<NodeId>(n);
+    for (auto& s : self)
+        s.resize(n, 0);
+    t.m_self = std::move(self);
+    t.computeTotals();
+    out = std::move(t);
+    return true;
+}
+
 CallTree CallTree::fromParentArray(std::span<const NodeId> parent, std::span<const FrameId> frame,
                                    std::vector<std::vector<int64_t>> self, const FrameTable& frames,
                                    const StringTable& strings, std::vector<NodeId>* remap) {

@@ -2,6 +2,7 @@
 #include "rawprofile_tree.h"
 
 #include "linecosts.h"
+#include "trace.h"
 
 #include <algorithm>
 #include <numeric>
@@ -96,33 +97,35 @@ uint32_t IncrementalTree::lineEntry(FrameId frame, SourceLine where) {
 namespace {
 
 struct StackKey {
-    const uint32_t* path; ///< frame references (into refFrame)
+    const uint32_t* path; ///< frame references (into refKey)
     uint32_t size, stack;
 };
 
-/// Frame `d` of a stack, -1 past its end (a stack sorts before the longer ones it is a prefix of).
-int64_t frameAt(const StackKey& k, std::size_t d, const FrameId* refFrame) {
-    return d < k.size ? static_cast<int64_t>(refFrame[k.path[d]].value) : -1;
+/// Sort key of frame `d` of a stack, -1 past its end (a stack sorts before the longer ones it is a prefix
+/// of).
+int64_t frameAt(const StackKey& k, std::size_t d, const uint32_t* refKey) {
+    return d < k.size ? static_cast<int64_t>(refKey[k.path[d]]) : -1;
 }
 
-/// Sorts stacks lexicographically by their frames, all equal in [0, depth): a multikey quicksort (Bentley
-/// and Sedgewick), which does not compare the long prefixes that stacks share again and again.
-void sortStacks(StackKey* a, std::size_t n, std::size_t depth, const FrameId* refFrame) {
+/// Sorts stacks lexicographically by the keys of their frames, all equal in [0, depth): a multikey
+/// quicksort (Bentley and Sedgewick), which does not compare the long prefixes that stacks share again and
+/// again.
+void sortStacks(StackKey* a, std::size_t n, std::size_t depth, const uint32_t* refKey) {
     while (n > 1) {
         if (n < 12) {
-            std::sort(a, a + n, [depth, refFrame](const StackKey& x, const StackKey& y) {
+            std::sort(a, a + n, [depth, refKey](const StackKey& x, const StackKey& y) {
                 std::size_t i = depth;
                 const std::size_t m = std::min(x.size, y.size);
-                while (i < m && refFrame[x.path[i]] == refFrame[y.path[i]])
+                while (i < m && refKey[x.path[i]] == refKey[y.path[i]])
                     ++i;
-                return i < m ? refFrame[x.path[i]].value < refFrame[y.path[i]].value : x.size < y.size;
+                return i < m ? refKey[x.path[i]] < refKey[y.path[i]] : x.size < y.size;
             });
             return;
         }
-        const int64_t pivot = frameAt(a[n / 2], depth, refFrame);
+        const int64_t pivot = frameAt(a[n / 2], depth, refKey);
         std::size_t lt = 0, i = 0, gt = n;
         while (i < gt) {
-            const int64_t v = frameAt(a[i], depth, refFrame);
+            const int64_t v = frameAt(a[i], depth, refKey);
             if (v < pivot)
                 std::swap(a[lt++], a[i++]);
             else if (v > pivot)
@@ -134,20 +137,20 @@ void sortStacks(StackKey* a, std::size_t n, std::size_t depth, const FrameId* re
         // the equal part goes on at the next frame, unless its stacks all end here (identical stacks)
         const std::size_t less = lt, equal = pivot < 0 ? 0 : gt - lt, more = n - gt;
         if (equal >= less && equal >= more) {
-            sortStacks(a, less, depth, refFrame);
-            sortStacks(a + gt, more, depth, refFrame);
+            sortStacks(a, less, depth, refKey);
+            sortStacks(a + gt, more, depth, refKey);
             a += lt;
             n = equal;
             ++depth;
         } else if (less >= more) {
-            sortStacks(a + gt, more, depth, refFrame);
+            sortStacks(a + gt, more, depth, refKey);
             if (equal)
-                sortStacks(a + lt, equal, depth + 1, refFrame);
+                sortStacks(a + lt, equal, depth + 1, refKey);
             n = less;
         } else {
-            sortStacks(a, less, depth, refFrame);
+            sortStacks(a, less, depth, refKey);
             if (equal)
-                sortStacks(a + lt, equal, depth + 1, refFrame);
+                sortStacks(a + lt, equal, depth + 1, refKey);
             a += gt;
             n = more;
         }
@@ -161,14 +164,40 @@ void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<co
     auto pathOf = [&](uint32_t k) {
         return refs.subspan(stacks[k].first, stacks[k].size);
     };
+    // Sort key of a reference: its frame's rank in the order CallTree gives siblings (by name, then id).
+    // Sorted by it, a batch into an empty tree creates its nodes in CallTree's own order (preorder,
+    // name-sorted siblings), and profile() takes them as they are.
+    std::vector<uint32_t> refKey(refFrame.size());
+    {
+        std::vector<FrameId> distinct;
+        std::vector<bool> seen(m_frames.size(), false);
+        for (FrameId f : refFrame)
+            if (!seen[f.value]) {
+                seen[f.value] = true;
+                distinct.push_back(f);
+            }
+        std::sort(distinct.begin(), distinct.end(), [this](FrameId a, FrameId b) {
+            const int c =
+                compareAsStackSegments(m_strings.view(m_frames[a].name), m_strings.view(m_frames[b].name));
+            return c != 0 ? c < 0 : a.value < b.value;
+        });
+        std::vector<uint32_t> rank(m_frames.size(), 0);
+        for (std::size_t i = 0; i < distinct.size(); ++i)
+            rank[distinct[i].value] = static_cast<uint32_t>(i);
+        for (std::size_t r = 0; r < refFrame.size(); ++r)
+            refKey[r] = rank[refFrame[r].value];
+    }
     std::vector<StackKey> keys(stacks.size());
     for (uint32_t k = 0; k < stacks.size(); ++k)
         keys[k] = {refs.data() + stacks[k].first, stacks[k].size, k};
-    sortStacks(keys.data(), keys.size(), 0, refFrame.data());
+    trace("tree: " + std::to_string(stacks.size()) + " new stacks, " + std::to_string(refs.size()) +
+          " frames");
+    sortStacks(keys.data(), keys.size(), 0, refKey.data());
     // In sorted order, the stacks that share a prefix are adjacent: past the prefix shared with the previous
     // stack, a child of a node made in this batch is new too (no lookup); only nodes of earlier batches are
     // searched.
     const auto firstNew = static_cast<uint32_t>(m_parent.size());
+    const bool intoEmpty = firstNew == 1;
     std::vector<uint32_t> leaf(stacks.size(), kRootNode);
     std::vector<uint32_t> nodes; // nodes[d]: the previous stack's node at depth d + 1
     std::span<const uint32_t> prev;
@@ -189,13 +218,20 @@ void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<co
         leaf[k] = node;
         prev = p;
     }
+    trace("tree: " + std::to_string(m_parent.size()) + " nodes");
+    if (m_parent.size() > firstNew)
+        m_preorder = intoEmpty;
+    // each reference's line entry, looked up once (stacks repeat the same references many times)
+    std::vector<uint32_t> refLineEntry(refFrame.size(), UINT32_MAX);
+    for (std::size_t r = 0; r < refFrame.size(); ++r)
+        if (refLine[r].line != 0)
+            refLineEntry[r] = lineEntry(refFrame[r], refLine[r]);
     for (std::size_t k = 0; k < stacks.size(); ++k)
-        addStackEntries(stacks[k].thread, leaf[k], pathOf(static_cast<uint32_t>(k)), refFrame, refLine);
+        addStackEntries(stacks[k].thread, leaf[k], pathOf(static_cast<uint32_t>(k)), refLineEntry);
 }
 
 void IncrementalTree::addStackEntries(uint32_t thread, uint32_t node, std::span<const uint32_t> rootToLeaf,
-                                      std::span<const FrameId> refFrame,
-                                      std::span<const SourceLine> refLine) {
+                                      std::span<const uint32_t> refLineEntry) {
     bool inserted = false;
     const uint32_t entry = m_entries.findOrInsert(static_cast<uint64_t>(thread) << 32 | node,
                                                   static_cast<uint32_t>(m_entryNode.size()), inserted);
@@ -208,10 +244,9 @@ void IncrementalTree::addStackEntries(uint32_t thread, uint32_t node, std::span<
     Stack s{entry, static_cast<uint32_t>(m_stackLines.size()), 0, UINT32_MAX};
     const std::size_t n = rootToLeaf.size();
     for (std::size_t k = 0; k < n; ++k) {
-        const SourceLine& where = refLine[rootToLeaf[k]];
-        if (where.line == 0)
+        const uint32_t l = refLineEntry[rootToLeaf[k]];
+        if (l == UINT32_MAX)
             continue;
-        const uint32_t l = lineEntry(refFrame[rootToLeaf[k]], where);
         if (k + 1 == n)
             s.leafLine = l;
         // "total" counts a line once per sample, also when recursion puts it on the stack twice
@@ -255,11 +290,15 @@ Profile IncrementalTree::profile(ProfileMeta meta) const {
         self.push_back(std::move(s));
     }
     std::vector<NodeId> remap;
-    p.tree = CallTree::fromParentArray(m_parent, m_frame, std::move(self), p.frames, p.strings, &remap);
+    if (m_preorder && CallTree::fromPreorder(m_parent, m_frame, self, p.tree)) {
+        p.threadCosts.node = m_entryNode;
+    } else {
+        p.tree = CallTree::fromParentArray(m_parent, m_frame, std::move(self), p.frames, p.strings, &remap);
+        p.threadCosts.node.reserve(m_entryNode.size());
+        for (NodeId n : m_entryNode)
+            p.threadCosts.node.push_back(remap[n]);
+    }
     p.threadCosts.thread = m_entryThread;
-    p.threadCosts.node.reserve(m_entryNode.size());
-    for (NodeId n : m_entryNode)
-        p.threadCosts.node.push_back(remap[n]);
     p.threadCosts.cost = m_entryCost;
 
     std::vector<uint32_t> types(m_types.size());

@@ -45,7 +45,7 @@ private:
     uint32_t child(uint32_t parent, FrameId frame);
     uint32_t newChild(uint32_t parent, FrameId frame);
     void addStackEntries(uint32_t thread, uint32_t leaf, std::span<const uint32_t> rootToLeaf,
-                         std::span<const FrameId> refFrame, std::span<const SourceLine> refLine);
+                         std::span<const uint32_t> refLineEntry);
     uint32_t lineEntry(FrameId frame, SourceLine where);
 
     StringTable m_strings;
@@ -56,6 +56,9 @@ private:
     std::vector<FrameId> m_frame;
     // children as singly linked sibling lists (0 = none: the root is nobody's child)
     std::vector<uint32_t> m_firstChild, m_nextSibling;
+    /// The nodes are in CallTree's order (preorder, name-sorted siblings): true while all of them came from
+    /// one batch into the empty tree.
+    bool m_preorder = false;
     // (thread, node) entries: the tree's self costs split by thread
     std::vector<uint32_t> m_entryThread;
     std::vector<NodeId> m_entryNode;

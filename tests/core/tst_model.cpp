@@ -122,6 +122,40 @@ private Q_SLOTS:
         QCOMPARE(p.meta.samples, uint64_t(4));
     }
 
+    void fromPreorderMatchesFromParentArray() {
+        // a tree built by fromParentArray is in preorder with name-sorted siblings: fromPreorder must take it
+        // as it is and give the same tree
+        const Profile p = fromFolded("main;b;x 2\nmain;a 3\nmain;b;y 5\nother 1\nmain;b 4\n");
+        const CallTree& t = p.tree;
+        std::vector<NodeId> parent(t.size());
+        std::vector<FrameId> frame(t.size());
+        std::vector<std::vector<int64_t>> self(1, std::vector<int64_t>(t.size()));
+        for (NodeId n = 0; n < t.size(); ++n) {
+            parent[n] = t.parent(n);
+            frame[n] = t.frame(n);
+            self[0][n] = t.self(0, n);
+        }
+        CallTree copy;
+        QVERIFY(CallTree::fromPreorder(parent, frame, self, copy));
+        QVERIFY(self.empty()); // moved into the tree
+        QCOMPARE(copy.size(), t.size());
+        QCOMPARE(copy.maxDepth(), t.maxDepth());
+        for (NodeId n = 0; n < t.size(); ++n) {
+            QCOMPARE(copy.parent(n), t.parent(n));
+            QCOMPARE(copy.subtreeEnd(n), t.subtreeEnd(n));
+            QCOMPARE(copy.depth(n), t.depth(n));
+            QCOMPARE(copy.total(0, n), t.total(0, n));
+        }
+        // not in preorder (node 3's parent, node 1, is not on the path to node 2): refused, nothing moved
+        const std::vector<NodeId> notPreorder = {0, 0, 0, 1};
+        const std::vector<FrameId> frames4(4, frame[1]);
+        std::vector<std::vector<int64_t>> self4(1, std::vector<int64_t>{0, 1, 1, 1});
+        CallTree refused;
+        QVERIFY(!CallTree::fromPreorder(notPreorder, frames4, self4, refused));
+        QCOMPARE(self4.size(), std::size_t(1));
+        QCOMPARE(refused.size(), std::size_t(0));
+    }
+
     void decimalAndSignedCosts() {
         const Profile p = fromFolded("a 1.5\nb 2\nc 0.25\n");
         QCOMPARE(p.costTypes[0].decimals, 2);

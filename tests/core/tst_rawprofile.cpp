@@ -220,9 +220,17 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(ImportCancelled, raw.snapshot({}, &cancel));
     }
 
+    void rawProfileMatchesTreeBuilderAcrossSnapshots_data() {
+        QTest::addColumn<bool>("snapshots");
+        QTest::newRow("snapshots in between") << true;
+        QTest::newRow("one batch (nodes made in final order)") << false;
+    }
+
     void rawProfileMatchesTreeBuilderAcrossSnapshots() {
         // random stacks over real addresses, added in batches with snapshots in between: the incremental
-        // tree must end up equal to a TreeBuilder fed with the symbolized stacks in one go
+        // tree must end up equal to a TreeBuilder fed with the symbolized stacks in one go. Without
+        // snapshots, the one batch makes its nodes in the final order (taken as they are): the same tree.
+        QFETCH(bool, snapshots);
         const Location exe = locate(symtest::outerFunction(7));
         const Location lib = locate(symtest::libFunction(7));
         const Location twice = locate(reinterpret_cast<const void*>(&symtest::Box<int>::twice));
@@ -286,12 +294,21 @@ private Q_SLOTS:
                 }
                 ref.addSample(t, path, {&c, 1}, 1, lines);
             }
-            const Profile snap = raw.snapshot({});
-            QCOMPARE(snap.meta.samples, uint64_t(300 * (batch + 1)));
+            if (snapshots) {
+                const Profile snap = raw.snapshot({});
+                QCOMPARE(snap.meta.samples, uint64_t(300 * (batch + 1)));
+            }
         }
         const Profile mine = raw.finish({});
         const Profile expected = ref.finish({});
         QCOMPARE(mine.tree.size(), expected.tree.size());
+        for (NodeId n = 1; n < mine.tree.size(); ++n) { // same node order, parents, depths and costs
+            QCOMPARE(mine.nodeName(n), expected.nodeName(n));
+            QCOMPARE(mine.tree.parent(n), expected.tree.parent(n));
+            QCOMPARE(mine.tree.subtreeEnd(n), expected.tree.subtreeEnd(n));
+            QCOMPARE(mine.tree.total(0, n), expected.tree.total(0, n));
+        }
+        QCOMPARE(mine.tree.maxDepth(), expected.tree.maxDepth());
         QCOMPARE(mine.lineCosts.size(), expected.lineCosts.size());
         QVERIFY(mine.lineCosts.size() > 4);
         QVERIFY(contents(mine) == contents(expected));
