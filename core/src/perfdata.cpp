@@ -5,6 +5,7 @@
 #include "perfdata_format.h"
 #include "perfdata_state.h"
 #include "scorch/perfdata.h"
+#include "trace.h"
 
 #include <algorithm>
 #include <chrono>
@@ -57,6 +58,7 @@ public:
 
     /// Reads everything; `build` = false stops before the profile is built (only sampleHook sees samples).
     Profile run(const std::string& compression, bool build = true) {
+        trace("read " + m_name);
         m_start = std::chrono::steady_clock::now();
         m_lastPartial = m_start;
         Cursor header(m_data, 0, &m_name);
@@ -105,6 +107,7 @@ public:
             records(dataOffset, end);
         }
         flush(UINT64_MAX);
+        trace("records read");
         if (m_control.progress)
             m_control.progress(m_total, m_total);
         m_state.meta.compression = compression;

@@ -18,8 +18,10 @@ MapEntry::Kind mapKind(std::string_view path) {
     if (startsWith(path, "//anon") || startsWith(path, "/anon_hugepage") || startsWith(path, "/dev/zero") ||
         startsWith(path, "[anon") || startsWith(path, "/memfd:") || startsWith(path, "/tmp/perf-"))
         return MapEntry::Kind::Jit;
+    if (path == "[vdso]")
+        return MapEntry::Kind::File; // symbolized from perf's build-id cache, where perf record copies it
     if (startsWith(path, "[") || path.empty())
-        return MapEntry::Kind::Other; // [stack], [heap], [vdso], [vsyscall]: no file to read
+        return MapEntry::Kind::Other; // [stack], [heap], [vsyscall]: no file to read
     return MapEntry::Kind::File;
 }
 
@@ -371,7 +373,11 @@ RawFrame PerfState::resolveAddress(int64_t pid, uint64_t ip, bool kernel, bool r
     f.returnAddress = returnAddress;
     f.address = ip;
     if (kernel) {
-        f.module = m_symbolizer->kernel();
+        if (!m_kernel.valid()) {
+            const auto id = m_buildIds.find("[kernel.kallsyms]");
+            m_kernel = m_symbolizer->kernel(id != m_buildIds.end() ? id->second : std::string_view());
+        }
+        f.module = m_kernel;
         return f;
     }
     const MapEntry* m = findMap(pid, ip);
@@ -499,7 +505,8 @@ void PerfState::sample(Cursor& c, uint16_t misc) {
             if (!m_unwinder)
                 m_unwinder = std::make_unique<DwarfUnwinder>([this](int64_t p, uint64_t address) {
                     const MapEntry* m = findMap(p, address);
-                    return m && m->kind == MapEntry::Kind::File ? &m->map : nullptr;
+                    return m && m->kind == MapEntry::Kind::File && !startsWith(m->map.path, "[") ? &m->map
+                                                                                                 : nullptr;
                 });
             constexpr int kSp = 7; // PERF_REG_X86_SP
             uint64_t sp = 0;

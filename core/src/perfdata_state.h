@@ -71,6 +71,7 @@ private:
     std::unique_ptr<Symbolizer> m_symbolizer;
     std::unique_ptr<RawProfileBuilder> m_builder;
     std::unique_ptr<DwarfUnwinder> m_unwinder;
+    ModuleHandle m_kernel; ///< registered on the first kernel frame
     std::unordered_set<std::string> m_strings;
     std::unordered_map<uint64_t, std::size_t> m_idToAttr;
     std::unordered_map<std::string_view, std::string_view> m_buildIds; // path -> hex

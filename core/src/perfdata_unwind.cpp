@@ -130,10 +130,19 @@ const Dwfl_Thread_Callbacks kThreadCallbacks = {
     nextThread, getThread, memoryRead, setInitialRegisters, nullptr, nullptr,
 };
 
+/// No separate debug files for unwinding: .eh_frame in the mapped file itself is what unwinds user code (as
+/// the CPU's own unwinder for exceptions would). libdw only asks for .debug_frame where .eh_frame fails,
+/// which is the outermost frame of nearly every stack (_start, clone): looking it up there would inflate
+/// libc's compressed debug info (~50 ms) only to end the stack at the same place. The symbolizer loads
+/// debug info on its own.
+int noDebugInfo(Dwfl_Module*, void**, const char*, Dwarf_Addr, const char*, const char*, GElf_Word, char**) {
+    return -1;
+}
+
 char* gDebugInfoPath = nullptr;
 const Dwfl_Callbacks kOfflineCallbacks = {
     nullptr,
-    dwfl_standard_find_debuginfo,
+    noDebugInfo,
     dwfl_offline_section_address,
     &gDebugInfoPath,
 };

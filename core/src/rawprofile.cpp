@@ -5,6 +5,7 @@
 
 #include "hash.h"
 #include "rawprofile_tree.h"
+#include "trace.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -91,7 +92,8 @@ struct RawProfileBuilder::Impl {
     std::vector<Type> types;
     std::vector<ThreadInfo> threads;
     std::unordered_map<std::string, uint32_t> threadIndex;
-    std::vector<RawFrame> addrs; ///< unique raw frames
+    std::vector<RawFrame> addrs;   ///< unique raw frames
+    std::vector<bool> modulesSeen; ///< per module handle: preloaded
     IndexTable addrTable;
     struct Stack {
         uint32_t thread, first, size;
@@ -134,6 +136,14 @@ struct RawProfileBuilder::Impl {
             return *slot - 1;
         const auto id = static_cast<uint32_t>(addrs.size());
         addrs.push_back(f);
+        if (f.module.valid()) { // a module's first address: open it meanwhile
+            if (f.module.value >= modulesSeen.size())
+                modulesSeen.resize(f.module.value + 1, false);
+            if (!modulesSeen[f.module.value]) {
+                modulesSeen[f.module.value] = true;
+                symbolizer.preload(f.module);
+            }
+        }
         addrTable.insert(slot, id, [&](uint32_t i) { return hashRaw(addrs[i]); });
         return id;
     }
@@ -391,6 +401,7 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
         resolve(requests, frames);
     }
 
+    detail::trace("build the tree");
     // expand the new stacks (sorted, without gaps: the tree numbers them alike), add all new costs
     tree.setCostTypes(types2);
     tree.setThreads(threads2);
@@ -434,6 +445,7 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
             accountedCount.push_back(0);
         }
     }
+    detail::trace("expanded");
     {
         std::vector<FrameId> refFrame(resolved.size());
         std::vector<SourceLine> refLine(resolved.size());
@@ -443,6 +455,7 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
         }
         tree.addStacks(pathStacks, pathRefs, refFrame, refLine);
     }
+    detail::trace("stacks added");
     // free them (assigning {} would keep the capacity)
     std::vector<detail::IncrementalTree::StackInput>().swap(pathStacks);
     std::vector<uint32_t>().swap(pathRefs);
@@ -493,7 +506,9 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
         if (meta.warnings.size() < ProfileMeta::kMaxKeptWarnings)
             meta.warnings.push_back({0, std::move(message)});
     }
-    return tree.profile(std::move(meta));
+    Profile profile = tree.profile(std::move(meta));
+    detail::trace("tree built");
+    return profile;
 }
 
 } // namespace scorch

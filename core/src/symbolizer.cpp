@@ -2,12 +2,17 @@
 // per-module caches and parallel symbolization of unique addresses.
 #include "scorch/symbolizer.h"
 
+#include "elfinflate.h"
 #include "symbolizer_internal.h"
+#include "trace.h"
 
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -61,6 +66,11 @@ std::string lowerHex(std::string_view s) {
 
 } // namespace
 
+std::string defaultBuildIdCache() {
+    const char* home = std::getenv("HOME");
+    return home && *home ? std::string(home) + "/.debug" : std::string();
+}
+
 std::string elfBuildId(const std::string& path) {
     return detail::readElfFileInfo(path).buildId;
 }
@@ -69,6 +79,8 @@ struct Module {
     ModuleKind kind = ModuleKind::Elf;
     std::string path; ///< as recorded ("[kernel.kallsyms]", "/tmp/perf-PID.map" for the others)
     std::string buildId;
+
+    std::atomic<bool> queued{false}; ///< handed to the preload thread (or loaded)
 
     std::mutex mutex; ///< guards everything below
     bool loaded = false;
@@ -85,10 +97,48 @@ struct Symbolizer::Impl {
     SymbolizerOptions options;
     std::string debugInfoPath;
     unsigned threads = 1;
+    detail::InflatedElfCache inflated; ///< uncompressed copies of files with compressed debug sections
 
     mutable std::mutex registry; ///< guards modules (the container) and index
     std::vector<std::unique_ptr<Module>> modules;
     std::map<std::string, uint32_t, std::less<>> index;
+
+    // the preload threads (as many as `threads`, started as modules are queued): each loads the module
+    // queued first, so that kallsyms, libc's debug info and the rest load side by side
+    std::mutex preloadMutex; ///< guards preloadQueue, stopping, idlePreloaders and preloaders
+    std::condition_variable preloadWake;
+    std::deque<Module*> preloadQueue;
+    bool stopping = false;
+    std::size_t idlePreloaders = 0;
+    std::vector<std::thread> preloaders;
+
+    void preloadLoop() {
+        for (;;) {
+            Module* m;
+            {
+                std::unique_lock lock(preloadMutex);
+                ++idlePreloaders;
+                preloadWake.wait(lock, [&] { return stopping || !preloadQueue.empty(); });
+                --idlePreloaders;
+                if (stopping)
+                    return;
+                m = preloadQueue.front();
+                preloadQueue.pop_front();
+            }
+            std::lock_guard lock(m->mutex);
+            load(*m);
+        }
+    }
+
+    ~Impl() {
+        {
+            std::lock_guard lock(preloadMutex);
+            stopping = true;
+        }
+        preloadWake.notify_all();
+        for (std::thread& t : preloaders)
+            t.join();
+    }
 
     ModuleHandle add(std::string key, ModuleKind kind, std::string path, std::string buildId) {
         std::lock_guard lock(registry);
@@ -131,10 +181,12 @@ void Symbolizer::Impl::load(Module& m) {
     if (m.loaded)
         return;
     m.loaded = true;
+    detail::trace("load " + m.path);
     if (m.kind == ModuleKind::Elf)
         loadElf(m);
     else
         loadKernel(m);
+    detail::trace("loaded " + m.path);
 }
 
 void Symbolizer::Impl::loadElf(Module& m) {
@@ -157,6 +209,10 @@ void Symbolizer::Impl::loadElf(Module& m) {
         }
     }
     const std::string id = lowerHex(m.buildId.substr(0, std::min<std::size_t>(m.buildId.size(), 40)));
+    if (path == "[vdso]" && !id.empty() && !options.buildIdCache.empty())
+        candidate(options.buildIdCache + "/[vdso]/" + id + "/vdso"); // perf record keeps a copy
+    if (id.size() > 2 && !options.buildIdCache.empty())
+        candidate(options.buildIdCache + "/.build-id/" + id.substr(0, 2) + '/' + id.substr(2) + "/elf");
     if (id.size() > 2) {
         for (const std::string& dir : options.debugDirs) {
             const std::string stem = dir + "/.build-id/" + id.substr(0, 2) + '/' + id.substr(2);
@@ -194,7 +250,7 @@ void Symbolizer::Impl::loadElf(Module& m) {
             m.report.problem = "not found";
         return;
     }
-    auto session = std::make_unique<ElfSession>(m.report.resolvedPath, debugInfoPath);
+    auto session = std::make_unique<ElfSession>(m.report.resolvedPath, debugInfoPath, &inflated, threads);
     if (!session->ok()) {
         m.report.problem = "cannot be read by libdwfl";
         return;
@@ -215,6 +271,20 @@ void Symbolizer::Impl::loadKernel(Module& m) {
         m.report.problem = "kernel symbols disabled";
         return;
     }
+    std::string text;
+    if (!m.buildId.empty() && !options.buildIdCache.empty()) {
+        const std::string cached = options.buildIdCache + "/[kernel.kallsyms]/" + m.buildId + "/kallsyms";
+        if (readWholeFile(cached, text)) {
+            m.report.resolvedPath = cached;
+            m.symbols = detail::parseKallsyms(std::move(text));
+            if (m.symbols.size() > 0 && !m.symbols.allZero()) {
+                m.report.hasSymbols = true;
+                return;
+            }
+            m.symbols = AddressTable();
+            m.report.resolvedPath.clear();
+        }
+    }
     if (!m.buildId.empty()) {
         std::string notes;
         const std::string running =
@@ -225,13 +295,12 @@ void Symbolizer::Impl::loadKernel(Module& m) {
             return;
         }
     }
-    std::string text;
     if (!readWholeFile(options.kallsyms, text)) {
         m.report.problem = "cannot read " + options.kallsyms;
         return;
     }
     m.report.resolvedPath = options.kallsyms;
-    m.symbols = detail::parseKallsyms(text);
+    m.symbols = detail::parseKallsyms(std::move(text));
     if (m.symbols.size() == 0) {
         m.report.problem = "no symbols in " + options.kallsyms;
     } else if (m.symbols.allZero()) {
@@ -273,7 +342,7 @@ std::unique_ptr<ElfSession> Symbolizer::Impl::acquire(Module& m) {
         }
         ++m.sessions;
     }
-    return std::make_unique<ElfSession>(m.report.resolvedPath, debugInfoPath);
+    return std::make_unique<ElfSession>(m.report.resolvedPath, debugInfoPath, &inflated, threads);
 }
 
 void Symbolizer::Impl::release(Module& m, std::unique_ptr<ElfSession> s) {
@@ -348,6 +417,21 @@ ModuleHandle Symbolizer::jitMap(int64_t pid) {
                   d->options.jitMapDir + "/perf-" + std::to_string(pid) + ".map", {});
 }
 
+void Symbolizer::preload(ModuleHandle module) {
+    Module* m = d->get(module);
+    if (!m || m->kind == ModuleKind::Jit || m->queued.exchange(true))
+        return;
+    {
+        std::lock_guard lock(d->preloadMutex);
+        if (d->stopping)
+            return;
+        d->preloadQueue.push_back(m);
+        if (d->idlePreloaders < d->preloadQueue.size() && d->preloaders.size() < d->threads)
+            d->preloaders.emplace_back([this] { d->preloadLoop(); });
+    }
+    d->preloadWake.notify_one();
+}
+
 std::string_view Symbolizer::modulePath(ModuleHandle module) const {
     const Module* m = d->get(module);
     return m ? std::string_view(m->path) : std::string_view();
@@ -377,6 +461,7 @@ std::vector<ModuleReport> Symbolizer::report() const {
 std::vector<std::vector<SymbolFrame>> Symbolizer::symbolize(std::span<const Request> requests,
                                                             const std::atomic<bool>* cancel) {
     std::vector<std::vector<SymbolFrame>> result(requests.size());
+    detail::trace("symbolize " + std::to_string(requests.size()) + " addresses");
 
     // group by module; answer from the caches; collect the unique addresses still to look up
     struct Work {
@@ -478,6 +563,7 @@ std::vector<std::vector<SymbolFrame>> Symbolizer::symbolize(std::span<const Requ
     for (auto& r : result)
         if (r.empty())
             r.emplace_back();
+    detail::trace("symbolized");
     return result;
 }
 

@@ -2,6 +2,8 @@
 // source lines with libdwfl/libdw.
 #include "symbolizer_internal.h"
 
+#include "elfinflate.h"
+
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
@@ -11,6 +13,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
+#include <string_view>
 
 namespace scorch::detail {
 
@@ -55,20 +59,89 @@ ElfFileInfo readElfFileInfo(const std::string& path) {
     return info;
 }
 
-ElfSession::ElfSession(const std::string& path, const std::string& debugInfoPath)
-    : m_debugPathText(debugInfoPath) {
+ElfSession::ElfSession(const std::string& path, const std::string& debugInfoPath, InflatedElfCache* inflated,
+                       unsigned threads)
+    : m_inflated(inflated)
+    , m_threads(threads)
+    , m_debugPathText(debugInfoPath) {
     m_debugPath = m_debugPathText.data();
     m_callbacks.find_elf = dwfl_build_id_find_elf;
-    m_callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+    m_callbacks.find_debuginfo = findDebugInfo;
     m_callbacks.section_address = dwfl_offline_section_address;
     m_callbacks.debuginfo_path = &m_debugPath;
     m_dwfl = dwfl_begin(&m_callbacks);
     if (!m_dwfl)
         return;
     dwfl_report_begin(m_dwfl);
+    // a file with compressed debug sections of its own (built with -gz) is read from its inflated copy
+    int fd = -1;
+    if (m_inflated) {
+        const int file = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (file >= 0) {
+            fd = m_inflated->open(path, file, m_threads);
+            ::close(file);
+        }
+    }
     // base 0 with add_p_vaddr: module addresses are the file's own ELF virtual addresses (bias 0)
-    m_module = dwfl_report_elf(m_dwfl, path.c_str(), path.c_str(), -1, 0, true);
+    m_module = dwfl_report_elf(m_dwfl, path.c_str(), path.c_str(), fd, 0, true);
+    if (!m_module && fd >= 0)
+        ::close(fd);
     dwfl_report_end(m_dwfl, nullptr, nullptr);
+    if (m_module) { // findDebugInfo finds the session through the module's user data
+        void** userdata = nullptr;
+        dwfl_module_info(m_module, &userdata, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
+        if (userdata)
+            *userdata = this;
+    }
+}
+
+/// The debug file of a module by its build-id (`<debug dir>/.build-id/xx/yyyy.debug`, build-id verified),
+/// read from its inflated copy when its sections are compressed; otherwise libdwfl's own search (which also
+/// follows .gnu_debuglink). libdwfl's search cannot be used for the first part: it keeps the file it opened
+/// for checking the build-id and reads that one, not the descriptor it is given.
+int ElfSession::findDebugInfo(Dwfl_Module* mod, void** userdata, const char* modname, Dwarf_Addr base,
+                              const char* fileName, const char* debuglinkFile, GElf_Word debuglinkCrc,
+                              char** debugInfoFileName) {
+    auto* self = userdata ? static_cast<ElfSession*>(*userdata) : nullptr;
+    const unsigned char* bits = nullptr;
+    GElf_Addr vaddr = 0;
+    const int n = self && self->m_inflated ? dwfl_module_build_id(mod, &bits, &vaddr) : 0;
+    if (n > 2) {
+        const std::string id = toHex(bits, static_cast<std::size_t>(n));
+        std::string_view dirs = self->m_debugPathText;
+        while (!dirs.empty()) {
+            const std::size_t colon = dirs.find(':');
+            std::string_view dir = dirs.substr(0, colon);
+            dirs = colon == std::string_view::npos ? std::string_view() : dirs.substr(colon + 1);
+            if (!dir.empty() && (dir[0] == '+' || dir[0] == '-'))
+                dir.remove_prefix(1);
+            if (dir.empty() || dir[0] != '/')
+                continue; // relative entries name directories beside the module (.gnu_debuglink)
+            const std::string path =
+                std::string(dir) + "/.build-id/" + id.substr(0, 2) + '/' + id.substr(2) + ".debug";
+            const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+            if (fd < 0)
+                continue;
+            const ElfFileInfo info = readElfFileInfo(path);
+            if (!info.ok || info.buildId != id) {
+                ::close(fd);
+                continue;
+            }
+            const int copy = self->m_inflated->open(path, fd, self->m_threads);
+            if (copy >= 0) {
+                ::close(fd);
+                if (debugInfoFileName) {
+                    std::free(*debugInfoFileName);
+                    *debugInfoFileName = ::strdup(path.c_str());
+                }
+                return copy;
+            }
+            ::close(fd);
+            break; // nothing to inflate: libdwfl finds and reads the same file itself
+        }
+    }
+    return dwfl_standard_find_debuginfo(mod, userdata, modname, base, fileName, debuglinkFile, debuglinkCrc,
+                                        debugInfoFileName);
 }
 
 ElfSession::~ElfSession() {

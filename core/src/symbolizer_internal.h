@@ -33,6 +33,14 @@ public:
     std::size_t size() const { return m_entries.size(); }
     bool allZero() const;
 
+    /// For parsers that keep their input as the name text: `text` becomes the table's text (the table must
+    /// be empty), and addInText() takes names and modules as offsets into it, without copying them.
+    void adoptText(std::string text, std::size_t expectedEntries);
+    void addInText(uint64_t start, uint32_t name, uint32_t nameLen, uint32_t module, uint32_t moduleLen) {
+        m_entries.push_back({start, start, UINT64_MAX, name, nameLen, module, moduleLen,
+                             static_cast<uint32_t>(m_entries.size())});
+    }
+
 private:
     struct Entry {
         uint64_t start, end, limit;
@@ -43,8 +51,9 @@ private:
     std::string m_text;
 };
 
-/// kallsyms text ("ADDR TYPE NAME [MODULE]" lines): function symbols (types t, T, w, W).
-AddressTable parseKallsyms(std::string_view text);
+/// kallsyms text ("ADDR TYPE NAME [MODULE]" lines): function symbols (types t, T, w, W). The table keeps
+/// the text.
+AddressTable parseKallsyms(std::string text);
 /// perf-PID.map text ("START SIZE NAME" lines, hex, with or without 0x).
 AddressTable parsePerfMap(std::string_view text);
 
@@ -71,9 +80,14 @@ struct ElfFileInfo {
 ElfFileInfo readElfFileInfo(const std::string& path);
 
 /// One libdwfl handle on one ELF file (libdw is not thread-safe: one session per worker at a time).
+class InflatedElfCache;
+
 class ElfSession {
 public:
-    ElfSession(const std::string& path, const std::string& debugInfoPath);
+    /// `inflated` (optional) supplies uncompressed copies of files with compressed debug sections, inflated
+    /// with up to `threads` threads.
+    ElfSession(const std::string& path, const std::string& debugInfoPath,
+               InflatedElfCache* inflated = nullptr, unsigned threads = 1);
     ~ElfSession();
     ElfSession(const ElfSession&) = delete;
     ElfSession& operator=(const ElfSession&) = delete;
@@ -115,6 +129,12 @@ private:
     std::unordered_map<DieKey, uint32_t, KeyHash> m_scopeOf;  // function declaration -> m_prefixes index
     std::vector<std::string> m_prefixes;
     std::unordered_set<DieKey, KeyHash> m_scopedUnits;
+    static int findDebugInfo(Dwfl_Module* mod, void** userdata, const char* modname, Dwarf_Addr base,
+                             const char* fileName, const char* debuglinkFile, GElf_Word debuglinkCrc,
+                             char** debugInfoFileName);
+
+    InflatedElfCache* m_inflated = nullptr;
+    unsigned m_threads = 1;
     std::string m_debugPathText;
     char* m_debugPath = nullptr; // libdwfl keeps a pointer to this pointer
     Dwfl_Callbacks m_callbacks{};

@@ -2,6 +2,7 @@
 #include "symbolizer_internal.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <cxxabi.h>
@@ -77,6 +78,11 @@ std::string_view AddressTable::module(int64_t index) const {
     return std::string_view(m_text).substr(e.module, e.moduleLen);
 }
 
+void AddressTable::adoptText(std::string text, std::size_t expectedEntries) {
+    m_text = std::move(text);
+    m_entries.reserve(expectedEntries);
+}
+
 bool AddressTable::allZero() const {
     return std::all_of(m_entries.begin(), m_entries.end(), [](const Entry& e) { return e.start == 0; });
 }
@@ -133,26 +139,81 @@ void forEachLine(std::string_view text, F&& f) {
 
 } // namespace
 
-AddressTable parseKallsyms(std::string_view text) {
+AddressTable parseKallsyms(std::string input) {
+    // a table of 120k kernel symbols is read on every open of a recording with kernel frames: names stay
+    // in the text (no copies), and lines are taken apart in one pass
     AddressTable table;
-    forEachLine(text, [&](std::string_view line) {
-        uint64_t addr;
-        if (!parseHex(field(line), addr))
-            return;
-        const std::string_view type = field(line);
-        const std::string_view name = field(line);
-        if (type.size() != 1 || name.empty())
-            return;
-        std::string_view module = field(line);
-        if (module.size() >= 2 && module.front() == '[' && module.back() == ']')
-            module = module.substr(1, module.size() - 2);
-        else
-            module = {};
-        const char t = type[0];
+    const std::string_view text = input;
+    const std::size_t expected = text.size() / 40 + 16;
+    std::vector<std::array<uint32_t, 4>> refs; // name, length, module, length (offsets into text)
+    std::vector<uint64_t> starts;
+    refs.reserve(expected);
+    starts.reserve(expected);
+    const char* const base = text.data();
+    const char* const end = base + text.size();
+    auto hexDigit = [](unsigned char c) -> int {
+        if (c >= '0' && c <= '9')
+            return c - '0';
+        c |= 0x20;
+        return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    };
+    auto blank = [](char c) {
+        return c == ' ' || c == '\t';
+    };
+    for (const char* p = base; p < end;) {
+        const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
+        if (!nl)
+            nl = end;
+        const char* q = p;
+        p = nl + 1;
+        while (q < nl && blank(*q))
+            ++q;
+        uint64_t addr = 0;
+        const char* digits = q;
+        for (int d; q < nl && (d = hexDigit(static_cast<unsigned char>(*q))) >= 0; ++q)
+            addr = addr << 4 | static_cast<unsigned>(d);
+        if (q == digits || q - digits > 16 || q == nl || !blank(*q))
+            continue;
+        while (q < nl && blank(*q))
+            ++q;
+        if (nl - q < 3 || !blank(q[1]))
+            continue; // "ADDR T NAME" needs a one-letter type
+        const char t = q[0];
+        q += 2;
+        while (q < nl && blank(*q))
+            ++q;
+        const char* name = q;
+        while (q < nl && !blank(*q) && *q != '\r')
+            ++q;
+        if (q == name)
+            continue;
+        const auto nameLen = static_cast<uint32_t>(q - name);
+        while (q < nl && blank(*q))
+            ++q;
+        uint32_t module = 0, moduleLen = 0;
+        if (q < nl && *q == '[') {
+            const char* close = q + 1;
+            while (close < nl && *close != ']')
+                ++close;
+            if (close < nl) {
+                module = static_cast<uint32_t>(q + 1 - base);
+                moduleLen = static_cast<uint32_t>(close - q - 1);
+            }
+        }
         // every symbol ends the one before it; only functions get a name
-        const bool text = t == 't' || t == 'T' || t == 'w' || t == 'W';
-        table.add(addr, addr, text ? name : std::string_view{}, module);
-    });
+        const bool function = t == 't' || t == 'T' || t == 'w' || t == 'W';
+        starts.push_back(addr);
+        refs.push_back({static_cast<uint32_t>(name - base), function ? nameLen : 0, module, moduleLen});
+    }
+    if (text.size() >= UINT32_MAX) // offsets are 32-bit: copy the names instead (never seen in practice)
+        for (std::size_t i = 0; i < starts.size(); ++i)
+            table.add(starts[i], starts[i], text.substr(refs[i][0], refs[i][1]),
+                      text.substr(refs[i][2], refs[i][3]));
+    else {
+        table.adoptText(std::move(input), starts.size());
+        for (std::size_t i = 0; i < starts.size(); ++i)
+            table.addInText(starts[i], refs[i][0], refs[i][1], refs[i][2], refs[i][3]);
+    }
     table.finalize(4096);
     return table;
 }

@@ -7,6 +7,7 @@
 #include "../native/symtest_probe.h"
 #include "testutil.h"
 
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
@@ -38,6 +39,12 @@ std::vector<SymbolFrame> symbolizeOne(Symbolizer& sym, const Location& where, bo
 
 QByteArray bytesFromHex(const std::string& hex) {
     return QByteArray::fromHex(QByteArray::fromStdString(hex));
+}
+
+/// `<debugDir>/.build-id/xx/yyyy.debug` for build-id `id`, its directory made; empty when it cannot be.
+QString buildIdDebugFile(const QString& debugDir, const std::string& id) {
+    const QString idDir = debugDir + QStringLiteral("/.build-id/") + toQ(id.substr(0, 2));
+    return QDir().mkpath(idDir) ? idDir + u'/' + toQ(id.substr(2)) + QStringLiteral(".debug") : QString();
 }
 
 /// A copy of `source` in `dir` whose build-id differs in one byte.
@@ -212,9 +219,8 @@ private Q_SLOTS:
         const std::string id = elfBuildId(lib.toStdString());
         QTemporaryDir dir;
         const QString debugDir = dir.path() + QStringLiteral("/debug");
-        const QString idDir = debugDir + QStringLiteral("/.build-id/") + toQ(id.substr(0, 2));
-        QVERIFY(QDir().mkpath(idDir));
-        const QString debugFile = idDir + u'/' + toQ(id.substr(2)) + QStringLiteral(".debug");
+        const QString debugFile = buildIdDebugFile(debugDir, id);
+        QVERIFY(!debugFile.isEmpty());
         const QString stripped = dir.path() + QStringLiteral("/libscorch_symtest.so");
         QCOMPARE(QProcess::execute(objcopy, {QStringLiteral("--only-keep-debug"), lib, debugFile}), 0);
         QCOMPARE(QProcess::execute(objcopy, {QStringLiteral("--strip-debug"), lib, stripped}), 0);
@@ -334,6 +340,182 @@ private Q_SLOTS:
             QVERIFY2(reports[1].problem.starts_with("build-id mismatch (running kernel has 12345678"),
                      reports[1].problem.c_str());
         }
+    }
+
+    void perfBuildIdCache() {
+        // perf record copies what it saw into its build-id cache (~/.debug): the kernel's kallsyms, the
+        // [vdso] image and the modules, each by build-id
+        const QString lib = QString::fromUtf8(SCORCH_SYMTEST_LIB);
+        const std::string libId = elfBuildId(lib.toStdString());
+        QTemporaryDir cache;
+        auto put = [&](const QString& source, const QString& relative) {
+            const QString target = cache.path() + u'/' + relative;
+            return QDir().mkpath(QFileInfo(target).absolutePath()) && QFile::copy(source, target);
+        };
+        QVERIFY(put(test::testData(QStringLiteral("native/kallsyms")),
+                    QStringLiteral("[kernel.kallsyms]/00c0ffee/kallsyms")));
+        QVERIFY(put(lib, QStringLiteral("[vdso]/") + toQ(libId) + QStringLiteral("/vdso")));
+        QVERIFY(put(lib, QStringLiteral(".build-id/") + toQ(libId.substr(0, 2)) + u'/' +
+                             toQ(libId.substr(2)) + QStringLiteral("/elf")));
+        SymbolizerOptions options;
+        options.buildIdCache = cache.path().toStdString();
+        options.kallsyms = "/nonexistent/kallsyms";
+        options.kernelNotes = "/nonexistent/notes"; // the running kernel's build-id unknown
+        options.debugDirs.clear();
+        Symbolizer sym(options);
+        const Location ret = locate(symtest::libFunction(5));
+        const std::vector<Symbolizer::Request> requests = {
+            {sym.kernel("00c0ffee"), 0xffffffff81000150, false}, // the recorded kernel's table
+            {sym.kernel("0badf00d"), 0xffffffff81000150, false}, // not cached: /proc path (missing)
+            {sym.module("[vdso]", libId), ret.offset, true},     // the recorded vdso image
+            {sym.module("/gone/libscorch_symtest.so", libId), ret.offset, true}, // deleted since recording
+        };
+        const auto r = sym.symbolize(requests);
+        QCOMPARE(toQ(r[0][0].function), QStringLiteral("do_syscall_64"));
+        QVERIFY(r[1][0].function.empty());
+        QCOMPARE(toQ(r[2][0].function), QStringLiteral("symtest::libFunction(int)"));
+        QCOMPARE(toQ(r[3][0].function), QStringLiteral("symtest::libFunction(int)"));
+        const auto reports = sym.report();
+        QVERIFY(toQ(reports[0].resolvedPath).endsWith(QStringLiteral("[kernel.kallsyms]/00c0ffee/kallsyms")));
+        QVERIFY2(reports[1].problem.starts_with("cannot read /nonexistent/kallsyms"),
+                 reports[1].problem.c_str());
+        QVERIFY(toQ(reports[2].resolvedPath).endsWith(QStringLiteral("/vdso")));
+        QVERIFY(toQ(reports[3].resolvedPath).endsWith(QStringLiteral("/elf")));
+
+        // without the cache none of them is found
+        options.buildIdCache.clear();
+        Symbolizer none(options);
+        const Symbolizer::Request vdso{none.module("[vdso]", libId), ret.offset, true};
+        QVERIFY(none.symbolize({&vdso, 1})[0][0].function.empty());
+    }
+
+    void preloadLoadsModulesInTheBackground() {
+        const Location exe = locate(symtest::outerFunction(3));
+        const Location lib = locate(symtest::libFunction(3));
+        SymbolizerOptions options;
+        options.kallsyms = test::testData(QStringLiteral("native/kallsyms")).toStdString();
+        std::vector<std::vector<SymbolFrame>> expected;
+        {
+            Symbolizer plain(options);
+            const std::vector<Symbolizer::Request> requests = {{plain.module(exe.path), exe.offset, true},
+                                                               {plain.module(lib.path), lib.offset, true},
+                                                               {plain.kernel(), 0xffffffff81000150, false}};
+            expected = plain.symbolize(requests);
+        }
+        Symbolizer sym(options);
+        const std::vector<Symbolizer::Request> requests = {{sym.module(exe.path), exe.offset, true},
+                                                           {sym.module(lib.path), lib.offset, true},
+                                                           {sym.kernel(), 0xffffffff81000150, false}};
+        for (const auto& r : requests) {
+            sym.preload(r.module);
+            sym.preload(r.module); // queued once
+        }
+        sym.preload(ModuleHandle{});   // no module: ignored
+        sym.preload(sym.jitMap(4242)); // JIT maps are read on lookup
+        const auto got = sym.symbolize(requests);
+        QCOMPARE(got.size(), expected.size());
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            QCOMPARE(got[i].size(), expected[i].size());
+            for (std::size_t k = 0; k < got[i].size(); ++k) {
+                QCOMPARE(toQ(got[i][k].function), toQ(expected[i][k].function));
+                QCOMPARE(got[i][k].line, expected[i][k].line);
+            }
+        }
+        QVERIFY(sym.report()[0].hasDebugInfo);
+        // destroyed while modules are queued: waits for the one being loaded, skips the rest, never hangs
+        for (int round = 0; round < 20; ++round) {
+            Symbolizer quick(options);
+            quick.preload(quick.module(lib.path));
+            quick.preload(quick.module(exe.path));
+            quick.preload(quick.kernel());
+        }
+    }
+
+    void compressedDebugSections_data() {
+        QTest::addColumn<QString>("compression");
+        QTest::newRow("zlib") << QStringLiteral("zlib");
+        QTest::newRow("zstd") << QStringLiteral("zstd");
+    }
+
+    void compressedDebugSections() {
+        // Debian's -dbg packages compress their debug sections: the symbolizer reads an inflated copy in a
+        // memfd shared by its sessions; frames are the same as from the uncompressed file
+        QFETCH(QString, compression);
+        const QString objcopy = QStandardPaths::findExecutable(QStringLiteral("objcopy"));
+        if (objcopy.isEmpty())
+            QSKIP("objcopy (binutils) not installed");
+        const QString lib = QString::fromUtf8(SCORCH_SYMTEST_LIB);
+        const std::string id = elfBuildId(lib.toStdString());
+        QTemporaryDir dir;
+        const QString compressed = dir.path() + QStringLiteral("/libscorch_symtest.so");
+        if (QProcess::execute(
+                objcopy, {QStringLiteral("--compress-debug-sections=") + compression, lib, compressed}) != 0)
+            QSKIP("this objcopy cannot compress debug sections with " + compression.toUtf8());
+        QVERIFY(test::readAll(compressed) != test::readAll(lib));
+        // and as a separate debug file, found by build-id, beside a stripped library
+        const QString debugDir = dir.path() + QStringLiteral("/debug");
+        const QString debugFile = buildIdDebugFile(debugDir, id);
+        QVERIFY(!debugFile.isEmpty());
+        const QString strippedDir = dir.path() + QStringLiteral("/stripped");
+        QVERIFY(QDir().mkpath(strippedDir));
+        const QString stripped = strippedDir + QStringLiteral("/libscorch_symtest.so");
+        QCOMPARE(QProcess::execute(objcopy, {QStringLiteral("--only-keep-debug"),
+                                             QStringLiteral("--compress-debug-sections=") + compression, lib,
+                                             debugFile}),
+                 0);
+        QCOMPARE(QProcess::execute(objcopy, {QStringLiteral("--strip-debug"), lib, stripped}), 0);
+
+        const std::vector<Location> where = {locate(symtest::libFunction(6)),
+                                             locate(reinterpret_cast<const void*>(&symtest::libFunction))};
+        auto frames = [&](const QString& path, const std::string& debugDirPath) {
+            SymbolizerOptions options;
+            options.debugDirs = {debugDirPath};
+            options.threads = 2;
+            Symbolizer sym(options);
+            std::vector<Symbolizer::Request> requests;
+            for (const Location& w : where)
+                requests.push_back({sym.module(path.toStdString(), id), w.offset, &w == &where[0]});
+            auto result = sym.symbolize(requests);
+            // the copy is mapped while the symbolizer lives
+            const bool inflated =
+                test::readAll(QStringLiteral("/proc/self/maps")).contains("scorch-inflated:");
+            return std::make_pair(result, inflated);
+        };
+        const auto [plain, plainInflated] = frames(lib, "/nonexistent");
+        QVERIFY(!plainInflated);
+        QVERIFY(plain[0].size() >= 2); // with the inline frame
+        for (const QString& path : {compressed, stripped}) {
+            const auto [got, inflated] = frames(path, debugDir.toStdString());
+            QVERIFY2(inflated, qPrintable(path));
+            QCOMPARE(got.size(), plain.size());
+            for (std::size_t i = 0; i < got.size(); ++i) {
+                QCOMPARE(got[i].size(), plain[i].size());
+                for (std::size_t k = 0; k < got[i].size(); ++k) {
+                    QCOMPARE(toQ(got[i][k].function), toQ(plain[i][k].function));
+                    QCOMPARE(toQ(got[i][k].file), toQ(plain[i][k].file));
+                    QCOMPARE(got[i][k].line, plain[i][k].line);
+                    QCOMPARE(got[i][k].inlined, plain[i][k].inlined);
+                }
+            }
+        }
+
+        // a compressed section that does not inflate: no copy, libdw reads the file itself; no crash, and the
+        // function still comes from the symbol table
+        QByteArray image = test::readAll(compressed);
+        const qsizetype at = image.size() / 2;
+        for (qsizetype i = at; i < at + 64 && i < image.size(); ++i)
+            image[i] = static_cast<char>(image[i] ^ 0xa5);
+        const QString corrupt = dir.path() + QStringLiteral("/corrupt.so");
+        QFile f(corrupt);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(image);
+        f.close();
+        SymbolizerOptions options;
+        options.debugDirs.clear();
+        Symbolizer sym(options);
+        const Symbolizer::Request r{sym.module(corrupt.toStdString()), where[0].offset, true};
+        const auto got = sym.symbolize({&r, 1});
+        QCOMPARE(got.size(), std::size_t(1));
     }
 
     void jitSymbolsFromPerfMap() {

@@ -22,6 +22,9 @@
 
 namespace scorch {
 
+/// $HOME/.debug (perf's build-id cache); empty without HOME.
+std::string defaultBuildIdCache();
+
 struct SymbolizerOptions {
     /// Extra directories searched for a module by its file name when the recorded path is missing or its
     /// build-id does not match (the build-id is always verified when it is known).
@@ -36,6 +39,12 @@ struct SymbolizerOptions {
     std::string kernelNotes = "/sys/kernel/notes";
     /// Where perf-PID.map files of JIT compilers are looked for.
     std::string jitMapDir = "/tmp";
+    /// perf's build-id cache (`perf record` copies what it saw there, by build-id): the kernel's kallsyms
+    /// as it was at recording time (`[kernel.kallsyms]/ID/kallsyms`, preferred over `kallsyms`: it is the
+    /// recorded kernel's own table, and reading a file is much cheaper than /proc/kallsyms), the [vdso]
+    /// image (`[vdso]/ID/vdso`) and modules (`.build-id/xx/yyyy/elf`) that are no longer on disk. Empty =
+    /// not used. Default: $HOME/.debug.
+    std::string buildIdCache = defaultBuildIdCache();
     bool inlineFrames = true;
     bool sourceLines = true;
     bool demangle = true;
@@ -47,6 +56,7 @@ struct SymbolizerOptions {
     static SymbolizerOptions offline() {
         SymbolizerOptions o;
         o.debugDirs.clear();
+        o.buildIdCache.clear();
         o.sysroot = "/nonexistent-scorch-sysroot";
         o.kallsyms.clear();
         o.jitMapDir = o.sysroot;
@@ -100,6 +110,13 @@ public:
     ModuleHandle kernel(std::string_view buildId = {});
     /// JIT code of process `pid` (options.jitMapDir/perf-PID.map).
     ModuleHandle jitMap(int64_t pid);
+
+    /// Starts loading a module on a background thread (finding its file, reading its symbols and
+    /// decompressing its debug info; kallsyms for the kernel), so that a later symbolize() finds it ready:
+    /// readers call this when a module first appears in a sample, which overlaps the fixed cost of opening
+    /// a module with reading the rest of the input. Does nothing for JIT maps (re-read on every lookup) and
+    /// modules already loaded or queued. The destructor waits for a load in progress and skips the rest.
+    void preload(ModuleHandle module);
 
     struct Request {
         ModuleHandle module;
