@@ -1,5 +1,7 @@
 #include "scorch/calltree.h"
 
+#include "hugepages.h"
+
 #include "scorch/costs.h"
 #include "scorch/strings.h"
 
@@ -45,7 +47,11 @@ void CallTree::setSelfCosts(std::vector<std::vector<int64_t>> self) {
 }
 
 void CallTree::computeTotals() {
-    m_total = m_self;
+    m_total.resize(m_self.size());
+    for (std::size_t t = 0; t < m_self.size(); ++t) {
+        detail::reserveHuge(m_total[t], m_self[t].size());
+        m_total[t].assign(m_self[t].begin(), m_self[t].end());
+    }
     for (auto& total : m_total)
         for (NodeId i = static_cast<NodeId>(size()); i-- > 1;)
             addCost(total[m_parent[i]], total[i]);
@@ -67,10 +73,12 @@ bool CallTree::fromPreorder(std::span<const NodeId> parent, std::span<const Fram
                             std::vector<std::vector<int64_t>>& self, CallTree& out) {
     const std::size_t n = parent.size();
     CallTree t;
+    detail::reserveHuge(t.m_parent, n);
+    detail::reserveHuge(t.m_frame, n);
     t.m_parent.assign(parent.begin(), parent.end());
     t.m_frame.assign(frame.begin(), frame.end());
-    t.m_end.resize(n);
-    t.m_depth.resize(n);
+    detail::assignHuge(t.m_end, n, NodeId(0));
+    detail::assignHuge(t.m_depth, n, 0u);
     std::vector<NodeId> path; // the path from the root to the previous node
     path.reserve(64);
     if (n) {
@@ -130,10 +138,10 @@ CallTree CallTree::fromParentArray(std::span<const NodeId> parent, std::span<con
         subtree[parent[i]] += subtree[i];
 
     CallTree t;
-    t.m_parent.resize(n);
-    t.m_end.resize(n);
-    t.m_frame.resize(n);
-    t.m_depth.resize(n);
+    detail::assignHuge(t.m_parent, n, NodeId(0));
+    detail::assignHuge(t.m_end, n, NodeId(0));
+    detail::assignHuge(t.m_frame, n, FrameId{});
+    detail::assignHuge(t.m_depth, n, 0u);
     std::vector<NodeId> newId(n);
     std::vector<NodeId> stack;
     stack.reserve(64);
@@ -156,7 +164,8 @@ CallTree CallTree::fromParentArray(std::span<const NodeId> parent, std::span<con
             stack.push_back(kids[k]);
     }
     for (auto& s : self) {
-        std::vector<int64_t> reordered(n, 0);
+        std::vector<int64_t> reordered;
+        detail::assignHuge(reordered, n, int64_t(0));
         for (std::size_t i = 0; i < n && i < s.size(); ++i)
             reordered[newId[i]] = s[i];
         s.swap(reordered);

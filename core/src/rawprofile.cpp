@@ -4,12 +4,16 @@
 #include "scorch/symbolizer.h"
 
 #include "hash.h"
+#include "hugepages.h"
 #include "rawprofile_tree.h"
 #include "trace.h"
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <cstdio>
 #include <mutex>
+#include <thread>
 #include <unordered_map>
 
 namespace scorch {
@@ -145,7 +149,80 @@ struct RawProfileBuilder::Impl {
             }
         }
         addrTable.insert(slot, id, [&](uint32_t i) { return hashRaw(addrs[i]); });
+        addrTotal.store(addrs.size(), std::memory_order_relaxed);
+        if (options.symbolizeAhead && addrs.size() % kAheadBatch == 0)
+            wakeAhead();
         return id;
+    }
+
+    // --- symbolizing ahead: a thread symbolizes and resolves new addresses while samples arrive ---
+    static constexpr std::size_t kAheadBatch = 4096;
+    std::atomic<std::size_t> addrTotal{0};     ///< addrs.size()
+    std::atomic<std::size_t> resolvedTotal{0}; ///< addrFirst.size()
+    std::mutex aheadMutex;                     ///< guards aheadStop and the thread's start
+    std::condition_variable aheadWake;
+    bool aheadStop = false;
+    std::atomic<int> snapshots{0};        ///< snapshots waiting or running: the ahead thread gives way
+    std::atomic<bool> aheadCancel{false}; ///< stops the ahead thread's batch (what it looked up stays cached)
+    std::thread ahead;
+
+    void wakeAhead() {
+        {
+            std::lock_guard lock(aheadMutex);
+            if (aheadStop)
+                return;
+            if (!ahead.joinable())
+                ahead = std::thread([this] { aheadLoop(); });
+        }
+        aheadWake.notify_one();
+    }
+    void aheadLoop() {
+        for (;;) {
+            {
+                std::unique_lock lock(aheadMutex);
+                aheadWake.wait(lock, [&] {
+                    return aheadStop ||
+                           (snapshots.load() == 0 && addrTotal.load() >= resolvedTotal.load() + kAheadBatch);
+                });
+                if (aheadStop)
+                    return;
+            }
+            // one thread, a bounded batch: a snapshot waits for at most one batch, then uses every thread
+            std::lock_guard snap(snapshotting);
+            resolveNew(&aheadCancel, 1, kAheadBatch);
+        }
+    }
+    void stopAhead() {
+        {
+            std::lock_guard lock(aheadMutex);
+            aheadStop = true;
+        }
+        aheadCancel = true;
+        aheadWake.notify_all();
+        if (ahead.joinable())
+            ahead.join();
+    }
+    ~Impl() { stopAhead(); }
+
+    /// Symbolizes and resolves the next (at most `limit`) addresses not resolved yet, with `snapshotting`
+    /// held; false when cancelled (nothing resolved then).
+    bool resolveNew(const std::atomic<bool>* cancel, unsigned threads, std::size_t limit = SIZE_MAX) {
+        std::vector<Symbolizer::Request> requests;
+        {
+            std::lock_guard lock(data);
+            const std::size_t end =
+                addrs.size() - addrFirst.size() > limit ? addrFirst.size() + limit : addrs.size();
+            for (std::size_t i = addrFirst.size(); i < end; ++i)
+                requests.push_back({addrs[i].module, addrs[i].address, addrs[i].returnAddress});
+        }
+        if (requests.empty())
+            return true;
+        auto frames = symbolizer.symbolize(requests, cancel, threads);
+        if (cancel && cancel->load())
+            return false;
+        resolve(requests, frames);
+        resolvedTotal.store(addrFirst.size());
+        return true;
     }
 
     void resolve(std::span<const Symbolizer::Request> requests,
@@ -336,7 +413,27 @@ Profile RawProfileBuilder::finish(ProfileMeta meta, const std::atomic<bool>* can
 }
 
 Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>* cancel) {
+    // the ahead thread stops its batch (the Symbolizer keeps what it looked up) and waits until we are done
+    struct GiveWay {
+        Impl& d;
+        explicit GiveWay(Impl& impl)
+            : d(impl) {
+            ++d.snapshots;
+            d.aheadCancel = true;
+        }
+        ~GiveWay() {
+            {
+                std::lock_guard lock(d.aheadMutex);
+                --d.snapshots;
+            }
+            d.aheadWake.notify_all();
+        }
+    } giveWay(*this);
     std::lock_guard snap(snapshotting);
+    {
+        std::lock_guard lock(aheadMutex);
+        aheadCancel = aheadStop;
+    }
     if (cancel && cancel->load())
         throw ImportCancelled();
 
@@ -350,8 +447,6 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
     std::vector<uint32_t> newAddrs; // address ids of the new stacks, root -> leaf, concatenated
     std::vector<CostType> types2;
     std::vector<ThreadInfo> threads2;
-    std::vector<Symbolizer::Request> requests;
-    const auto known = static_cast<uint32_t>(addrFirst.size());
     uint64_t samples2;
     double tMin, tMax;
     bool time2;
@@ -362,7 +457,7 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
         for (uint32_t s : dirty)
             if (s >= expanded)
                 newSize += stacks[s].size;
-        newAddrs.reserve(newSize);
+        detail::reserveHuge(newAddrs, newSize);
         deltas.reserve(dirty.size());
         deltaCost.reserve(dirty.size() * stackCost.size());
         for (uint32_t s : dirty) {
@@ -379,26 +474,20 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
         for (const Type& t : types)
             types2.push_back({t.name, t.unit, 0});
         threads2 = threads;
-        for (std::size_t i = known; i < addrs.size(); ++i)
-            requests.push_back({addrs[i].module, addrs[i].address, addrs[i].returnAddress});
         samples2 = samples;
         tMin = timeMin, tMax = timeMax, time2 = hasTime;
     }
 
-    // symbolize the addresses no earlier snapshot has seen
-    if (!requests.empty()) {
-        auto frames = symbolizer.symbolize(requests, cancel);
-        if (cancel && cancel->load()) { // the next snapshot takes these samples again
-            std::lock_guard lock(data);
-            for (const Delta& x : deltas) {
-                if (!stacks[x.stack].dirty) {
-                    stacks[x.stack].dirty = true;
-                    dirty.push_back(x.stack);
-                }
+    // symbolize the addresses neither an earlier snapshot nor the ahead thread has resolved
+    if (!resolveNew(cancel, 0)) { // cancelled: the next snapshot takes these samples again
+        std::lock_guard lock(data);
+        for (const Delta& x : deltas) {
+            if (!stacks[x.stack].dirty) {
+                stacks[x.stack].dirty = true;
+                dirty.push_back(x.stack);
             }
-            throw ImportCancelled();
         }
-        resolve(requests, frames);
+        throw ImportCancelled();
     }
 
     detail::trace("build the tree");
@@ -435,7 +524,7 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
         pathStacks.clear();
         pathRefs.clear();
         pathStacks.reserve(newStacks);
-        pathRefs.reserve(newFrames);
+        detail::reserveHuge(pathRefs, newFrames);
     }
     for (const Delta& x : deltas) {
         if (x.stack >= expanded) {

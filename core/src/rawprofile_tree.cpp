@@ -1,6 +1,7 @@
 // IncrementalTree: see rawprofile_tree.h.
 #include "rawprofile_tree.h"
 
+#include "hugepages.h"
 #include "linecosts.h"
 #include "trace.h"
 
@@ -197,6 +198,11 @@ void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<co
     // stack, a child of a node made in this batch is new too (no lookup); only nodes of earlier batches are
     // searched.
     const auto firstNew = static_cast<uint32_t>(m_parent.size());
+    // at most one new node per frame
+    reserveHuge(m_parent, firstNew + refs.size());
+    reserveHuge(m_frame, firstNew + refs.size());
+    reserveHuge(m_firstChild, firstNew + refs.size());
+    reserveHuge(m_nextSibling, firstNew + refs.size());
     const bool intoEmpty = firstNew == 1;
     std::vector<uint32_t> leaf(stacks.size(), kRootNode);
     std::vector<uint32_t> nodes; // nodes[d]: the previous stack's node at depth d + 1
@@ -284,7 +290,8 @@ Profile IncrementalTree::profile(ProfileMeta meta) const {
 
     std::vector<std::vector<int64_t>> self;
     for (std::size_t t = 0; t < m_types.size(); ++t) {
-        std::vector<int64_t> s(m_parent.size(), 0);
+        std::vector<int64_t> s;
+        assignHuge(s, m_parent.size(), int64_t(0));
         for (std::size_t e = 0; e < m_entryNode.size(); ++e)
             scorch::addCost(s[m_entryNode[e]], m_entryCost[t][e]);
         self.push_back(std::move(s));

@@ -459,7 +459,9 @@ std::vector<ModuleReport> Symbolizer::report() const {
 }
 
 std::vector<std::vector<SymbolFrame>> Symbolizer::symbolize(std::span<const Request> requests,
-                                                            const std::atomic<bool>* cancel) {
+                                                            const std::atomic<bool>* cancel,
+                                                            unsigned maxThreads) {
+    const unsigned threads = maxThreads ? std::min(maxThreads, d->threads) : d->threads;
     std::vector<std::vector<SymbolFrame>> result(requests.size());
     detail::trace("symbolize " + std::to_string(requests.size()) + " addresses");
 
@@ -513,7 +515,7 @@ std::vector<std::vector<SymbolFrame>> Symbolizer::symbolize(std::span<const Requ
         const std::size_t n = w.keys.size();
         if (n == 0)
             continue;
-        const std::size_t chunk = std::max<std::size_t>(4096, (n + d->threads - 1) / d->threads);
+        const std::size_t chunk = std::max<std::size_t>(4096, (n + threads - 1) / threads);
         for (std::size_t b = 0; b < n; b += chunk)
             units.push_back({&w, b, std::min(n, b + chunk)});
     }
@@ -531,7 +533,7 @@ std::vector<std::vector<SymbolFrame>> Symbolizer::symbolize(std::span<const Requ
                 unit.work->frames[unit.begin + k] = std::move(out[k]);
         }
     };
-    const std::size_t workers = std::min<std::size_t>(d->threads, units.size());
+    const std::size_t workers = std::min<std::size_t>(threads, units.size());
     std::vector<std::thread> pool;
     for (std::size_t t = 1; t < workers; ++t)
         pool.emplace_back(worker);

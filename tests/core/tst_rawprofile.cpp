@@ -317,6 +317,57 @@ private Q_SLOTS:
         QCOMPARE(mine.threads[0].samples, expected.threads[0].samples);
     }
 
+    void symbolizingAheadGivesTheSameProfile() {
+        // thousands of unique addresses (every byte of the test program's text around a few functions) so
+        // that the ahead thread resolves batches while samples still arrive, a snapshot in between: the
+        // profile must equal the one symbolized only at the end
+        const Location exe = locate(symtest::outerFunction(8));
+        const Location lib = locate(symtest::libFunction(8));
+        uint64_t snapshotSamples = 0;
+        auto run = [&](bool ahead, bool snapshotInBetween) -> Profile {
+            Symbolizer sym;
+            RawProfileOptions options;
+            options.symbolizeAhead = ahead;
+            RawProfileBuilder raw(sym, options);
+            const uint32_t cpu = raw.costType("cpu-clock", CostUnit::Nanoseconds);
+            const uint32_t thread = raw.thread("t", 1, 1);
+            const ModuleHandle modules[] = {sym.module(exe.path), sym.module(lib.path)};
+            const uint64_t bases[] = {exe.offset > 6000 ? exe.offset - 6000 : 0,
+                                      lib.offset > 600 ? lib.offset - 600 : 0};
+            for (uint64_t i = 0; i < 14000; ++i) {
+                const bool inLib = i % 7 == 0;
+                const RawFrame frames[] = {
+                    {modules[inLib], bases[inLib] + (inLib ? i / 7 % 1200 : i % 12000), i % 3 != 0},
+                    {modules[0], exe.offset, true}};
+                const CostValue c{cpu, static_cast<int64_t>(1 + i % 5)};
+                raw.addSample(thread, frames, {&c, 1});
+                if (snapshotInBetween && i == 9000)
+                    snapshotSamples = raw.snapshot({}).meta.samples;
+            }
+            return raw.finish({});
+        };
+        const Profile atTheEnd = run(false, false);
+        QVERIFY(atTheEnd.tree.size() > 20);
+        QVERIFY(atTheEnd.lineCosts.size() > 20);
+        const auto expected = contents(atTheEnd);
+        QVERIFY(contents(run(true, false)) == expected);
+        QVERIFY(contents(run(true, true)) == expected);
+        QCOMPARE(snapshotSamples, uint64_t(9001));
+
+        // destroyed while the ahead thread works: stops it, never hangs
+        for (int round = 0; round < 5; ++round) {
+            Symbolizer sym;
+            RawProfileBuilder raw(sym);
+            const uint32_t cpu = raw.costType("cpu-clock", CostUnit::Nanoseconds);
+            const uint32_t thread = raw.thread("t", 1, 1);
+            for (uint64_t i = 0; i < 9000; ++i) {
+                const RawFrame f{sym.module(exe.path), exe.offset + i % 8000, false};
+                const CostValue c{cpu, 1};
+                raw.addSample(thread, {&f, 1}, {&c, 1});
+            }
+        }
+    }
+
     void moduleWithoutDebugInfoIsAWarning() {
         const QString objcopy = QStandardPaths::findExecutable(QStringLiteral("objcopy"));
         if (objcopy.isEmpty())

@@ -127,8 +127,10 @@ public:
     /// also split across workers), with a per-module cache. result[i] belongs to requests[i] and lists
     /// the frames outermost first (the real function, then the functions inlined into it, innermost last);
     /// an address that cannot be resolved gives one frame with an empty function name.
+    /// `maxThreads` (0 = options.threads) bounds the threads of this call.
     std::vector<std::vector<SymbolFrame>> symbolize(std::span<const Request> requests,
-                                                    const std::atomic<bool>* cancel = nullptr);
+                                                    const std::atomic<bool>* cancel = nullptr,
+                                                    unsigned maxThreads = 0);
 
     std::string_view modulePath(ModuleHandle module) const;
     ModuleType moduleType(ModuleHandle module) const;
@@ -157,6 +159,9 @@ struct RawProfileOptions {
     bool unresolvedAddresses = false;
     /// A FrameKind::Process root frame named after the thread (as perf script's importer does).
     bool processRoot = true;
+    /// New addresses are symbolized on a background thread while samples still arrive (in batches of a few
+    /// thousand), so that a snapshot has little left to symbolize.
+    bool symbolizeAhead = true;
 };
 
 /// Raw address samples -> Profile: identical raw stacks are aggregated as they arrive (count and summed
