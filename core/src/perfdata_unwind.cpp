@@ -3,9 +3,16 @@
 // and from the module files for addresses outside it. The technique follows perf's unwind-libdw.c.
 #include "perfdata.h"
 
-#include <elfutils/libdwfl.h>
-#include <gelf.h>
+#include "symbolizer_internal.h"
+#include "trace.h"
 
+#include <dwarf.h>
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <unistd.h>
+
+#include <cstdlib>
 #include <cstring>
 #include <unordered_map>
 
@@ -126,6 +133,12 @@ int frameCallback(Dwfl_Frame* state, void* arg) {
     return c.out->size() < c.maxFrames ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
+/// SCORCH_LIBDW_UNWIND=1: every sample through libdw's unwinder (for comparing the fast path with it).
+bool fastDisabled() {
+    static const bool off = std::getenv("SCORCH_LIBDW_UNWIND") != nullptr;
+    return off;
+}
+
 const Dwfl_Thread_Callbacks kThreadCallbacks = {
     nextThread, getThread, memoryRead, setInitialRegisters, nullptr, nullptr,
 };
@@ -159,10 +172,179 @@ struct Process {
 
 } // namespace
 
+/// The fast path: most frames of x86-64 code unwind by one of a few CFI rules (CFA = rsp or rbp + offset,
+/// return address and rbp saved at CFA + offset). Those rules are looked up once per address in the
+/// module's .eh_frame (libdw's CFI reader) and cached, and the stack is walked with them directly. Anything
+/// else (no FDE, expressions as in PLT entries and signal frames, rbp unknown, a return address of 0) makes
+/// the sample go through libdw's full unwinder instead, so results only differ from libdw's where libdw
+/// loses track: a callee-saved rbp without a rule is taken as unchanged (the ABI's rule) rather than unknown.
+struct CfiRule {
+    enum class Kind : uint8_t { Simple, Outermost, Other } kind = Kind::Other;
+    uint8_t cfaRegister = 7; // DWARF 7 = rsp, 6 = rbp
+    bool rbpSaved = false;
+    int64_t cfaOffset = 0, raOffset = 0, rbpOffset = 0;
+};
+
+struct CfiModule {
+    bool ok = false;
+    int fd = -1;
+    Elf* elf = nullptr;
+    Dwarf_CFI* cfi = nullptr;
+    ElfFileInfo file;
+    std::unordered_map<uint64_t, CfiRule> rules; // by ELF virtual address
+
+    explicit CfiModule(const std::string& path) {
+        file = readElfFileInfo(path);
+        fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (!file.ok || fd < 0)
+            return;
+        elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+        cfi = elf ? dwarf_getcfi_elf(elf) : nullptr;
+        ok = cfi != nullptr;
+    }
+    ~CfiModule() {
+        if (cfi)
+            dwarf_cfi_end(cfi);
+        if (elf)
+            elf_end(elf);
+        if (fd >= 0)
+            ::close(fd);
+    }
+    CfiModule(const CfiModule&) = delete;
+    CfiModule& operator=(const CfiModule&) = delete;
+
+    const CfiRule& rule(uint64_t vaddr) {
+        auto [it, fresh] = rules.try_emplace(vaddr);
+        if (fresh)
+            it->second = compute(vaddr);
+        return it->second;
+    }
+
+private:
+    /// "saved at CFA + offset" as libdw gives it: DW_OP_call_frame_cfa [, DW_OP_plus_uconst offset].
+    static bool cfaOffsetRule(const Dwarf_Op* ops, std::size_t n, int64_t& offset) {
+        if (n == 0 || ops[0].atom != DW_OP_call_frame_cfa)
+            return false;
+        if (n == 1) {
+            offset = 0;
+            return true;
+        }
+        if (n == 2 && ops[1].atom == DW_OP_plus_uconst) {
+            offset = static_cast<int64_t>(ops[1].number);
+            return true;
+        }
+        return false;
+    }
+
+    CfiRule compute(uint64_t vaddr) const {
+        CfiRule r;
+        Dwarf_Frame* frame = nullptr;
+        if (dwarf_cfi_addrframe(cfi, vaddr, &frame) != 0)
+            return r;
+        Dwarf_Op* ops = nullptr;
+        std::size_t n = 0;
+        Dwarf_Op mem[3];
+        if (dwarf_frame_cfa(frame, &ops, &n) == 0 && n == 1 && ops[0].atom == DW_OP_bregx &&
+            (ops[0].number == 7 || ops[0].number == 6)) {
+            r.cfaRegister = static_cast<uint8_t>(ops[0].number);
+            r.cfaOffset = static_cast<int64_t>(ops[0].number2);
+            if (dwarf_frame_register(frame, 16, mem, &ops, &n) == 0) {
+                if (n == 0) {
+                    // no rule that gives the return address (undefined, as at _start and thread starts, or
+                    // "same value"): libdw cannot go on from here either, the stack ends
+                    r.kind = CfiRule::Kind::Outermost;
+                } else if (cfaOffsetRule(ops, n, r.raOffset) &&
+                           dwarf_frame_register(frame, 6, mem, &ops, &n) == 0) {
+                    if (n == 0)
+                        r.kind = CfiRule::Kind::Simple; // rbp unchanged
+                    else if (cfaOffsetRule(ops, n, r.rbpOffset))
+                        r.kind = CfiRule::Kind::Simple, r.rbpSaved = true;
+                }
+            }
+        }
+        std::free(frame);
+        return r;
+    }
+};
+
 struct DwarfUnwinder::Impl {
     FindMap findMap;
     std::unordered_map<int64_t, std::unique_ptr<Process>> processes;
+    std::unordered_map<std::string_view, std::unique_ptr<CfiModule>> cfiModules; // by (interned) path
+    std::string_view lastPath;
+    CfiModule* lastModule = nullptr;
+    uint64_t fast = 0, throughLibdw = 0; // samples
+    ~Impl() {
+        trace("unwound " + std::to_string(fast) + " samples by cached CFI rules, " +
+              std::to_string(throughLibdw) + " by libdw");
+    }
+
+    CfiModule& cfiModule(std::string_view path) {
+        if (path.data() == lastPath.data() && path.size() == lastPath.size())
+            return *lastModule;
+        std::unique_ptr<CfiModule>& m = cfiModules[path];
+        if (!m)
+            m = std::make_unique<CfiModule>(std::string(path));
+        lastPath = path;
+        lastModule = m.get();
+        return *m;
+    }
+
+    enum class Fast { Done, UseLibdw };
+    Fast fastUnwind(int64_t pid, const Context& c, uint64_t stackStart, std::string_view stack,
+                    std::size_t maxFrames, std::vector<Frame>& out);
 };
+
+DwarfUnwinder::Impl::Fast DwarfUnwinder::Impl::fastUnwind(int64_t pid, const Context& c, uint64_t stackStart,
+                                                          std::string_view stack, std::size_t maxFrames,
+                                                          std::vector<Frame>& out) {
+    uint64_t ip = 0, sp = 0, bp = 0;
+    if (!perfReg(c, 8, ip) || !perfReg(c, 7, sp))
+        return Fast::UseLibdw;
+    bool bpKnown = perfReg(c, 6, bp);
+    auto read = [&](uint64_t addr, uint64_t& value) {
+        if (addr < stackStart || addr - stackStart > stack.size() || stack.size() - (addr - stackStart) < 8)
+            return false;
+        std::memcpy(&value, stack.data() + (addr - stackStart), 8);
+        return true;
+    };
+    const std::size_t before = out.size();
+    auto libdw = [&] {
+        out.resize(before);
+        ++throughLibdw;
+        return Fast::UseLibdw;
+    };
+    for (bool first = true;; first = false) {
+        out.push_back({ip, first});
+        if (out.size() - before >= maxFrames)
+            return ++fast, Fast::Done;
+        const UnwindMap* m = findMap(pid, ip);
+        if (!m || m->path.empty() || (!first && ip == m->start))
+            return libdw();
+        CfiModule& module = cfiModule(m->path);
+        uint64_t vaddr = 0;
+        // a return address is looked up one byte back: the call, not the instruction after it
+        if (!module.ok || !module.file.toVaddr(ip - (first ? 0 : 1) - m->start + m->pgoff, vaddr))
+            return libdw();
+        const CfiRule& r = module.rule(vaddr);
+        if (r.kind == CfiRule::Kind::Outermost)
+            return ++fast, Fast::Done;
+        if (r.kind != CfiRule::Kind::Simple || (r.cfaRegister == 6 && !bpKnown))
+            if (r.kind != CfiRule::Kind::Simple || (r.cfaRegister == 6 && !bpKnown))
+                return libdw();
+
+        const uint64_t cfa = (r.cfaRegister == 7 ? sp : bp) + static_cast<uint64_t>(r.cfaOffset);
+        uint64_t ra = 0;
+        if (!read(cfa + static_cast<uint64_t>(r.raOffset), ra))
+            return ++fast, Fast::Done; // the stack copy ends here: where libdw stops too
+        if (ra == 0 || cfa <= sp)
+            return libdw();
+        if (r.rbpSaved)
+            bpKnown = read(cfa + static_cast<uint64_t>(r.rbpOffset), bp);
+        sp = cfa;
+        ip = ra;
+    }
+}
 
 DwarfUnwinder::DwarfUnwinder(FindMap findMap)
     : d(std::make_unique<Impl>()) {
@@ -180,6 +362,13 @@ bool DwarfUnwinder::unwind(int64_t pid, int64_t tid, uint64_t regMask, std::span
                            uint64_t stackStart, std::string_view stack, std::size_t maxFrames,
                            std::vector<Frame>& out) {
     const std::size_t before = out.size();
+    if (maxFrames > 0 && !fastDisabled()) {
+        Context c;
+        c.regMask = regMask;
+        c.regs = regs;
+        if (d->fastUnwind(pid, c, stackStart, stack, maxFrames, out) == Impl::Fast::Done)
+            return true;
+    }
     std::unique_ptr<Process>& slot = d->processes[pid];
     if (!slot) {
         slot = std::make_unique<Process>();

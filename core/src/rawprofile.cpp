@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <mutex>
@@ -150,12 +151,13 @@ struct RawProfileBuilder::Impl {
         }
         addrTable.insert(slot, id, [&](uint32_t i) { return hashRaw(addrs[i]); });
         addrTotal.store(addrs.size(), std::memory_order_relaxed);
-        if (options.symbolizeAhead && addrs.size() % kAheadBatch == 0)
+        if (options.symbolizeAhead && (addrs.size() == 1 || addrs.size() % 64 == 0))
             wakeAhead();
         return id;
     }
 
-    // --- symbolizing ahead: a thread symbolizes and resolves new addresses while samples arrive ---
+    // --- symbolizing ahead: a thread symbolizes and resolves new addresses while samples arrive, a batch
+    // when kAheadBatch are waiting or 10 ms after the first of them arrived ---
     static constexpr std::size_t kAheadBatch = 4096;
     std::atomic<std::size_t> addrTotal{0};     ///< addrs.size()
     std::atomic<std::size_t> resolvedTotal{0}; ///< addrFirst.size()
@@ -179,13 +181,18 @@ struct RawProfileBuilder::Impl {
     void aheadLoop() {
         for (;;) {
             {
+                auto pending = [&] {
+                    return addrTotal.load() - resolvedTotal.load();
+                };
                 std::unique_lock lock(aheadMutex);
-                aheadWake.wait(lock, [&] {
-                    return aheadStop ||
-                           (snapshots.load() == 0 && addrTotal.load() >= resolvedTotal.load() + kAheadBatch);
+                aheadWake.wait(lock, [&] { return aheadStop || (snapshots.load() == 0 && pending() > 0); });
+                aheadWake.wait_for(lock, std::chrono::milliseconds(10), [&] {
+                    return aheadStop || snapshots.load() > 0 || pending() >= kAheadBatch;
                 });
                 if (aheadStop)
                     return;
+                if (snapshots.load() > 0)
+                    continue;
             }
             // one thread, a bounded batch: a snapshot waits for at most one batch, then uses every thread
             std::lock_guard snap(snapshotting);

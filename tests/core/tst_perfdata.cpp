@@ -8,6 +8,7 @@
 #include "testutil.h"
 
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -251,6 +252,37 @@ private Q_SLOTS:
               a.perfIsPrefix);
         QVERIFY(a.samples > 100);
         QVERIFY((a.same + a.perfIsPrefix) * 100 >= a.samples * 99);
+    }
+
+    void dwarfFastPathMatchesLibdw() {
+        // most samples unwind by cached CFI rules, the rest through libdw's unwinder; with
+        // SCORCH_LIBDW_UNWIND=1 every sample goes through libdw: the stacks (by address) must be the same
+        if (m_dwarf.isEmpty())
+            QSKIP("perf record does not work here");
+        auto collapse = [&](bool libdwOnly) {
+            QProcess p;
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            env.remove(QStringLiteral("SCORCH_LIBDW_UNWIND"));
+            if (libdwOnly)
+                env.insert(QStringLiteral("SCORCH_LIBDW_UNWIND"), QStringLiteral("1"));
+            env.insert(QStringLiteral("SCORCH_TRACE"), QStringLiteral("1"));
+            p.setProcessEnvironment(env);
+            p.start(QStringLiteral(SCORCH_BINARY),
+                    {QStringLiteral("collapse"), QStringLiteral("--addrs"), m_dwarf});
+            const bool ok = p.waitForFinished(60000) && p.exitCode() == 0;
+            return std::make_pair(ok ? p.readAllStandardOutput() : QByteArray(), p.readAllStandardError());
+        };
+        const auto [fast, fastTrace] = collapse(false);
+        const auto [libdw, libdwTrace] = collapse(true);
+        QVERIFY(fast.count('\n') >= 2); // main -> driveWork -> hotLeaf, and -> middle -> warmLeaf
+        QCOMPARE(fast, libdw);
+        // and the fast path did the work
+        const QRegularExpression unwound(
+            QStringLiteral("unwound (\\d+) samples by cached CFI rules, (\\d+) by libdw"));
+        const auto m = unwound.match(QString::fromUtf8(fastTrace));
+        QVERIFY2(m.hasMatch(), fastTrace.constData());
+        QVERIFY2(m.captured(1).toULongLong() > 10 * m.captured(2).toULongLong(), fastTrace.constData());
+        QVERIFY(unwound.match(QString::fromUtf8(libdwTrace)).captured(1) == QStringLiteral("0"));
     }
 
     void truncatedAndCorrupt() {
