@@ -7,6 +7,8 @@
 #include "scorch/perfdata.h"
 #include "trace.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <chrono>
 #include <deque>
@@ -55,6 +57,7 @@ public:
         , m_state(name, options) {}
 
     PerfState& state() { return m_state; }
+    void releaseReadPages(bool on) { m_releasable = on; }
 
     /// Reads everything; `build` = false stops before the profile is built (only sampleHook sees samples).
     Profile run(const std::string& compression, bool build = true) {
@@ -237,6 +240,7 @@ private:
             } else if (type == RecordAuxtrace && size >= 16) {
                 std::memcpy(&extra, p + 8, 8);
             }
+            m_pos = pos;
             if (type == RecordCompressed || type == RecordCompressed2) {
                 decompress(std::string_view(p, size), pos, type == RecordCompressed2);
             } else {
@@ -350,6 +354,25 @@ private:
         }
         m_queue.erase(m_queue.begin(), m_queue.begin() + static_cast<std::ptrdiff_t>(n));
         releaseBuffers();
+        releaseFilePages();
+    }
+
+    /// Drops the pages of a file mapping that no queued record needs any more (in steps of 64 MiB): read
+    /// once, a multi-GB recording need not stay resident. The kernel reads them again from the page cache
+    /// should they be touched.
+    void releaseFilePages() {
+        if (!m_releasable)
+            return;
+        uint64_t keep = m_pos;
+        for (const Pending& e : m_queue)
+            if (e.buffer < 0)
+                keep = std::min<uint64_t>(keep, static_cast<uint64_t>(e.bytes - m_data.data()));
+        constexpr uint64_t step = uint64_t(64) << 20;
+        const uint64_t upTo = keep & ~(step - 1);
+        if (upTo <= m_released)
+            return;
+        ::madvise(const_cast<char*>(m_data.data()) + m_released, upTo - m_released, MADV_DONTNEED);
+        m_released = upTo;
     }
 
     void releaseBuffers() {
@@ -418,12 +441,16 @@ private:
     std::deque<Buffer> m_buffers;
     int64_t m_bufferBase = 0;
     bool m_truncated = false;
+    bool m_releasable = false;
+    uint64_t m_pos = 0;      ///< the record being read
+    uint64_t m_released = 0; ///< file pages before this offset were dropped
     std::chrono::steady_clock::time_point m_start, m_lastPartial;
 };
 
 Profile importPerfDataNative(std::string_view data, const std::string& compression, const std::string& name,
-                             const ImportOptions& options, const ImportControl& control) {
+                             const ImportOptions& options, const ImportControl& control, bool releasable) {
     PerfDataReader reader(data, name, options, control, data.size());
+    reader.releaseReadPages(releasable);
     return reader.run(compression);
 }
 

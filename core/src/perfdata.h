@@ -22,9 +22,11 @@ public:
 };
 
 /// Reads perf.data from memory (a file mapping). Throws ImportError (with a byte offset),
-/// PerfDataUnsupported or ImportCancelled.
+/// PerfDataUnsupported or ImportCancelled. `releasable`: `data` is a read-only file mapping whose pages
+/// may be dropped once read (so that a multi-GB file does not stay resident).
 Profile importPerfDataNative(std::string_view data, const std::string& compression, const std::string& name,
-                             const ImportOptions& options, const ImportControl& control);
+                             const ImportOptions& options, const ImportControl& control,
+                             bool releasable = false);
 
 /// Native reader (`head` holds the bytes already read from `source`), falling back to `perf script -i`
 /// through the perf script importer when the file is not supported natively and perf is installed (the

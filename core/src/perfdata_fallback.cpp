@@ -120,7 +120,8 @@ Profile importPerfData(ByteSource& source, std::string head, const std::string& 
         data = owned;
     }
     try {
-        return importPerfDataNative(data, source.compression(), name, options, control);
+        return importPerfDataNative(data, source.compression(), name, options, control,
+                                    !mapping.bytes.empty() && mapping.releasable);
     } catch (const PerfDataUnsupported& e) {
         // perf needs a file: the input itself when it is a plain file, otherwise a temporary copy.
         struct stat st {};
