@@ -42,6 +42,13 @@ JSON, pprof, d3-flame-graph JSON or a Scorch recording, optionally gzip/zstd/xz-
 standard input. Run `scorch COMMAND --help` for a command's options.
 )";
 
+// Options of every command that reads profiles, for raw addresses (perf.data, Scorch recordings).
+#define SCORCH_SYMBOL_OPTIONS                                                                                \
+    "Symbols of perf.data and Scorch recordings:\n"                                                          \
+    "  --symbol-path DIR  also look for modules by file name in DIR (repeatable)\n"                          \
+    "  --debug-dir DIR    also look for debug info in DIR, laid out as /usr/lib/debug (repeatable)\n"        \
+    "  --sysroot DIR      find recorded module paths below DIR (a recording from another system)\n"
+
 constexpr const char* kCollapseUsage = R"(Usage: scorch collapse [OPTIONS] FILE
 
 Prints the profile as folded stacks, `frame;frame;...;frame COUNT`, root first, lines sorted
@@ -55,7 +62,7 @@ bytewise, in the conventions of FlameGraph's stackcollapse-perf.pl:
   --event NAME   count samples of this event (default: the first event in the file)
   -h, --help     show this help
 FILE "-" reads standard input, e.g. `perf script | scorch collapse -`.
-)";
+)" SCORCH_SYMBOL_OPTIONS;
 
 constexpr const char* kDiffUsage = R"(Usage: scorch diff [OPTIONS] BEFORE AFTER
 
@@ -67,13 +74,13 @@ graph; Scorch opens it as a profile with two cost types, before and after.
   -s, --strip-hex   rewrite hexadecimal literals 0x1234 in names as 0x... before matching
   --event NAME      the event (cost type) to compare in both profiles (default: each one's first)
   -h, --help        show this help
-)";
+)" SCORCH_SYMBOL_OPTIONS;
 
-constexpr const char* kInfoUsage = R"(Usage: scorch info FILE
+constexpr const char* kInfoUsage = R"(Usage: scorch info [OPTIONS] FILE
 
 Prints the detected format, cost types with totals, sample count, unique stacks, maximum depth,
 threads, the 10 functions with the highest self cost and any import warnings.
-)";
+)" SCORCH_SYMBOL_OPTIONS;
 
 constexpr const char* kConvertUsage = R"(Usage: scorch convert --to FORMAT [OPTIONS] FILE [-o OUT]
 
@@ -93,7 +100,7 @@ Options:
   --no-gzip          pprof: write uncompressed protobuf
   -h, --help         show this help
 FILE "-" reads standard input.
-)";
+)" SCORCH_SYMBOL_OPTIONS;
 
 constexpr const char* kSvgUsage = R"(Usage: scorch svg [OPTIONS] FILE [-o OUT]
 
@@ -112,7 +119,7 @@ combined width. `perf script | scorch svg - > out.svg` draws a perf recording in
   --countname TEXT   what counts are called in tooltips (default: the cost type's unit)
   --event NAME       the cost type to draw (default: the first event)
   -h, --help         show this help
-)";
+)" SCORCH_SYMBOL_OPTIONS;
 
 int fail(const std::string& message) {
     std::fflush(stdout);
@@ -123,6 +130,44 @@ int fail(const std::string& message) {
 int usageError(const std::string& message, const char* usage) {
     std::fprintf(stderr, "scorch: %s\n%s", message.c_str(), usage);
     return 2;
+}
+
+bool optionValue(int argc, char** argv, int& i, std::string_view name, std::string& value, bool& missing) {
+    const std::string_view a = argv[i];
+    if (a == name) {
+        if (i + 1 >= argc) {
+            missing = true;
+            return true;
+        }
+        value = argv[++i];
+        return true;
+    }
+    if (a.size() > name.size() && a.starts_with(name) && a[name.size()] == '=') {
+        value = std::string(a.substr(name.size() + 1));
+        return true;
+    }
+    return false;
+}
+
+/// --symbol-path, --debug-dir, --sysroot: true when argv[i] is one of them (`missing`: without its value).
+bool symbolOption(int argc, char** argv, int& i, ImportOptions& import, bool& missing) {
+    std::string value;
+    if (optionValue(argc, argv, i, "--symbol-path", value, missing)) {
+        if (!missing)
+            import.symbolSearchPaths.push_back(value);
+        return true;
+    }
+    if (optionValue(argc, argv, i, "--debug-dir", value, missing)) {
+        if (!missing)
+            import.debugDirs.push_back(value);
+        return true;
+    }
+    if (optionValue(argc, argv, i, "--sysroot", value, missing)) {
+        if (!missing)
+            import.sysroot = value;
+        return true;
+    }
+    return false;
 }
 
 /// Imports with the caller's options, turning importer exceptions into a one-line error. Skipped input is
@@ -188,6 +233,9 @@ int collapse(int argc, char** argv) {
             folded.annotateKernel = folded.annotateJit = true;
         } else if (a == "--addrs") {
             import.perfAddresses = true;
+        } else if (bool missing = false; symbolOption(argc, argv, i, import, missing)) {
+            if (missing)
+                return usageError(std::string(a) + " needs a directory", kCollapseUsage);
         } else if (a == "--event" || a == "--event-filter") {
             if (++i >= argc)
                 return usageError("--event needs an event name", kCollapseUsage);
@@ -229,6 +277,7 @@ int collapse(int argc, char** argv) {
 int diff(int argc, char** argv) {
     DiffOptions options;
     options.matchModules = false; // the folded output names frames only: match them the same way
+    ImportOptions import;
     std::string event;
     std::vector<std::string> files;
     for (int i = 2; i < argc; ++i) {
@@ -240,6 +289,9 @@ int diff(int argc, char** argv) {
             options.normalize = true;
         } else if (a == "-s" || a == "--strip-hex") {
             options.stripHex = true;
+        } else if (bool missing = false; symbolOption(argc, argv, i, import, missing)) {
+            if (missing)
+                return usageError(std::string(a) + " needs a directory", kDiffUsage);
         } else if (a == "--event") {
             if (++i >= argc)
                 return usageError("--event needs an event name", kDiffUsage);
@@ -252,8 +304,8 @@ int diff(int argc, char** argv) {
     }
     if (files.size() != 2)
         return usageError("diff: needs two files, BEFORE and AFTER", kDiffUsage);
-    return withProfile(files[0], {}, [&](Profile& before) {
-        return withProfile(files[1], {}, [&](Profile& after) {
+    return withProfile(files[0], import, [&](Profile& before) {
+        return withProfile(files[1], import, [&](Profile& after) {
             std::size_t types[2];
             Profile* sides[2] = {&before, &after};
             for (int s = 0; s < 2; ++s) {
@@ -283,11 +335,17 @@ std::string percent(int64_t part, int64_t whole) {
 
 int info(int argc, char** argv) {
     std::string file;
+    ImportOptions import;
     for (int i = 2; i < argc; ++i) {
         const std::string_view a = argv[i];
         if (a == "-h" || a == "--help") {
             std::fputs(kInfoUsage, stdout);
             return 0;
+        }
+        if (bool missing = false; symbolOption(argc, argv, i, import, missing)) {
+            if (missing)
+                return usageError(std::string(a) + " needs a directory", kInfoUsage);
+            continue;
         }
         if (a.size() > 1 && a[0] == '-')
             return usageError("info: unknown option " + std::string(a), kInfoUsage);
@@ -297,7 +355,7 @@ int info(int argc, char** argv) {
     }
     if (file.empty())
         return usageError("info: no FILE given", kInfoUsage);
-    return withProfile(file, {}, [&](Profile& p) {
+    return withProfile(file, import, [&](Profile& p) {
         const CallTree& tree = p.tree;
         std::size_t stacks = 0;
         for (NodeId n = 1; n < tree.size(); ++n)
@@ -396,25 +454,10 @@ int writeOutput(const std::string& output, const std::string& input,
 }
 
 /// Reads the value of an option given as `--name VALUE` or `--name=VALUE`; false when it is not this option.
-bool optionValue(int argc, char** argv, int& i, std::string_view name, std::string& value, bool& missing) {
-    const std::string_view a = argv[i];
-    if (a == name) {
-        if (i + 1 >= argc) {
-            missing = true;
-            return true;
-        }
-        value = argv[++i];
-        return true;
-    }
-    if (a.size() > name.size() && a.starts_with(name) && a[name.size()] == '=') {
-        value = std::string(a.substr(name.size() + 1));
-        return true;
-    }
-    return false;
-}
 
 int convert(int argc, char** argv) {
     std::string to, output, event, file;
+    ImportOptions import;
     bool haveFile = false, aggregate = false, gzip = true;
     for (int i = 2; i < argc; ++i) {
         const std::string_view a = argv[i];
@@ -425,7 +468,8 @@ int convert(int argc, char** argv) {
         } else if (optionValue(argc, argv, i, "--to", to, missing) ||
                    optionValue(argc, argv, i, "--output", output, missing) ||
                    optionValue(argc, argv, i, "-o", output, missing) ||
-                   optionValue(argc, argv, i, "--event", event, missing)) {
+                   optionValue(argc, argv, i, "--event", event, missing) ||
+                   symbolOption(argc, argv, i, import, missing)) {
             if (missing)
                 return usageError(std::string(a) + " needs a value", kConvertUsage);
         } else if (a == "--aggregate") {
@@ -450,7 +494,7 @@ int convert(int argc, char** argv) {
         return usageError("convert: no FILE given", kConvertUsage);
     if (!output.empty() && output != "-" && output == file)
         return fail(output + ": is the input file; choose another output file name");
-    return withProfile(file, {}, [&](Profile& p) {
+    return withProfile(file, import, [&](Profile& p) {
         int type = 0, always = -1;
         if (const std::string error = chooseCostType(p, event, type, always); !error.empty())
             return fail(error);
@@ -479,6 +523,7 @@ int convert(int argc, char** argv) {
 
 int svg(int argc, char** argv) {
     SvgOptions options;
+    ImportOptions import;
     std::string output, event, file, title, width, height, minWidth, colors;
     bool haveFile = false, haveTitle = false;
     for (int i = 2; i < argc; ++i) {
@@ -495,7 +540,8 @@ int svg(int argc, char** argv) {
                    optionValue(argc, argv, i, "--colors", colors, missing) ||
                    optionValue(argc, argv, i, "--width", width, missing) ||
                    optionValue(argc, argv, i, "--height", height, missing) ||
-                   optionValue(argc, argv, i, "--minwidth", minWidth, missing)) {
+                   optionValue(argc, argv, i, "--minwidth", minWidth, missing) ||
+                   symbolOption(argc, argv, i, import, missing)) {
             if (missing)
                 return usageError(std::string(a) + " needs a value", kSvgUsage);
         } else if (optionValue(argc, argv, i, "--title", title, missing)) {
@@ -545,7 +591,7 @@ int svg(int argc, char** argv) {
     options.title = haveTitle ? title : options.inverted ? "Icicle Graph" : "Flame Graph";
     if (!output.empty() && output != "-" && output == file)
         return fail(output + ": is the input file; choose another output file name");
-    return withProfile(file, {}, [&](Profile& p) {
+    return withProfile(file, import, [&](Profile& p) {
         int always = -1;
         if (const std::string error = chooseCostType(p, event, options.costType, always); !error.empty())
             return fail(error);

@@ -1,5 +1,7 @@
 #include "loader.h"
 
+#include "symbolpaths.h"
+
 #include "scorch/import.h"
 
 #include <QFile>
@@ -55,46 +57,47 @@ void ProfileLoader::start(const QString& path) {
     m_job = std::make_shared<Job>();
     m_job->receiver = this;
     m_job->running = true;
-    QThreadPool::globalInstance()->start([job = m_job, file = QFile::encodeName(path).toStdString()] {
-        ImportControl control;
-        control.cancel = &job->cancel;
-        control.progress = [&job](uint64_t done, uint64_t total) {
-            // Runs on an importer thread: throttle to ~20 updates per second, then hop to the GUI thread.
-            const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                    std::chrono::steady_clock::now().time_since_epoch())
-                                    .count();
-            int64_t last = job->lastProgressMs.load();
-            if (now - last < 50 || !job->lastProgressMs.compare_exchange_strong(last, now))
-                return;
-            job->post([job, done, total] { // runs on the GUI thread, where `receiver` is alive
-                Q_EMIT job->receiver->progress(static_cast<qint64>(done), static_cast<qint64>(total));
+    QThreadPool::globalInstance()->start(
+        [job = m_job, file = QFile::encodeName(path).toStdString(), options = withSymbolPaths({})] {
+            ImportControl control;
+            control.cancel = &job->cancel;
+            control.progress = [&job](uint64_t done, uint64_t total) {
+                // Runs on an importer thread: throttle to ~20 updates per second, then hop to the GUI thread.
+                const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                        std::chrono::steady_clock::now().time_since_epoch())
+                                        .count();
+                int64_t last = job->lastProgressMs.load();
+                if (now - last < 50 || !job->lastProgressMs.compare_exchange_strong(last, now))
+                    return;
+                job->post([job, done, total] { // runs on the GUI thread, where `receiver` is alive
+                    Q_EMIT job->receiver->progress(static_cast<qint64>(done), static_cast<qint64>(total));
+                });
+            };
+            control.partial = [&job](Profile&& snapshot) {
+                auto shared = std::make_shared<const Profile>(std::move(snapshot));
+                job->post([job, shared] { Q_EMIT job->receiver->partial(shared); });
+            };
+            std::shared_ptr<const Profile> profile;
+            QString error;
+            bool wasCancelled = false;
+            try {
+                profile = std::make_shared<const Profile>(importProfile(file, options, control));
+            } catch (const ImportCancelled&) {
+                wasCancelled = true;
+            } catch (const ImportError& e) {
+                error = QString::fromUtf8(e.what());
+            } catch (const std::bad_alloc&) {
+                error = QString::fromStdString(file) + QStringLiteral(": out of memory");
+            } catch (const std::exception& e) {
+                error = QString::fromStdString(file) + QStringLiteral(": ") + QString::fromUtf8(e.what());
+            }
+            if (job->cancel)
+                wasCancelled = true; // a result that arrives after Cancel is dropped as well
+            job->running = false;
+            job->post([job, profile = std::move(profile), error, wasCancelled]() mutable {
+                job->receiver->finish(std::move(profile), error, wasCancelled);
             });
-        };
-        control.partial = [&job](Profile&& snapshot) {
-            auto shared = std::make_shared<const Profile>(std::move(snapshot));
-            job->post([job, shared] { Q_EMIT job->receiver->partial(shared); });
-        };
-        std::shared_ptr<const Profile> profile;
-        QString error;
-        bool wasCancelled = false;
-        try {
-            profile = std::make_shared<const Profile>(importProfile(file, {}, control));
-        } catch (const ImportCancelled&) {
-            wasCancelled = true;
-        } catch (const ImportError& e) {
-            error = QString::fromUtf8(e.what());
-        } catch (const std::bad_alloc&) {
-            error = QString::fromStdString(file) + QStringLiteral(": out of memory");
-        } catch (const std::exception& e) {
-            error = QString::fromStdString(file) + QStringLiteral(": ") + QString::fromUtf8(e.what());
-        }
-        if (job->cancel)
-            wasCancelled = true; // a result that arrives after Cancel is dropped as well
-        job->running = false;
-        job->post([job, profile = std::move(profile), error, wasCancelled]() mutable {
-            job->receiver->finish(std::move(profile), error, wasCancelled);
         });
-    });
 }
 
 void ProfileLoader::finish(std::shared_ptr<const Profile> profile, const QString& error, bool wasCancelled) {

@@ -6,6 +6,7 @@
 #include "flamegraphpanel.h"
 #include "profiletab.h"
 #include "recorddialog.h"
+#include "symbolpaths.h"
 
 #include <QAction>
 #include <QCloseEvent>
@@ -93,6 +94,9 @@ void MainWindow::createFileMenu() {
     m_exportMenu = file->addMenu(tr("&Export"));
     addExportActions(m_exportMenu, [this](ExportKind kind) { showExportDialog(kind); });
     file->addSeparator();
+    file->addAction(tr("Symbol &Paths…"), this, &MainWindow::showSymbolPathsDialog)
+        ->setToolTip(tr("Where binaries and debug info of perf.data files and recordings are looked for"));
+    file->addSeparator();
     file->addAction(tr("&Close Tab"), QKeySequence::Close, this,
                     [this] { closeTab(m_tabs->currentIndex()); });
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
@@ -106,6 +110,14 @@ RecordDialog* MainWindow::showRecordDialog() {
     m_recordDialog->show();
     m_recordDialog->raise();
     return m_recordDialog;
+}
+
+SymbolPathsDialog* MainWindow::showSymbolPathsDialog() {
+    auto* dialog = new SymbolPathsDialog(loadSymbolPaths(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, dialog, [dialog] { saveSymbolPaths(dialog->paths()); });
+    dialog->open();
+    return dialog;
 }
 
 void MainWindow::createViewMenu() {

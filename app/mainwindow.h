@@ -20,6 +20,7 @@ namespace scorch {
 class CompareTab;
 class ProfileTab;
 class RecordDialog;
+class SymbolPathsDialog;
 
 class MainWindow final : public QMainWindow {
     Q_OBJECT
@@ -46,6 +47,8 @@ public:
 
     /// File > Record…: the record dialog (created once, non-modal); finished recordings open in tabs.
     RecordDialog* showRecordDialog();
+    /// File > Symbol Paths…: edits the saved symbol paths (window-modal; saved on OK).
+    SymbolPathsDialog* showSymbolPathsDialog();
 
     QStringList recentFiles() const;
     QProgressBar* progressBar() const { return m_progress; }

@@ -11,6 +11,17 @@
 
 namespace scorch {
 
+SymbolizerOptions detail::symbolizerOptions(const ImportOptions& options) {
+    SymbolizerOptions s = options.symbolize ? SymbolizerOptions{} : SymbolizerOptions::offline();
+    s.threads = options.threads;
+    if (options.symbolize) {
+        s.searchPaths = options.symbolSearchPaths;
+        s.debugDirs.insert(s.debugDirs.end(), options.debugDirs.begin(), options.debugDirs.end());
+        s.sysroot = options.sysroot;
+    }
+    return s;
+}
+
 using namespace detail;
 
 std::string_view formatName(Format format) {
@@ -253,8 +264,8 @@ Profile importFrom(std::unique_ptr<ByteSource> source, const std::string& name, 
     case Format::ScorchRecording: {
         std::string bytes = std::move(head);
         readRest(*source, control, [&](std::string_view block) { bytes.append(block); });
-        Profile p =
-            profileFromRecording(parseRecording(bytes, name), name, control.cancel, options.symbolize);
+        Profile p = profileFromRecording(parseRecording(bytes, name), name, control.cancel,
+                                         symbolizerOptions(options));
         p.meta.inputBytes = bytes.size();
         p.meta.compression = source->compression();
         if (p.meta.samples == 0)

@@ -4,6 +4,7 @@
 
 #include "scorch/bytesource.h"
 #include "scorch/import.h"
+#include "scorch/symbolizer.h"
 
 #include <string>
 #include <string_view>
@@ -28,6 +29,10 @@ Profile importD3Json(ByteSource& source, std::string head, const std::string& na
 
 /// Which kind of JSON document `head` starts (a Format::Json* value, or Format::Json when unknown).
 Format sniffJson(std::string_view head);
+
+/// The symbolizer's options for raw addresses under these import options (ImportOptions::symbolize,
+/// threads, search paths, debug directories, sysroot).
+SymbolizerOptions symbolizerOptions(const ImportOptions& options);
 
 /// The last path component of a file name ("a/b/c.json" -> "c.json").
 std::string baseName(std::string_view path);

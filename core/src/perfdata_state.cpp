@@ -1,5 +1,7 @@
 #include "perfdata_state.h"
 
+#include "importers.h"
+
 #include <algorithm>
 #include <bit>
 #include <cstdio>
@@ -41,12 +43,6 @@ std::size_t idSlot(uint64_t sampleType) {
         return 0;
     return static_cast<std::size_t>(
         std::popcount(sampleType & (SampleIp | SampleTid | SampleTime | SampleAddr)));
-}
-
-SymbolizerOptions symbolizerOptions(const ImportOptions& options) {
-    SymbolizerOptions s = options.symbolize ? SymbolizerOptions{} : SymbolizerOptions::offline();
-    s.threads = options.threads;
-    return s;
 }
 
 RawProfileOptions rawOptions(const ImportOptions& options) {

@@ -109,7 +109,13 @@ void RecordingFeeder::feed(const Recording& r, const std::atomic<bool>* cancel) 
 
 Profile profileFromRecording(const Recording& recording, const std::string& name,
                              const std::atomic<bool>* cancel, bool symbolize) {
-    Symbolizer symbolizer(symbolize ? SymbolizerOptions{} : SymbolizerOptions::offline());
+    return profileFromRecording(recording, name, cancel,
+                                symbolize ? SymbolizerOptions{} : SymbolizerOptions::offline());
+}
+
+Profile profileFromRecording(const Recording& recording, const std::string& name,
+                             const std::atomic<bool>* cancel, const SymbolizerOptions& symbols) {
+    Symbolizer symbolizer(symbols);
     RawProfileBuilder builder(symbolizer);
     RecordingFeeder feeder(symbolizer, builder);
     feeder.feed(recording, cancel);

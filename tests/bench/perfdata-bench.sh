@@ -2,14 +2,18 @@
 # perfdata-bench.sh - time Scorch's native perf.data reader against `perf script`, `perf script | scorch
 # collapse` and Hotspot's parser (hotspot-perfparser) on the same real recordings, side by side in one run.
 #
-# Usage: tests/bench/perfdata-bench.sh [--scorch PATH] [--data DIR] [--runs N] [--no-hotspot] [workload...]
+# Usage: tests/bench/perfdata-bench.sh [--scorch PATH] [--data DIR] [--runs N] [--no-hotspot] [--no-pipe]
+#                                     [workload...]
 #   --scorch PATH   scorch binary (default: <repo>/build/app/scorch)
 #   --data DIR      recordings (default: ${BENCH_DATA:-/tmp/bench-data}); workload = DIR/<name>.data
 #   --runs N        timed runs per tool and workload, the median is shown (default 3; 1 above 100 MB)
 #   --no-hotspot    do not install or time hotspot-perfparser
-#   workload        default: every DIR/*.data (fp-small, fp-medium, dwarf-small, ...)
-# A DWARF recording is made when none exists (DIR/dwarf-small.data: perf record --call-graph dwarf -F 4000 of
-# the regexfp workload for 2.5 s); the frame-pointer ones come from ../shared/bench/make-workloads.sh.
+#   --no-pipe       do not time `perf script | scorch collapse -` (perf script on --call-graph dwarf
+#                   recordings is slow: ~10 minutes for dwarf-medium)
+#   workload        default: every DIR/*.data (fp-small, fp-medium, dwarf-small, dwarf-medium, ...)
+# The recordings come from ../shared/bench/make-workloads.sh (small medium dwarf-small dwarf-medium: the
+# same mixed workload with frame pointers or --call-graph dwarf). When DIR has no DWARF recording and the
+# workload's bin/regexfp exists, one is made here (DIR/dwarf-small.data, 2.5 s of regexfp alone).
 #
 # What is timed (GNU time: wall clock, CPU = user + sys of all processes, peak RSS of the largest; page cache
 # warm; output to /dev/null):
@@ -27,6 +31,7 @@ SCORCH="$root/build/app/scorch"
 DATA=${BENCH_DATA:-/tmp/bench-data}
 RUNS=3
 HOTSPOT=1
+PIPE=1
 workloads=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -34,7 +39,8 @@ while [ $# -gt 0 ]; do
     --data) DATA=${2:?}; shift 2 ;;
     --runs) RUNS=${2:?}; shift 2 ;;
     --no-hotspot) HOTSPOT=0; shift ;;
-    -h | --help) sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --no-pipe) PIPE=0; shift ;;
+    -h | --help) sed -n '2,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "unknown option $1" >&2; exit 2 ;;
     *) workloads+=("$1"); shift ;;
     esac
@@ -98,7 +104,7 @@ for w in "${workloads[@]}"; do
     s=$(printf '%q' "$SCORCH")
     declare -A res=()
     res[scorch]=$(timed "$s info $q")
-    res[perf\|collapse]=$(timed "perf script -i $q 2>/dev/null | $s collapse -")
+    [ $PIPE = 1 ] && res[perf\|collapse]=$(timed "perf script -i $q 2>/dev/null | $s collapse -")
     res[perf script]=$(timed "perf script -i $q 2>/dev/null")
     [ -n "$PARSER" ] && res[perfparser]=$(timed "$(printf '%q' "$PARSER") --input $q --max-frames 1024 2>/dev/null")
     read -r bwall bcpu _ <<< "${res[scorch]}"

@@ -7,6 +7,7 @@
 #include "scorch/perfdata.h"
 #include "testutil.h"
 
+#include <QFileInfo>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -283,6 +284,51 @@ private Q_SLOTS:
         QVERIFY2(m.hasMatch(), fastTrace.constData());
         QVERIFY2(m.captured(1).toULongLong() > 10 * m.captured(2).toULongLong(), fastTrace.constData());
         QVERIFY(unwound.match(QString::fromUtf8(libdwTrace)).captured(1) == QStringLiteral("0"));
+    }
+
+    void symbolPaths() {
+        // the recording names the test program by its build path; with a sysroot that holds nothing the
+        // program is not found, and a search directory finds it again by file name (build-id verified)
+        if (m_fp.isEmpty())
+            QSKIP("perf record does not work here");
+        QTemporaryDir emptyRoot;
+        const QString programDir = QFileInfo(QStringLiteral(SCORCH_PERFPROG)).absolutePath();
+        // perf record also copied the program into its build-id cache (~/.debug), where it would be found:
+        // a HOME without one
+        const QByteArray home = qgetenv("HOME");
+        qputenv("HOME", emptyRoot.path().toLocal8Bit());
+        struct RestoreHome {
+            QByteArray value;
+            ~RestoreHome() { qputenv("HOME", value); }
+        } restoreHome{home};
+        ImportOptions options;
+        options.sysroot = emptyRoot.path().toStdString();
+        const std::string lost = functionNames(importProfile(m_fp.toStdString(), options));
+        QVERIFY2(lost.find("hotLeaf") == std::string::npos, lost.c_str());
+        options.symbolSearchPaths = {programDir.toStdString()};
+        const std::string found = functionNames(importProfile(m_fp.toStdString(), options));
+        QVERIFY2(found.find("hotLeaf") != std::string::npos, found.c_str());
+
+        // the same from the command line
+        auto info = [&](const QStringList& args, bool withFile = true) {
+            QProcess p;
+            p.setProcessEnvironment(QProcessEnvironment::systemEnvironment()); // with the HOME above
+            p.start(QStringLiteral(SCORCH_BINARY), QStringList{QStringLiteral("info")}
+                                                       << args
+                                                       << (withFile ? QStringList{m_fp} : QStringList{}));
+            p.waitForFinished(60000);
+            return std::make_pair(p.exitCode(), p.readAllStandardOutput() + p.readAllStandardError());
+        };
+        const auto [lostCode, lostOut] = info({QStringLiteral("--sysroot"), emptyRoot.path()});
+        QCOMPARE(lostCode, 0);
+        QVERIFY2(!lostOut.contains("hotLeaf"), lostOut.constData());
+        const auto [foundCode, foundOut] = info(
+            {QStringLiteral("--sysroot=") + emptyRoot.path(), QStringLiteral("--symbol-path"), programDir});
+        QCOMPARE(foundCode, 0);
+        QVERIFY2(foundOut.contains("hotLeaf"), foundOut.constData());
+        const auto [badCode, badOut] = info({QStringLiteral("--debug-dir")}, false);
+        QCOMPARE(badCode, 2);
+        QVERIFY2(badOut.contains("--debug-dir needs a directory"), badOut.constData());
     }
 
     void truncatedAndCorrupt() {

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace scorch {
 
@@ -56,6 +57,13 @@ struct ImportOptions {
     /// symbols of this machine. false reads nothing from the machine: every module becomes one `[module]`
     /// frame (for fuzzing and tests whose result must not depend on what is installed).
     bool symbolize = true;
+    /// Where the modules and debug info of raw addresses are looked for, besides the recorded paths,
+    /// /usr/lib/debug and perf's build-id cache (see SymbolizerOptions): directories searched for a module
+    /// by its file name, more debug-info directories, and a root put before every recorded path (a
+    /// recording made on another system, its files copied below this directory).
+    std::vector<std::string> symbolSearchPaths;
+    std::vector<std::string> debugDirs;
+    std::string sysroot;
 };
 
 /// Progress and cancellation. The callback runs on an importer thread, not the caller's.

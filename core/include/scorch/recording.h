@@ -15,6 +15,8 @@
 
 namespace scorch {
 
+struct SymbolizerOptions;
+
 class Symbolizer;
 class RawProfileBuilder;
 
@@ -92,5 +94,8 @@ private:
 /// leaves the addresses unresolved (ImportOptions::symbolize).
 Profile profileFromRecording(const Recording& recording, const std::string& name,
                              const std::atomic<bool>* cancel = nullptr, bool symbolize = true);
+/// The same with the symbolizer's options (search paths, debug directories, ...).
+Profile profileFromRecording(const Recording& recording, const std::string& name,
+                             const std::atomic<bool>* cancel, const SymbolizerOptions& symbols);
 
 } // namespace scorch
