@@ -40,7 +40,7 @@ while [ $# -gt 0 ]; do
     --runs) RUNS=${2:?}; shift 2 ;;
     --no-hotspot) HOTSPOT=0; shift ;;
     --no-pipe) PIPE=0; shift ;;
-    -h | --help) sed -n '2,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "unknown option $1" >&2; exit 2 ;;
     *) workloads+=("$1"); shift ;;
     esac
