@@ -179,8 +179,63 @@ AddressTable ElfSession::symbols() {
         }
         table.add(addr, addr + sym.st_size, name, {}, limit);
     }
+    Dwarf_Addr bias = 0;
+    if (Elf* elf = m_module ? dwfl_module_getelf(m_module, &bias) : nullptr)
+        addPltEntries(elf, bias, table);
     table.finalize(0);
     return table;
+}
+
+/// PLT entries have no symbols; like perf and objdump, name entry i after the symbol of the i-th
+/// relocation in .rela.plt: `memcpy@plt`. x86-64 layouts: .plt with a 16-byte header and 16-byte entries,
+/// or (with IBT) the entries in .plt.sec without a header.
+void ElfSession::addPltEntries(Elf* elf, Dwarf_Addr bias, AddressTable& table) {
+    GElf_Ehdr eh;
+    std::size_t shstrndx = 0;
+    if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64 || elf_getshdrstrndx(elf, &shstrndx) != 0)
+        return;
+    Elf_Scn* relaPlt = nullptr;
+    GElf_Shdr plt{}, pltSec{}, rela{};
+    bool havePlt = false, havePltSec = false;
+    for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(elf, scn));) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh))
+            continue;
+        const char* name = elf_strptr(elf, shstrndx, sh.sh_name);
+        if (!name)
+            continue;
+        const std::string_view n(name);
+        if (n == ".plt" && sh.sh_type == SHT_PROGBITS)
+            plt = sh, havePlt = true;
+        else if (n == ".plt.sec" && sh.sh_type == SHT_PROGBITS)
+            pltSec = sh, havePltSec = true;
+        else if (n == ".rela.plt" && sh.sh_type == SHT_RELA)
+            relaPlt = scn, rela = sh;
+    }
+    if (!relaPlt || !(havePlt || havePltSec) || rela.sh_entsize == 0)
+        return;
+    const GElf_Shdr& entries = havePltSec ? pltSec : plt;
+    const uint64_t first = entries.sh_addr + (havePltSec ? 0 : 16), size = 16;
+    Elf_Data* relaData = elf_getdata(relaPlt, nullptr);
+    Elf_Scn* symScn = elf_getscn(elf, rela.sh_link);
+    GElf_Shdr symSh;
+    Elf_Data* symData = symScn ? elf_getdata(symScn, nullptr) : nullptr;
+    if (!relaData || !symData || !gelf_getshdr(symScn, &symSh))
+        return;
+    const std::size_t count = rela.sh_size / rela.sh_entsize;
+    for (std::size_t i = 0; i < count; ++i) {
+        const uint64_t start = first + i * size;
+        if (start + size > entries.sh_addr + entries.sh_size)
+            break;
+        GElf_Rela r;
+        GElf_Sym sym;
+        if (!gelf_getrela(relaData, static_cast<int>(i), &r) || GELF_R_TYPE(r.r_info) != R_X86_64_JUMP_SLOT ||
+            !gelf_getsym(symData, static_cast<int>(GELF_R_SYM(r.r_info)), &sym))
+            continue;
+        const char* name = elf_strptr(elf, symSh.sh_link, sym.st_name);
+        if (name && *name)
+            table.add(start + bias, start + bias + size, std::string(name) + "@plt");
+    }
 }
 
 namespace {

@@ -129,6 +129,7 @@ private:
     std::unordered_map<DieKey, uint32_t, KeyHash> m_scopeOf;  // function declaration -> m_prefixes index
     std::vector<std::string> m_prefixes;
     std::unordered_set<DieKey, KeyHash> m_scopedUnits;
+    static void addPltEntries(Elf* elf, Dwarf_Addr bias, AddressTable& table);
     static int findDebugInfo(Dwfl_Module* mod, void** userdata, const char* modname, Dwarf_Addr base,
                              const char* fileName, const char* debuglinkFile, GElf_Word debuglinkCrc,
                              char** debugInfoFileName);

@@ -282,6 +282,8 @@ std::string buildIdFromNotes(std::string_view notes) {
 }
 
 std::string demangle(std::string_view name, bool enabled) {
+    if (name.size() > 4 && name.ends_with("@plt")) // a PLT entry (synthesized): the callee's name + @plt
+        return demangle(name.substr(0, name.size() - 4), enabled) + "@plt";
     const std::size_t at = name.find('@');
     if (at != std::string_view::npos && at > 0)
         name = name.substr(0, at);

@@ -7,10 +7,12 @@
 #include "../native/symtest_probe.h"
 #include "testutil.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -45,6 +47,37 @@ QByteArray bytesFromHex(const std::string& hex) {
 QString buildIdDebugFile(const QString& debugDir, const std::string& id) {
     const QString idDir = debugDir + QStringLiteral("/.build-id/") + toQ(id.substr(0, 2));
     return QDir().mkpath(idDir) ? idDir + u'/' + toQ(id.substr(2)) + QStringLiteral(".debug") : QString();
+}
+
+/// PT_LOAD segments of an ELF file (from `readelf -lW`), to turn virtual addresses into file offsets.
+struct ElfFileInfoForTest {
+    struct Load {
+        uint64_t offset, vaddr, size;
+    };
+    std::vector<Load> loads;
+    bool toOffset(uint64_t vaddr, uint64_t& offset) const {
+        for (const Load& l : loads)
+            if (vaddr >= l.vaddr && vaddr < l.vaddr + l.size) {
+                offset = vaddr - l.vaddr + l.offset;
+                return true;
+            }
+        return false;
+    }
+};
+
+ElfFileInfoForTest elfLoads(const QString& path) {
+    ElfFileInfoForTest info;
+    QProcess p;
+    p.start(QStringLiteral("readelf"), {QStringLiteral("-lW"), path});
+    if (!p.waitForFinished(30000))
+        return info;
+    for (const QString& line : QString::fromUtf8(p.readAllStandardOutput()).split(u'\n')) {
+        const QStringList f = line.simplified().split(u' ');
+        if (f.size() >= 6 && f[0] == QStringLiteral("LOAD"))
+            info.loads.push_back({f[1].toULongLong(nullptr, 16), f[2].toULongLong(nullptr, 16),
+                                  f[4].toULongLong(nullptr, 16)});
+    }
+    return info;
 }
 
 /// A copy of `source` in `dir` whose build-id differs in one byte.
@@ -516,6 +549,45 @@ private Q_SLOTS:
         const Symbolizer::Request r{sym.module(corrupt.toStdString()), where[0].offset, true};
         const auto got = sym.symbolize({&r, 1});
         QCOMPARE(got.size(), std::size_t(1));
+    }
+
+    void pltEntriesAreNamed() {
+        // objdump names PLT entries after their relocations ("<name@plt>"): the symbolizer must agree, for
+        // every entry of this test program
+        const QString objdump = QStandardPaths::findExecutable(QStringLiteral("objdump"));
+        if (objdump.isEmpty())
+            QSKIP("objdump (binutils) not installed");
+        const QString exe = QCoreApplication::applicationFilePath();
+        QProcess p;
+        p.start(objdump, {QStringLiteral("-d"), QStringLiteral("-j"), QStringLiteral(".plt"),
+                          QStringLiteral("-j"), QStringLiteral(".plt.sec"), exe});
+        QVERIFY(p.waitForFinished(60000));
+        const QString listing = QString::fromUtf8(p.readAllStandardOutput());
+        static const QRegularExpression label(QStringLiteral("^([0-9a-f]+) <([^>]+)@plt>:$"),
+                                              QRegularExpression::MultilineOption);
+        const ElfFileInfoForTest info = elfLoads(exe);
+        Symbolizer sym;
+        const ModuleHandle module = sym.module(exe.toStdString());
+        int checked = 0, exact = 0;
+        for (auto it = label.globalMatch(listing); it.hasNext();) {
+            const auto m = it.next();
+            const uint64_t vaddr = m.captured(1).toULongLong(nullptr, 16) + 4; // inside the entry
+            uint64_t offset = 0;
+            QVERIFY(info.toOffset(vaddr, offset));
+            const Symbolizer::Request r{module, offset, false};
+            const std::string got = sym.symbolize({&r, 1})[0][0].function;
+            const std::string mangled = m.captured(2).toStdString();
+            QVERIFY2(got.ends_with("@plt"), (mangled + " -> " + got).c_str());
+            if (mangled.starts_with("_Z")) { // demangled, as everywhere else
+                QVERIFY2(!got.starts_with("_Z"), got.c_str());
+            } else {
+                QCOMPARE(toQ(got), toQ(mangled + "@plt")); // C functions: memcpy@plt
+                ++exact;
+            }
+            ++checked;
+        }
+        QVERIFY2(checked >= 10, qPrintable(listing.left(2000)));
+        QVERIFY(exact >= 3);
     }
 
     void jitSymbolsFromPerfMap() {
