@@ -73,6 +73,9 @@ public:
         const uint64_t headerSize = header.u64();
         if (headerSize == kPipeHeaderSize) {
             m_state.pipeMode = true;
+            // build-ids follow the samples: modules are opened at the end, once they are known, and no
+            // partial profile (which would open them) is made
+            m_state.deferSymbolization();
             records(kPipeHeaderSize, m_data.size());
         } else {
             if (headerSize < kFileHeaderSize)
@@ -412,7 +415,7 @@ private:
             throw ImportCancelled();
         if (m_control.progress)
             m_control.progress(std::min<uint64_t>(pos, m_total ? m_total : pos), m_total);
-        if (m_control.partial && m_state.samples() > 0) {
+        if (m_control.partial && !m_state.pipeMode && m_state.samples() > 0) {
             const auto now = std::chrono::steady_clock::now();
             if (std::chrono::duration<double>(now - m_lastPartial).count() >= m_control.partialInterval) {
                 m_control.partial(m_state.snapshot(m_control.cancel));

@@ -143,15 +143,7 @@ void PerfState::feature(unsigned bit, Cursor c) {
                 break;
             }
             Cursor e(c.bytes(size - 8u), at + 8, &m_name);
-            e.skip(4); // pid
-            const std::string_view id = e.bytes(24);
-            std::string_view path = e.bytes(e.left());
-            path = path.substr(0, path.find('\0'));
-            // With PERF_RECORD_MISC_BUILD_ID_SIZE byte 20 holds the length; otherwise 20 bytes (SHA-1).
-            std::size_t len = 20;
-            if ((misc & kMiscBuildIdSize) && static_cast<unsigned char>(id[20]) <= 20)
-                len = static_cast<unsigned char>(id[20]);
-            m_buildIds[intern(path)] = intern(hexBytes(id.substr(0, len)));
+            buildIdEntry(misc, e);
         }
         break;
     default:
@@ -201,6 +193,31 @@ uint64_t PerfState::recordTime(uint32_t type, std::string_view record) const {
     return t;
 }
 
+void PerfState::buildIdEntry(uint16_t misc, Cursor& e) {
+    e.skip(4); // pid
+    const std::string_view id = e.bytes(24);
+    std::string_view path = e.bytes(e.left());
+    path = path.substr(0, path.find('\0'));
+    // With PERF_RECORD_MISC_BUILD_ID_SIZE byte 20 holds the length; otherwise 20 bytes (SHA-1).
+    std::size_t len = 20;
+    if ((misc & kMiscBuildIdSize) && static_cast<unsigned char>(id[20]) <= 20)
+        len = static_cast<unsigned char>(id[20]);
+    const std::string_view file = intern(path), hex = intern(hexBytes(id.substr(0, len)));
+    m_buildIds[file] = hex;
+    // mappings (and modules) seen before their build-id: give it to them, so that the file is verified
+    for (auto& [pid, space] : m_spaces)
+        for (auto& [start, entry] : space)
+            if (entry.map.path == file && entry.buildId.empty()) {
+                entry.buildId = hex;
+                if (entry.handle.valid())
+                    m_symbolizer->setBuildId(entry.handle, hex);
+            }
+}
+
+void PerfState::deferSymbolization() {
+    m_builder->deferSymbolization();
+}
+
 void PerfState::record(uint32_t type, Cursor& c) {
     c.skip(4);
     const uint16_t misc = c.get<uint16_t>();
@@ -246,10 +263,13 @@ void PerfState::record(uint32_t type, Cursor& c) {
         m_threads.erase(tid);
         break;
     }
+    case RecordHeaderBuildId: // pipe mode: after the samples of the modules they belong to
+        if (c.left() >= 4 + 24)
+            buildIdEntry(misc, c);
+        break;
     case RecordExit:
     case RecordHeaderEventType:
     case RecordHeaderTracingData:
-    case RecordHeaderBuildId:
     case RecordAuxtrace:
         break;
     case RecordLost:

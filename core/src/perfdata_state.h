@@ -48,6 +48,8 @@ public:
     uint64_t recordTime(uint32_t type, std::string_view record) const;
     void record(uint32_t type, perf::Cursor& c);
     void warn(uint64_t offset, std::string message);
+    /// Modules are opened at the end (pipe mode: build-ids come after the samples).
+    void deferSymbolization();
 
     uint64_t samples() const { return m_builder->samples(); }
     Profile snapshot(const std::atomic<bool>* cancel);
@@ -61,6 +63,8 @@ private:
     void addMap(int64_t pid, MapEntry entry);
     const MapEntry* findMap(int64_t pid, uint64_t address) const;
     RawFrame resolve(int64_t pid, uint64_t ip, bool kernel, bool returnAddress);
+    /// One build-id entry (feature section or pipe-mode record) after its header: pid, id, path.
+    void buildIdEntry(uint16_t misc, perf::Cursor& e);
     RawFrame resolveAddress(int64_t pid, uint64_t ip, bool kernel, bool returnAddress);
     uint32_t thread(int64_t pid, int64_t tid);
     std::string_view intern(std::string_view s) { return *m_strings.emplace(s).first; }

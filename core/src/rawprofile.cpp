@@ -99,6 +99,7 @@ struct RawProfileBuilder::Impl {
     std::unordered_map<std::string, uint32_t> threadIndex;
     std::vector<RawFrame> addrs;   ///< unique raw frames
     std::vector<bool> modulesSeen; ///< per module handle: preloaded
+    bool deferred = false;         ///< deferSymbolization()
     IndexTable addrTable;
     struct Stack {
         uint32_t thread, first, size;
@@ -141,7 +142,7 @@ struct RawProfileBuilder::Impl {
             return *slot - 1;
         const auto id = static_cast<uint32_t>(addrs.size());
         addrs.push_back(f);
-        if (f.module.valid()) { // a module's first address: open it meanwhile
+        if (f.module.valid() && !deferred) { // a module's first address: open it meanwhile
             if (f.module.value >= modulesSeen.size())
                 modulesSeen.resize(f.module.value + 1, false);
             if (!modulesSeen[f.module.value]) {
@@ -151,7 +152,7 @@ struct RawProfileBuilder::Impl {
         }
         addrTable.insert(slot, id, [&](uint32_t i) { return hashRaw(addrs[i]); });
         addrTotal.store(addrs.size(), std::memory_order_relaxed);
-        if (options.symbolizeAhead && (addrs.size() == 1 || addrs.size() % 64 == 0))
+        if (options.symbolizeAhead && !deferred && (addrs.size() == 1 || addrs.size() % 64 == 0))
             wakeAhead();
         return id;
     }
@@ -339,6 +340,11 @@ uint32_t RawProfileBuilder::costType(std::string_view name, CostUnit unit) {
     d->types.push_back({std::string(name), unit});
     d->stackCost.emplace_back(d->stacks.size(), 0);
     return static_cast<uint32_t>(d->types.size() - 1);
+}
+
+void RawProfileBuilder::deferSymbolization() {
+    std::lock_guard lock(d->data);
+    d->deferred = true;
 }
 
 uint32_t RawProfileBuilder::thread(std::string_view name, int64_t pid, int64_t tid) {

@@ -417,6 +417,18 @@ ModuleHandle Symbolizer::jitMap(int64_t pid) {
                   d->options.jitMapDir + "/perf-" + std::to_string(pid) + ".map", {});
 }
 
+bool Symbolizer::setBuildId(ModuleHandle module, std::string_view buildId) {
+    Module* m = d->get(module);
+    if (!m || m->kind != ModuleKind::Elf || buildId.empty())
+        return false;
+    std::lock_guard lock(m->mutex);
+    if (m->loaded || m->queued || !m->buildId.empty())
+        return false;
+    m->buildId = lowerHex(buildId);
+    m->report.buildId = m->buildId;
+    return true;
+}
+
 void Symbolizer::preload(ModuleHandle module) {
     Module* m = d->get(module);
     if (!m || m->kind == ModuleKind::Jit || m->queued.exchange(true))

@@ -5,6 +5,7 @@
 #include "scorch/bytesource.h"
 #include "scorch/import.h"
 #include "scorch/perfdata.h"
+#include "scorch/symbolizer.h"
 #include "testutil.h"
 
 #include <QFileInfo>
@@ -86,6 +87,21 @@ Agreement compare(const std::vector<Stack>& ours, const std::vector<Stack>& perf
 QString fixture(const char* name) {
     return QStringLiteral(SCORCH_PERF_FIXTURES "/") + QLatin1String(name);
 }
+
+/// HOME set to `dir` while it lives (perf's build-id cache, ~/.debug, is then empty), restored after.
+class ScopedHome {
+public:
+    explicit ScopedHome(const QString& dir)
+        : m_old(qgetenv("HOME")) {
+        qputenv("HOME", dir.toLocal8Bit());
+    }
+    ~ScopedHome() { qputenv("HOME", m_old); }
+    ScopedHome(const ScopedHome&) = delete;
+    ScopedHome& operator=(const ScopedHome&) = delete;
+
+private:
+    QByteArray m_old;
+};
 
 bool canRecord(const QString& dir) {
     QProcess p;
@@ -295,12 +311,7 @@ private Q_SLOTS:
         const QString programDir = QFileInfo(QStringLiteral(SCORCH_PERFPROG)).absolutePath();
         // perf record also copied the program into its build-id cache (~/.debug), where it would be found:
         // a HOME without one
-        const QByteArray home = qgetenv("HOME");
-        qputenv("HOME", emptyRoot.path().toLocal8Bit());
-        struct RestoreHome {
-            QByteArray value;
-            ~RestoreHome() { qputenv("HOME", value); }
-        } restoreHome{home};
+        const ScopedHome home(emptyRoot.path());
         ImportOptions options;
         options.sysroot = emptyRoot.path().toStdString();
         const std::string lost = functionNames(importProfile(m_fp.toStdString(), options));
@@ -329,6 +340,55 @@ private Q_SLOTS:
         const auto [badCode, badOut] = info({QStringLiteral("--debug-dir")}, false);
         QCOMPARE(badCode, 2);
         QVERIFY2(badOut.contains("--debug-dir needs a directory"), badOut.constData());
+    }
+
+    void pipeModeBuildIdRecords() {
+        // `perf record -o - | perf inject -b` gives a pipe-mode stream with build-id records (type 67).
+        // Record a copy of the test program, then change the copy's build-id: the module must be reported
+        // as a build-id mismatch instead of being symbolized from the wrong file.
+        if (!m_recording)
+            QSKIP("perf record does not work here");
+        QTemporaryDir dir;
+        const QString program = dir.filePath(QStringLiteral("perfprog-copy"));
+        QVERIFY(QFile::copy(QStringLiteral(SCORCH_PERFPROG), program));
+        QVERIFY(QFile::setPermissions(program, QFile::permissions(program) | QFileDevice::ExeOwner));
+        const QString out = dir.filePath(QStringLiteral("pipe.data"));
+        QProcess record, inject;
+        record.setStandardOutputProcess(&inject);
+        inject.setStandardOutputFile(out);
+        record.start(QStringLiteral("perf"),
+                     {QStringLiteral("record"), QStringLiteral("-q"), QStringLiteral("-e"),
+                      QStringLiteral("cpu-clock"), QStringLiteral("-F"), QStringLiteral("2000"),
+                      QStringLiteral("-g"), QStringLiteral("-o"), QStringLiteral("-"), QStringLiteral("--"),
+                      program, QStringLiteral("30")});
+        inject.start(QStringLiteral("perf"), {QStringLiteral("inject"), QStringLiteral("-b")});
+        QVERIFY(record.waitForFinished(60000) && inject.waitForFinished(60000));
+        if (inject.exitCode() != 0 || QFileInfo(out).size() < 1000)
+            QSKIP("perf inject -b does not work here");
+        const QByteArray bytes = test::readAll(out);
+        QVERIFY2(bytes.startsWith("PERFILE2") && bytes.mid(8, 8) == QByteArray("\x10\0\0\0\0\0\0\0", 8),
+                 "not a pipe-mode file");
+        // perf copied the program into its build-id cache, where it would be found: a HOME without one
+        const ScopedHome home(dir.path());
+        const Profile before = importProfile(out.toStdString());
+        QVERIFY2(functionNames(before).find("hotLeaf") != std::string::npos, functionNames(before).c_str());
+        // another build of the program at the recorded path
+        QByteArray image = test::readAll(program);
+        const QByteArray id =
+            QByteArray::fromHex(QByteArray::fromStdString(elfBuildId(program.toStdString())));
+        const qsizetype at = image.indexOf(id);
+        QVERIFY(!id.isEmpty() && at > 0);
+        image[at] = static_cast<char>(image[at] ^ 0x5a);
+        QFile f(program);
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(image);
+        f.close();
+        const Profile after = importProfile(out.toStdString());
+        QVERIFY2(functionNames(after).find("hotLeaf") == std::string::npos, functionNames(after).c_str());
+        bool mismatch = false;
+        for (const ImportWarning& w : after.meta.warnings)
+            mismatch = mismatch || (w.message.find("perfprog-copy: build-id mismatch") != std::string::npos);
+        QVERIFY(mismatch);
     }
 
     void truncatedAndCorrupt() {

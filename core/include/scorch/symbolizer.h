@@ -111,6 +111,11 @@ public:
     /// JIT code of process `pid` (options.jitMapDir/perf-PID.map).
     ModuleHandle jitMap(int64_t pid);
 
+    /// Gives a module registered without a build-id the one learnt later (perf's pipe mode writes build-ids
+    /// after the samples), so that the file is verified when it is loaded. False (nothing changes) when the
+    /// module has a build-id already or was loaded.
+    bool setBuildId(ModuleHandle module, std::string_view buildId);
+
     /// Starts loading a module on a background thread (finding its file, reading its symbols and
     /// decompressing its debug info; kallsyms for the kernel), so that a later symbolize() finds it ready:
     /// readers call this when a module first appears in a sample, which overlaps the fixed cost of opening
@@ -184,6 +189,9 @@ public:
     void addSample(uint32_t thread, std::span<const RawFrame> leafToRoot, std::span<const CostValue> costs,
                    double timeSeconds = -1);
     uint64_t samples() const;
+    /// From now on, modules are opened and addresses symbolized only by snapshot() and finish(), not in the
+    /// background while samples arrive: for readers that learn modules' build-ids after their samples.
+    void deferSymbolization();
 
     /// A profile of the samples so far (for live or progressive display); the builder keeps collecting.
     /// Only addresses not seen by an earlier snapshot are symbolized. addSample() may be called from another
