@@ -60,6 +60,8 @@ PerfState::PerfState(const std::string& name, const ImportOptions& options)
     , m_builder(std::make_unique<RawProfileBuilder>(*m_symbolizer, rawOptions(options))) {
     meta.source = name;
     meta.format = "perf.data";
+    // the reader calls the builder from its one thread: samples are merged on another while it reads on
+    m_builder->pipelineSamples();
 }
 
 PerfState::~PerfState() = default;

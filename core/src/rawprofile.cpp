@@ -13,9 +13,11 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <exception>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 
 namespace scorch {
 
@@ -200,6 +202,45 @@ struct RawProfileBuilder::Impl {
             resolveNew(&aheadCancel, 1, kAheadBatch);
         }
     }
+    // --- the sample pipeline (pipelineSamples()): batches of queued samples merged by another thread ---
+    static constexpr std::size_t kBatchSamples = 2048;
+    struct Batch {
+        struct Sample {
+            uint32_t thread, frames, costs;
+            double time;
+        };
+        std::vector<Sample> samples;
+        std::vector<RawFrame> frames;
+        std::vector<CostValue> costs;
+    };
+    struct Pipeline {
+        std::mutex mutex; ///< guards next, queued, stop, error
+        std::condition_variable wake;
+        Batch filling; ///< the producer's (no lock: one producer thread)
+        Batch next;    ///< handed to the consumer
+        bool queued = false;
+        bool stop = false;
+        std::exception_ptr error;
+        std::thread consumer;
+    };
+    std::unique_ptr<Pipeline> pipeline;
+    void addSampleLocked(uint32_t thread, std::span<const RawFrame> leafToRoot,
+                         std::span<const CostValue> costs, double timeSeconds);
+    /// Queues the filling batch (waiting while the previous one is merged); `wait`: until it is merged too.
+    void handOver(bool wait);
+    void consume();
+    void stopPipeline() {
+        if (!pipeline)
+            return;
+        {
+            std::lock_guard lock(pipeline->mutex);
+            pipeline->stop = true;
+        }
+        pipeline->wake.notify_all();
+        if (pipeline->consumer.joinable())
+            pipeline->consumer.join();
+    }
+
     void stopAhead() {
         {
             std::lock_guard lock(aheadMutex);
@@ -210,7 +251,10 @@ struct RawProfileBuilder::Impl {
         if (ahead.joinable())
             ahead.join();
     }
-    ~Impl() { stopAhead(); }
+    ~Impl() {
+        stopPipeline();
+        stopAhead();
+    }
 
     /// Symbolizes and resolves the next (at most `limit`) addresses not resolved yet, with `snapshotting`
     /// held; false when cancelled (nothing resolved then).
@@ -357,9 +401,30 @@ uint32_t RawProfileBuilder::thread(std::string_view name, int64_t pid, int64_t t
     return it->second;
 }
 
+void RawProfileBuilder::pipelineSamples() {
+    d->pipeline = std::make_unique<Impl::Pipeline>();
+    d->pipeline->consumer = std::thread([this] { d->consume(); });
+}
+
 void RawProfileBuilder::addSample(uint32_t thread, std::span<const RawFrame> leafToRoot,
                                   std::span<const CostValue> costs, double timeSeconds) {
+    if (d->pipeline) {
+        Impl::Batch& b = d->pipeline->filling;
+        b.samples.push_back({thread, static_cast<uint32_t>(leafToRoot.size()),
+                             static_cast<uint32_t>(costs.size()), timeSeconds});
+        b.frames.insert(b.frames.end(), leafToRoot.begin(), leafToRoot.end());
+        b.costs.insert(b.costs.end(), costs.begin(), costs.end());
+        if (b.samples.size() >= Impl::kBatchSamples)
+            d->handOver(false);
+        return;
+    }
     std::lock_guard lock(d->data);
+    d->addSampleLocked(thread, leafToRoot, costs, timeSeconds);
+}
+
+void RawProfileBuilder::Impl::addSampleLocked(uint32_t thread, std::span<const RawFrame> leafToRoot,
+                                              std::span<const CostValue> costs, double timeSeconds) {
+    Impl* d = this;
     if (thread >= d->threads.size())
         return;
     // a stack seen before is found by the hash of its raw frames, without looking up each address
@@ -413,16 +478,80 @@ void RawProfileBuilder::addSample(uint32_t thread, std::span<const RawFrame> lea
 }
 
 uint64_t RawProfileBuilder::samples() const {
+    if (d->pipeline)
+        d->handOver(true);
     std::lock_guard lock(d->data);
     return d->samples;
 }
 
 Profile RawProfileBuilder::snapshot(ProfileMeta meta, const std::atomic<bool>* cancel) {
+    if (d->pipeline)
+        d->handOver(true);
     return d->build(std::move(meta), cancel);
 }
 
 Profile RawProfileBuilder::finish(ProfileMeta meta, const std::atomic<bool>* cancel) {
+    if (d->pipeline)
+        d->handOver(true);
     return d->build(std::move(meta), cancel);
+}
+
+void RawProfileBuilder::Impl::handOver(bool wait) {
+    Pipeline& p = *pipeline;
+    std::unique_lock lock(p.mutex);
+    // one batch in the consumer's hands at a time: wait for the previous one
+    p.wake.wait(lock, [&] { return !p.queued; });
+    if (p.error) {
+        std::exception_ptr e = std::exchange(p.error, nullptr);
+        std::rethrow_exception(e);
+    }
+    if (!p.filling.samples.empty()) {
+        std::swap(p.filling, p.next);
+        p.queued = true;
+        p.wake.notify_all();
+    }
+    if (wait) { // and until it is merged
+        p.wake.wait(lock, [&] { return !p.queued; });
+        if (p.error) {
+            std::exception_ptr e = std::exchange(p.error, nullptr);
+            std::rethrow_exception(e);
+        }
+    }
+}
+
+void RawProfileBuilder::Impl::consume() {
+    Pipeline& p = *pipeline;
+    Batch work;
+    for (;;) {
+        {
+            std::unique_lock lock(p.mutex);
+            p.wake.wait(lock, [&] { return p.stop || p.queued; });
+            if (!p.queued)
+                return; // stopped with nothing left
+            std::swap(work, p.next);
+        }
+        try {
+            std::lock_guard lock(data);
+            std::size_t frame = 0, cost = 0;
+            for (const Batch::Sample& s : work.samples) {
+                addSampleLocked(s.thread, std::span<const RawFrame>(work.frames.data() + frame, s.frames),
+                                std::span<const CostValue>(work.costs.data() + cost, s.costs), s.time);
+                frame += s.frames;
+                cost += s.costs;
+            }
+        } catch (...) {
+            std::lock_guard lock(p.mutex);
+            p.error = std::current_exception();
+        }
+        work.samples.clear();
+        work.frames.clear();
+        work.costs.clear();
+        {
+            std::lock_guard lock(p.mutex);
+            p.queued = false;
+        }
+        p.wake.notify_all();
+    }
 }
 
 Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>* cancel) {

@@ -6,7 +6,7 @@
 #                                     [workload...]
 #   --scorch PATH   scorch binary (default: <repo>/build/app/scorch)
 #   --data DIR      recordings (default: ${BENCH_DATA:-/tmp/bench-data}); workload = DIR/<name>.data
-#   --runs N        timed runs per tool and workload, the median is shown (default 3; 1 above 100 MB)
+#   --runs N        timed runs per tool and workload, the median is shown (default 3; 1 above 1 GB)
 #   --no-hotspot    do not install or time hotspot-perfparser
 #   --no-pipe       do not time `perf script | scorch collapse -` (perf script on --call-graph dwarf
 #                   recordings is slow: ~10 minutes for dwarf-medium)
@@ -81,7 +81,7 @@ run() {
 # timed CMD: median wall and cpu over the runs, max RSS
 timed() {
     local n=$RUNS i out walls=() cpus=() rss=0 r
-    [ "$size" -gt 100000000 ] && n=1
+    [ "$size" -gt 1000000000 ] && n=1
     for ((i = 0; i < n; i++)); do
         out=$(run "$1")
         read -r w c r <<< "$out"

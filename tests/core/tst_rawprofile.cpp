@@ -317,18 +317,20 @@ private Q_SLOTS:
         QCOMPARE(mine.threads[0].samples, expected.threads[0].samples);
     }
 
-    void symbolizingAheadGivesTheSameProfile() {
+    void symbolizingAheadGivesTheSameProfile() { // and merging samples on a pipeline thread
         // thousands of unique addresses (every byte of the test program's text around a few functions) so
         // that the ahead thread resolves batches while samples still arrive, a snapshot in between: the
         // profile must equal the one symbolized only at the end
         const Location exe = locate(symtest::outerFunction(8));
         const Location lib = locate(symtest::libFunction(8));
         uint64_t snapshotSamples = 0;
-        auto run = [&](bool ahead, bool snapshotInBetween) -> Profile {
+        auto run = [&](bool ahead, bool snapshotInBetween, bool pipelined = false) -> Profile {
             Symbolizer sym;
             RawProfileOptions options;
             options.symbolizeAhead = ahead;
             RawProfileBuilder raw(sym, options);
+            if (pipelined)
+                raw.pipelineSamples();
             const uint32_t cpu = raw.costType("cpu-clock", CostUnit::Nanoseconds);
             const uint32_t thread = raw.thread("t", 1, 1);
             const ModuleHandle modules[] = {sym.module(exe.path), sym.module(lib.path)};
@@ -352,6 +354,12 @@ private Q_SLOTS:
         const auto expected = contents(atTheEnd);
         QVERIFY(contents(run(true, false)) == expected);
         QVERIFY(contents(run(true, true)) == expected);
+        QCOMPARE(snapshotSamples, uint64_t(9001));
+        // samples merged by the pipeline thread (as the perf.data reader does): the same again
+        snapshotSamples = 0;
+        const Profile pipelined = run(true, true, true);
+        QVERIFY(contents(pipelined) == expected);
+        QCOMPARE(pipelined.meta.samples, atTheEnd.meta.samples);
         QCOMPARE(snapshotSamples, uint64_t(9001));
 
         // destroyed while the ahead thread works: stops it, never hangs

@@ -192,6 +192,10 @@ public:
     /// From now on, modules are opened and addresses symbolized only by snapshot() and finish(), not in the
     /// background while samples arrive: for readers that learn modules' build-ids after their samples.
     void deferSymbolization();
+    /// From now on addSample() only queues the sample; another thread merges the queued samples into the
+    /// aggregated stacks (in order), so that a reader parses the next samples meanwhile. Only for callers
+    /// that call addSample(), samples(), snapshot() and finish() from one thread (they wait for the queue).
+    void pipelineSamples();
 
     /// A profile of the samples so far (for live or progressive display); the builder keeps collecting.
     /// Only addresses not seen by an earlier snapshot are symbolized. addSample() may be called from another
