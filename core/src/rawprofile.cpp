@@ -272,7 +272,9 @@ struct RawProfileBuilder::Impl {
         auto frames = symbolizer.symbolize(requests, cancel, threads);
         if (cancel && cancel->load())
             return false;
+        detail::trace("resolve");
         resolve(requests, frames);
+        detail::trace("resolved");
         resolvedTotal.store(addrFirst.size());
         return true;
     }

@@ -552,6 +552,7 @@ std::vector<std::vector<SymbolFrame>> Symbolizer::symbolize(std::span<const Requ
     worker();
     for (std::thread& t : pool)
         t.join();
+    detail::trace("looked up");
 
     // fill the caches and the results
     for (auto& [id, w] : work) {

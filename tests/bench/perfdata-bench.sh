@@ -15,7 +15,7 @@
 # same mixed workload with frame pointers or --call-graph dwarf). When DIR has no DWARF recording and the
 # workload's bin/regexfp exists, one is made here (DIR/dwarf-small.data, 2.5 s of regexfp alone).
 #
-# What is timed (GNU time: wall clock, CPU = user + sys of all processes, peak RSS of the largest; page cache
+# What is timed (wall clock from bash's $EPOCHREALTIME; GNU time: CPU = user + sys of all processes, peak RSS of the largest; page cache
 # warm; output to /dev/null):
 #   scorch        scorch info FILE: the complete call tree, symbolized (functions, inline frames, lines)
 #   perf|collapse perf script -i FILE | scorch collapse -   (the text route)
@@ -75,8 +75,11 @@ fi
 
 # run CMD: one timed run; prints "<wall s> <cpu s (user+sys, all processes)> <peak RSS KiB>"
 run() {
-    /usr/bin/time -f '%e %U %S %M' bash -c "$1" 2>&1 > /dev/null | tail -n 1 |
-        awk '{printf "%s %.2f %s", $1, $2 + $3, $4}'
+    # wall clock from bash's microsecond clock (GNU time's %e has 10 ms steps, too coarse for small files)
+    local t0=$EPOCHREALTIME out t1
+    out=$(/usr/bin/time -f '%U %S %M' bash -c "$1" 2>&1 > /dev/null | tail -n 1)
+    t1=$EPOCHREALTIME
+    awk -v a="$t0" -v b="$t1" -v o="$out" 'BEGIN { split(o, f, " "); printf "%.3f %.2f %s", b - a, f[1] + f[2], f[3] }'
 }
 # timed CMD: median wall and cpu over the runs, max RSS
 timed() {
@@ -111,7 +114,7 @@ for w in "${workloads[@]}"; do
     for tool in scorch "perf|collapse" "perf script" perfparser; do
         [ -n "${res[$tool]:-}" ] || continue
         read -r wall cpu rss <<< "${res[$tool]}"
-        printf '%-13s %6.1fM %7s | %-14s %7.2fs %7.2fs %7.0fM | %7.1fx %7.1fx\n' "$w" \
+        printf '%-13s %6.1fM %7s | %-14s %7.3fs %7.2fs %7.0fM | %7.1fx %7.1fx\n' "$w" \
             "$(awk -v b="$size" 'BEGIN{print b/1e6}')" "$samples" "$tool" "$wall" "$cpu" \
             "$(awk -v k="$rss" 'BEGIN{print k/1024}')" "$(awk -v a="$wall" -v b="$bwall" 'BEGIN{print (b > 0 ? a / b : 0)}')" \
             "$(awk -v a="$cpu" -v b="$bcpu" 'BEGIN{print (b > 0 ? a / b : 0)}')"
