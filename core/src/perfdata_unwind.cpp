@@ -330,9 +330,7 @@ DwarfUnwinder::Impl::Fast DwarfUnwinder::Impl::fastUnwind(int64_t pid, const Con
         if (r.kind == CfiRule::Kind::Outermost)
             return ++fast, Fast::Done;
         if (r.kind != CfiRule::Kind::Simple || (r.cfaRegister == 6 && !bpKnown))
-            if (r.kind != CfiRule::Kind::Simple || (r.cfaRegister == 6 && !bpKnown))
-                return libdw();
-
+            return libdw();
         const uint64_t cfa = (r.cfaRegister == 7 ? sp : bp) + static_cast<uint64_t>(r.cfaOffset);
         uint64_t ra = 0;
         if (!read(cfa + static_cast<uint64_t>(r.raOffset), ra))
