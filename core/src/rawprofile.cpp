@@ -154,7 +154,7 @@ struct RawProfileBuilder::Impl {
         }
         addrTable.insert(slot, id, [&](uint32_t i) { return hashRaw(addrs[i]); });
         addrTotal.store(addrs.size(), std::memory_order_relaxed);
-        if (options.symbolizeAhead && !deferred && (addrs.size() == 1 || addrs.size() % 64 == 0))
+        if (options.symbolizeAhead && !deferred && addrs.size() % 64 == 0 && aheadDue())
             wakeAhead();
         return id;
     }
@@ -170,6 +170,17 @@ struct RawProfileBuilder::Impl {
     std::atomic<int> snapshots{0};        ///< snapshots waiting or running: the ahead thread gives way
     std::atomic<bool> aheadCancel{false}; ///< stops the ahead thread's batch (what it looked up stays cached)
     std::thread ahead;
+
+    /// RawProfileOptions::symbolizeAheadAfter
+    std::chrono::steady_clock::time_point firstAddress;
+    bool aheadDue() {
+        if (ahead.joinable())
+            return true;
+        const auto now = std::chrono::steady_clock::now();
+        if (firstAddress == std::chrono::steady_clock::time_point())
+            firstAddress = now;
+        return std::chrono::duration<double>(now - firstAddress).count() >= options.symbolizeAheadAfter;
+    }
 
     void wakeAhead() {
         {

@@ -328,6 +328,7 @@ private Q_SLOTS:
             Symbolizer sym;
             RawProfileOptions options;
             options.symbolizeAhead = ahead;
+            options.symbolizeAheadAfter = 0; // at once: this input is read in a few milliseconds
             RawProfileBuilder raw(sym, options);
             if (pipelined)
                 raw.pipelineSamples();
@@ -365,7 +366,9 @@ private Q_SLOTS:
         // destroyed while the ahead thread works: stops it, never hangs
         for (int round = 0; round < 5; ++round) {
             Symbolizer sym;
-            RawProfileBuilder raw(sym);
+            RawProfileOptions options;
+            options.symbolizeAheadAfter = 0;
+            RawProfileBuilder raw(sym, options);
             const uint32_t cpu = raw.costType("cpu-clock", CostUnit::Nanoseconds);
             const uint32_t thread = raw.thread("t", 1, 1);
             for (uint64_t i = 0; i < 9000; ++i) {

@@ -165,8 +165,11 @@ struct RawProfileOptions {
     /// A FrameKind::Process root frame named after the thread (as perf script's importer does).
     bool processRoot = true;
     /// New addresses are symbolized on a background thread while samples still arrive (in batches of a few
-    /// thousand), so that a snapshot has little left to symbolize.
+    /// thousand), so that a snapshot has little left to symbolize; from `symbolizeAheadAfter` seconds after
+    /// the first address on (a small input is done before: its cores are better left to reading and to
+    /// opening the modules).
     bool symbolizeAhead = true;
+    double symbolizeAheadAfter = 0.04;
 };
 
 /// Raw address samples -> Profile: identical raw stacks are aggregated as they arrive (count and summed
