@@ -6,6 +6,7 @@
 #include "hash.h"
 #include "hugepages.h"
 #include "rawprofile_tree.h"
+#include "samplepipeline.h"
 #include "trace.h"
 
 #include <algorithm>
@@ -13,7 +14,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
-#include <exception>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
@@ -213,44 +213,9 @@ struct RawProfileBuilder::Impl {
             resolveNew(&aheadCancel, 1, kAheadBatch);
         }
     }
-    // --- the sample pipeline (pipelineSamples()): batches of queued samples merged by another thread ---
-    static constexpr std::size_t kBatchSamples = 2048;
-    struct Batch {
-        struct Sample {
-            uint32_t thread, frames, costs;
-            double time;
-        };
-        std::vector<Sample> samples;
-        std::vector<RawFrame> frames;
-        std::vector<CostValue> costs;
-    };
-    struct Pipeline {
-        std::mutex mutex; ///< guards next, queued, stop, error
-        std::condition_variable wake;
-        Batch filling; ///< the producer's (no lock: one producer thread)
-        Batch next;    ///< handed to the consumer
-        bool queued = false;
-        bool stop = false;
-        std::exception_ptr error;
-        std::thread consumer;
-    };
-    std::unique_ptr<Pipeline> pipeline;
+    std::unique_ptr<detail::SamplePipeline> pipeline; ///< pipelineSamples()
     void addSampleLocked(uint32_t thread, std::span<const RawFrame> leafToRoot,
                          std::span<const CostValue> costs, double timeSeconds);
-    /// Queues the filling batch (waiting while the previous one is merged); `wait`: until it is merged too.
-    void handOver(bool wait);
-    void consume();
-    void stopPipeline() {
-        if (!pipeline)
-            return;
-        {
-            std::lock_guard lock(pipeline->mutex);
-            pipeline->stop = true;
-        }
-        pipeline->wake.notify_all();
-        if (pipeline->consumer.joinable())
-            pipeline->consumer.join();
-    }
 
     void stopAhead() {
         {
@@ -263,7 +228,7 @@ struct RawProfileBuilder::Impl {
             ahead.join();
     }
     ~Impl() {
-        stopPipeline();
+        pipeline.reset();
         stopAhead();
     }
 
@@ -415,20 +380,18 @@ uint32_t RawProfileBuilder::thread(std::string_view name, int64_t pid, int64_t t
 }
 
 void RawProfileBuilder::pipelineSamples() {
-    d->pipeline = std::make_unique<Impl::Pipeline>();
-    d->pipeline->consumer = std::thread([this] { d->consume(); });
+    d->pipeline = std::make_unique<detail::SamplePipeline>([this](const auto& forEachSample) {
+        std::lock_guard lock(d->data); // once per batch
+        forEachSample(
+            [this](uint32_t thread, std::span<const RawFrame> leafToRoot, std::span<const CostValue> costs,
+                   double timeSeconds) { d->addSampleLocked(thread, leafToRoot, costs, timeSeconds); });
+    });
 }
 
 void RawProfileBuilder::addSample(uint32_t thread, std::span<const RawFrame> leafToRoot,
                                   std::span<const CostValue> costs, double timeSeconds) {
     if (d->pipeline) {
-        Impl::Batch& b = d->pipeline->filling;
-        b.samples.push_back({thread, static_cast<uint32_t>(leafToRoot.size()),
-                             static_cast<uint32_t>(costs.size()), timeSeconds});
-        b.frames.insert(b.frames.end(), leafToRoot.begin(), leafToRoot.end());
-        b.costs.insert(b.costs.end(), costs.begin(), costs.end());
-        if (b.samples.size() >= Impl::kBatchSamples)
-            d->handOver(false);
+        d->pipeline->add(thread, leafToRoot, costs, timeSeconds);
         return;
     }
     std::lock_guard lock(d->data);
@@ -437,20 +400,19 @@ void RawProfileBuilder::addSample(uint32_t thread, std::span<const RawFrame> lea
 
 void RawProfileBuilder::Impl::addSampleLocked(uint32_t thread, std::span<const RawFrame> leafToRoot,
                                               std::span<const CostValue> costs, double timeSeconds) {
-    Impl* d = this;
-    if (thread >= d->threads.size())
+    if (thread >= threads.size())
         return;
     // a stack seen before is found by the hash of its raw frames, without looking up each address
     uint64_t h = hashInt(thread + 0x51ed27ull);
     for (const RawFrame& f : leafToRoot)
         h = mix64(h ^ hashRaw(f), 0x9fb21c651e98df25ull);
-    uint32_t* slot = d->stackTable.find(h, [&](uint32_t s) {
-        const Impl::Stack& st = d->stacks[s];
+    uint32_t* slot = stackTable.find(h, [&](uint32_t s) {
+        const Stack& st = stacks[s];
         if (st.hash != h || st.thread != thread || st.size != leafToRoot.size())
             return false;
-        const uint32_t* rootFirst = d->stackAddrs.data() + st.first;
+        const uint32_t* rootFirst = stackAddrs.data() + st.first;
         for (std::size_t k = 0; k < leafToRoot.size(); ++k) {
-            const RawFrame& a = d->addrs[rootFirst[leafToRoot.size() - 1 - k]];
+            const RawFrame& a = addrs[rootFirst[leafToRoot.size() - 1 - k]];
             const RawFrame& b = leafToRoot[k];
             if (a.address != b.address || a.module != b.module || a.returnAddress != b.returnAddress)
                 return false;
@@ -461,110 +423,52 @@ void RawProfileBuilder::Impl::addSampleLocked(uint32_t thread, std::span<const R
     if (*slot) {
         s = *slot - 1;
     } else {
-        auto& ids = d->scratch;
+        auto& ids = scratch;
         ids.clear();
         for (auto it = leafToRoot.rbegin(); it != leafToRoot.rend(); ++it)
-            ids.push_back(d->addrId(*it));
-        s = static_cast<uint32_t>(d->stacks.size());
-        d->stacks.push_back({thread, static_cast<uint32_t>(d->stackAddrs.size()),
-                             static_cast<uint32_t>(ids.size()), 0, h, false});
-        d->stackAddrs.insert(d->stackAddrs.end(), ids.begin(), ids.end());
-        for (auto& c : d->stackCost)
+            ids.push_back(addrId(*it));
+        s = static_cast<uint32_t>(stacks.size());
+        stacks.push_back({thread, static_cast<uint32_t>(stackAddrs.size()), static_cast<uint32_t>(ids.size()),
+                          0, h, false});
+        stackAddrs.insert(stackAddrs.end(), ids.begin(), ids.end());
+        for (auto& c : stackCost)
             c.push_back(0);
-        d->stackTable.insert(slot, s, [&](uint32_t i) { return d->stacks[i].hash; });
+        stackTable.insert(slot, s, [&](uint32_t i) { return stacks[i].hash; });
     }
-    ++d->stacks[s].count;
-    if (!d->stacks[s].dirty) {
-        d->stacks[s].dirty = true;
-        d->dirty.push_back(s);
+    ++stacks[s].count;
+    if (!stacks[s].dirty) {
+        stacks[s].dirty = true;
+        dirty.push_back(s);
     }
     for (const CostValue& c : costs)
-        if (c.costType < d->stackCost.size())
-            addCost(d->stackCost[c.costType][s], c.value);
-    ++d->threads[thread].samples;
-    ++d->samples;
+        if (c.costType < stackCost.size())
+            addCost(stackCost[c.costType][s], c.value);
+    ++threads[thread].samples;
+    ++samples;
     if (timeSeconds >= 0) {
-        d->timeMin = d->hasTime ? std::min(d->timeMin, timeSeconds) : timeSeconds;
-        d->timeMax = d->hasTime ? std::max(d->timeMax, timeSeconds) : timeSeconds;
-        d->hasTime = true;
+        timeMin = hasTime ? std::min(timeMin, timeSeconds) : timeSeconds;
+        timeMax = hasTime ? std::max(timeMax, timeSeconds) : timeSeconds;
+        hasTime = true;
     }
 }
 
 uint64_t RawProfileBuilder::samples() const {
     if (d->pipeline)
-        d->handOver(true);
+        d->pipeline->drain();
     std::lock_guard lock(d->data);
     return d->samples;
 }
 
 Profile RawProfileBuilder::snapshot(ProfileMeta meta, const std::atomic<bool>* cancel) {
     if (d->pipeline)
-        d->handOver(true);
+        d->pipeline->drain();
     return d->build(std::move(meta), cancel);
 }
 
 Profile RawProfileBuilder::finish(ProfileMeta meta, const std::atomic<bool>* cancel) {
     if (d->pipeline)
-        d->handOver(true);
+        d->pipeline->drain();
     return d->build(std::move(meta), cancel);
-}
-
-void RawProfileBuilder::Impl::handOver(bool wait) {
-    Pipeline& p = *pipeline;
-    std::unique_lock lock(p.mutex);
-    // one batch in the consumer's hands at a time: wait for the previous one
-    p.wake.wait(lock, [&] { return !p.queued; });
-    if (p.error) {
-        std::exception_ptr e = std::exchange(p.error, nullptr);
-        std::rethrow_exception(e);
-    }
-    if (!p.filling.samples.empty()) {
-        std::swap(p.filling, p.next);
-        p.queued = true;
-        p.wake.notify_all();
-    }
-    if (wait) { // and until it is merged
-        p.wake.wait(lock, [&] { return !p.queued; });
-        if (p.error) {
-            std::exception_ptr e = std::exchange(p.error, nullptr);
-            std::rethrow_exception(e);
-        }
-    }
-}
-
-void RawProfileBuilder::Impl::consume() {
-    Pipeline& p = *pipeline;
-    Batch work;
-    for (;;) {
-        {
-            std::unique_lock lock(p.mutex);
-            p.wake.wait(lock, [&] { return p.stop || p.queued; });
-            if (!p.queued)
-                return; // stopped with nothing left
-            std::swap(work, p.next);
-        }
-        try {
-            std::lock_guard lock(data);
-            std::size_t frame = 0, cost = 0;
-            for (const Batch::Sample& s : work.samples) {
-                addSampleLocked(s.thread, std::span<const RawFrame>(work.frames.data() + frame, s.frames),
-                                std::span<const CostValue>(work.costs.data() + cost, s.costs), s.time);
-                frame += s.frames;
-                cost += s.costs;
-            }
-        } catch (...) {
-            std::lock_guard lock(p.mutex);
-            p.error = std::current_exception();
-        }
-        work.samples.clear();
-        work.frames.clear();
-        work.costs.clear();
-        {
-            std::lock_guard lock(p.mutex);
-            p.queued = false;
-        }
-        p.wake.notify_all();
-    }
 }
 
 Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>* cancel) {
