@@ -1,6 +1,8 @@
 // Uncompressed copies of ELF files with compressed sections: see elfinflate.h.
 #include "elfinflate.h"
 
+#include "textutil.h"
+
 #include <elf.h>
 #include <fcntl.h>
 #include <libdeflate.h>
@@ -219,9 +221,9 @@ int InflatedElfCache::open(const std::string& path, int fd, unsigned threads) {
     std::lock_guard lock(m_mutex);
     auto it = m_files.find(key);
     if (it == m_files.end()) {
-        const std::size_t slash = path.rfind('/');
-        const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-        it = m_files.emplace(key, inflatedElfCopy(fd, "scorch-inflated:" + base, threads)).first;
+        it = m_files
+                 .emplace(key, inflatedElfCopy(fd, "scorch-inflated:" + std::string(baseName(path)), threads))
+                 .first;
     }
     return it->second >= 0 ? ::fcntl(it->second, F_DUPFD_CLOEXEC, 0) : -1;
 }

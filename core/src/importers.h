@@ -5,6 +5,7 @@
 #include "scorch/bytesource.h"
 #include "scorch/import.h"
 #include "scorch/symbolizer.h"
+#include "textutil.h"
 
 #include <string>
 #include <string_view>
@@ -33,8 +34,5 @@ Format sniffJson(std::string_view head);
 /// The symbolizer's options for raw addresses under these import options (ImportOptions::symbolize,
 /// threads, search paths, debug directories, sysroot).
 SymbolizerOptions symbolizerOptions(const ImportOptions& options);
-
-/// The last path component of a file name ("a/b/c.json" -> "c.json").
-std::string baseName(std::string_view path);
 
 } // namespace scorch::detail

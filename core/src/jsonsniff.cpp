@@ -99,9 +99,4 @@ Format sniffJson(std::string_view head) {
     return Format::Json;
 }
 
-std::string baseName(std::string_view path) {
-    const std::size_t slash = path.find_last_of('/');
-    return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
-}
-
 } // namespace scorch::detail

@@ -7,6 +7,7 @@
 #include "hugepages.h"
 #include "rawprofile_tree.h"
 #include "samplepipeline.h"
+#include "textutil.h"
 #include "trace.h"
 
 #include <algorithm>
@@ -66,11 +67,6 @@ private:
 uint64_t hashRaw(const RawFrame& f) {
     return mix64(hashInt(f.address),
                  (static_cast<uint64_t>(f.module.value) << 1 | f.returnAddress) ^ 0x9e3779b97f4a7c15ull);
-}
-
-std::string_view baseName(std::string_view path) {
-    const std::size_t slash = path.rfind('/');
-    return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
 /// One frame of a symbolized address, in the incremental tree's tables.
@@ -275,7 +271,7 @@ Resolved RawProfileBuilder::Impl::unresolvedFrame(const RawFrame& raw) {
     }
     const std::string_view path = symbolizer.modulePath(raw.module);
     const ModuleType type = symbolizer.moduleType(raw.module);
-    std::string_view base = baseName(path);
+    std::string_view base = detail::baseName(path);
     if (base.size() >= 2 && base.front() == '[' && base.back() == ']') // [kernel.kallsyms], [vdso]
         base = base.substr(1, base.size() - 2);
     std::string name = "[" + std::string(base);

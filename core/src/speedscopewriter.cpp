@@ -2,6 +2,7 @@
 // profile per thread.
 #include "exportutil.h"
 #include "scorch/export.h"
+#include "textutil.h"
 
 #include <cstdlib>
 #include <ostream>
@@ -26,11 +27,6 @@ std::string threadLabel(const ThreadInfo& t, std::size_t index) {
     if (t.pid >= 0)
         name += " [" + std::to_string(t.pid) + "/" + std::to_string(t.tid) + "]";
     return name;
-}
-
-std::string baseName(const std::string& path) {
-    const std::size_t slash = path.rfind('/');
-    return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
 } // namespace
@@ -61,7 +57,7 @@ void writeSpeedscope(const Profile& p, const SpeedscopeOptions& o, std::ostream&
     std::string& b = w.buffer();
     b += "{\"$schema\":\"https://www.speedscope.app/"
          "file-format-schema.json\",\"exporter\":\"scorch\",\"name\":";
-    detail::appendJsonString(b, o.name.empty() ? baseName(p.meta.source) : o.name);
+    detail::appendJsonString(b, o.name.empty() ? detail::baseName(p.meta.source) : std::string_view(o.name));
     b += ",\"activeProfileIndex\":0,\"shared\":{\"frames\":[";
     for (std::size_t i = 0; i < used.size(); ++i) {
         const Frame& f = p.frames[used[i]];

@@ -4,6 +4,7 @@
 
 #include "elfinflate.h"
 #include "symbolizer_internal.h"
+#include "textutil.h"
 #include "trace.h"
 
 #include <sys/stat.h>
@@ -49,11 +50,6 @@ bool isRegularFile(const std::string& path, uint64_t* size = nullptr) {
     if (size)
         *size = static_cast<uint64_t>(st.st_size);
     return true;
-}
-
-std::string_view baseName(std::string_view path) {
-    const std::size_t slash = path.rfind('/');
-    return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
 std::string lowerHex(std::string_view s) {
@@ -203,7 +199,7 @@ void Symbolizer::Impl::loadElf(Module& m) {
         candidate(options.sysroot + path);
     if (!path.empty() && !path.starts_with('[')) {
         for (const std::string& dir : options.searchPaths) {
-            candidate(dir + '/' + std::string(baseName(path)));
+            candidate(dir + '/' + std::string(detail::baseName(path)));
             if (absolute)
                 candidate(dir + path);
         }

@@ -16,6 +16,12 @@ inline bool isWordChar(char c) {
     return isDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
 
+/// The last component of a path ("a/b/c.json" -> "c.json"), a view into `path`.
+inline std::string_view baseName(std::string_view path) {
+    const std::size_t slash = path.rfind('/');
+    return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
 inline std::string_view rtrim(std::string_view s) {
     while (!s.empty() && isSpace(s.back()))
         s.remove_suffix(1);
