@@ -1,6 +1,7 @@
 #include "perfdata_state.h"
 
 #include "importers.h"
+#include "symbolizer_internal.h"
 
 #include <algorithm>
 #include <bit>
@@ -27,14 +28,9 @@ MapEntry::Kind mapKind(std::string_view path) {
     return MapEntry::Kind::File;
 }
 
+/// Lower-case hex of raw build-id bytes.
 std::string hexBytes(std::string_view bytes) {
-    static const char digits[] = "0123456789abcdef";
-    std::string out;
-    for (unsigned char c : bytes) {
-        out += digits[c >> 4];
-        out += digits[c & 15];
-    }
-    return out;
+    return toHex(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
 }
 
 /// perf record's id position in a sample (for finding the event of a sample when there are several).

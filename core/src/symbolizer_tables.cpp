@@ -89,6 +89,14 @@ bool AddressTable::allZero() const {
 
 namespace {
 
+/// The value of a hexadecimal digit, -1 for any other character.
+int hexDigit(unsigned char c) {
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c |= 0x20;
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
 bool parseHex(std::string_view s, uint64_t& value) {
     if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
         s.remove_prefix(2);
@@ -96,16 +104,10 @@ bool parseHex(std::string_view s, uint64_t& value) {
         return false;
     value = 0;
     for (char c : s) {
-        unsigned d;
-        if (c >= '0' && c <= '9')
-            d = static_cast<unsigned>(c - '0');
-        else if (c >= 'a' && c <= 'f')
-            d = static_cast<unsigned>(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F')
-            d = static_cast<unsigned>(c - 'A' + 10);
-        else
+        const int d = hexDigit(static_cast<unsigned char>(c));
+        if (d < 0)
             return false;
-        value = value << 4 | d;
+        value = value << 4 | static_cast<unsigned>(d);
     }
     return true;
 }
@@ -151,12 +153,6 @@ AddressTable parseKallsyms(std::string input) {
     starts.reserve(expected);
     const char* const base = text.data();
     const char* const end = base + text.size();
-    auto hexDigit = [](unsigned char c) -> int {
-        if (c >= '0' && c <= '9')
-            return c - '0';
-        c |= 0x20;
-        return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-    };
     auto blank = [](char c) {
         return c == ' ' || c == '\t';
     };
