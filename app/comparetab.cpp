@@ -1,6 +1,6 @@
 #include "comparetab.h"
 
-#include "compareview.h"
+#include "compare/compareview.h"
 #include "loader.h"
 
 #include <QFileInfo>

@@ -1,9 +1,9 @@
 #include "exporter.h"
 
-#include "flamegraphview.h"
+#include "flame/flamegraphview.h"
 
 #include "scorch/export.h"
-#include "scorch/folded.h"
+#include "scorch/foldedwriter.h"
 
 #include <QBuffer>
 #include <QCoreApplication>

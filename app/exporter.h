@@ -4,7 +4,7 @@
 // own input file.
 #pragma once
 
-#include "chartdata.h"
+#include "scorch/chartdata.h"
 
 #include <QByteArray>
 #include <QString>

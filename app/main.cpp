@@ -1,6 +1,6 @@
 // The scorch executable: headless subcommands run without Qt; anything else opens the GUI, which lives in a
 // module loaded on demand (see guimain.cpp), so `scorch collapse` starts in a couple of milliseconds.
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <climits>
 #include <cstdio>

@@ -1,11 +1,11 @@
 #include "mainwindow.h"
 
+#include "compare/compareview.h"
 #include "comparedialog.h"
 #include "comparetab.h"
-#include "compareview.h"
-#include "flamegraphpanel.h"
+#include "flame/flamegraphpanel.h"
 #include "profiletab.h"
-#include "recorddialog.h"
+#include "record/recorddialog.h"
 #include "symbolpaths.h"
 
 #include <QAction>

@@ -1,12 +1,12 @@
 #include "profiletab.h"
 
-#include "calltreetables.h"
-#include "flamegraphpanel.h"
+#include "flame/flamegraphpanel.h"
 #include "loader.h"
-#include "modeldata.h"
 #include "selectionsync.h"
-#include "sourceview.h"
+#include "source/sourceview.h"
 #include "summarybar.h"
+#include "tables/calltreetables.h"
+#include "tables/modeldata.h"
 #include "threadlist.h"
 
 #include <QFileInfo>

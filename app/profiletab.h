@@ -2,7 +2,7 @@
 // summary strip, the thread list, the flame graph and the call tree tables; or the error / cancel message.
 #pragma once
 
-#include "chartdata.h"
+#include "scorch/chartdata.h"
 
 #include <QStyle>
 #include <QWidget>

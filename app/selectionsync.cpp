@@ -1,7 +1,7 @@
 #include "selectionsync.h"
 
-#include "calltreetables.h"
-#include "flamegraphview.h"
+#include "flame/flamegraphview.h"
+#include "tables/calltreetables.h"
 
 namespace scorch {
 

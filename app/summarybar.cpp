@@ -1,6 +1,6 @@
 #include "summarybar.h"
 
-#include "qtprofile.h"
+#include "common/qtprofile.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>

@@ -1,7 +1,7 @@
 // SummaryBar: the strip above a profile's chart: format, cost type, total, samples, threads, warnings.
 #pragma once
 
-#include "chartdata.h"
+#include "scorch/chartdata.h"
 
 #include <QWidget>
 

@@ -1,6 +1,6 @@
 #include "threadlist.h"
 
-#include "qtprofile.h"
+#include "common/qtprofile.h"
 
 #include <QHeaderView>
 #include <QTimer>

@@ -10,7 +10,7 @@
 // time of diffProfiles() (the merged before/after/delta tree), of the differential chart's layout tree and of
 // the function summary, then the full-repaint time of the differential chart at 1920x1080.
 // Targets: diff of two 1M-node trees < 1 s; repaint within the flame graph window's 8 ms.
-#include "flamegraphview.h"
+#include "flame/flamegraphview.h"
 
 #include "scorch/builder.h"
 #include "scorch/diff.h"

@@ -7,7 +7,7 @@
 // frame (intermediate x-ranges between the root and a deep frame, as the 150 ms zoom animation paints
 // them). --save writes the first full and a zoomed frame as PNG for a visual check; --file paints a real
 // profile instead of the synthetic one. Targets: <= 8 ms full repaint, <= 16 ms animation frame.
-#include "flamegraphview.h"
+#include "flame/flamegraphview.h"
 
 #include "scorch/builder.h"
 #include "scorch/import.h"

@@ -10,7 +10,7 @@
 // Then RawProfileBuilder with S unique stacks (default 100000) over the first module's addresses: the
 // cost per added sample, of the first snapshot (which symbolizes) and of a repeated snapshot, which a
 // live view takes about once a second.
-#include "scorch/symbolizer.h"
+#include "scorch/rawprofile.h"
 
 #include <elf.h>
 

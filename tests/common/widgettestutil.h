@@ -1,7 +1,7 @@
 // Shared helpers for the widget tests (chart data, item models).
 #pragma once
 
-#include "chartdata.h"
+#include "scorch/chartdata.h"
 #include "testutil.h"
 
 #include <QAbstractItemModel>

@@ -6,7 +6,7 @@
 #include "scorch/analysis.h"
 #include "scorch/bytesource.h"
 #include "scorch/diff.h"
-#include "scorch/folded.h"
+#include "scorch/foldedwriter.h"
 #include "scorch/import.h"
 #include "scorch/search.h"
 #include "scorch/transform.h"

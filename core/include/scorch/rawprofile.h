@@ -1,0 +1,78 @@
+// RawProfileBuilder: raw address samples (perf.data, Scorch's own sampler) -> Profile, symbolized through a
+// Symbolizer.
+#pragma once
+
+#include "scorch/builder.h"
+#include "scorch/profile.h"
+#include "scorch/symbolizer.h"
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+
+namespace scorch {
+
+/// One unsymbolized frame of a raw sample.
+struct RawFrame {
+    ModuleHandle module;
+    uint64_t address = 0; ///< as in Symbolizer::Request
+    bool returnAddress = false;
+};
+
+struct RawProfileOptions {
+    /// Unresolved addresses: false = one `[libfoo.so]` frame per module (consecutive ones merged), so that
+    /// the flame graph does not split into one frame per address; true = `[libfoo.so+0x1a2b]` per address.
+    bool unresolvedAddresses = false;
+    /// A FrameKind::Process root frame named after the thread (as perf script's importer does).
+    bool processRoot = true;
+    /// New addresses are symbolized on a background thread while samples still arrive (in batches of a few
+    /// thousand), so that a snapshot has little left to symbolize; from `symbolizeAheadAfter` seconds after
+    /// the first address on (a small input is done before: its cores are better left to reading and to
+    /// opening the modules).
+    bool symbolizeAhead = true;
+    double symbolizeAheadAfter = 0.04;
+};
+
+/// Raw address samples -> Profile: identical raw stacks are aggregated as they arrive (count and summed
+/// costs); each unique address is symbolized once (through the Symbolizer, in parallel); the call tree is
+/// kept across snapshots, so that a snapshot only expands new stacks and adds the cost that arrived since
+/// the previous one. Inline frames become frames of kind FrameKind::Inlined, kernel ones Kernel, JIT ones
+/// Jit; every frame's source line goes to Profile::lineCosts (Frame::line stays 0: one node per function,
+/// Frame::file is the function's file). Unresolved addresses become `[libfoo.so]` (or, with
+/// RawProfileOptions::unresolvedAddresses, `[libfoo.so+0x1a2b]`) frames of kind Unknown, or `[unknown]`
+/// without a module. Modules without symbols or debug info become warnings with their share of samples,
+/// e.g. "/usr/lib/libfoo.so: no debug info (12.3% of samples): file:line unknown".
+class RawProfileBuilder {
+public:
+    explicit RawProfileBuilder(Symbolizer& symbolizer, RawProfileOptions options = {});
+    ~RawProfileBuilder();
+
+    uint32_t costType(std::string_view name, CostUnit unit);
+    uint32_t thread(std::string_view name, int64_t pid, int64_t tid);
+    /// `leafToRoot`: frames as unwinders deliver them, innermost first.
+    void addSample(uint32_t thread, std::span<const RawFrame> leafToRoot, std::span<const CostValue> costs,
+                   double timeSeconds = -1);
+    uint64_t samples() const;
+    /// From now on, modules are opened and addresses symbolized only by snapshot() and finish(), not in the
+    /// background while samples arrive: for readers that learn modules' build-ids after their samples.
+    void deferSymbolization();
+    /// From now on addSample() only queues the sample; another thread merges the queued samples into the
+    /// aggregated stacks (in order), so that a reader parses the next samples meanwhile. Only for callers
+    /// that call addSample(), samples(), snapshot() and finish() from one thread (they wait for the queue).
+    void pipelineSamples();
+
+    /// A profile of the samples so far (for live or progressive display); the builder keeps collecting.
+    /// Only addresses not seen by an earlier snapshot are symbolized. addSample() may be called from another
+    /// thread meanwhile (it waits only while the raw samples are copied). Throws ImportCancelled when
+    /// `cancel` is set.
+    Profile snapshot(ProfileMeta meta, const std::atomic<bool>* cancel = nullptr);
+    Profile finish(ProfileMeta meta, const std::atomic<bool>* cancel = nullptr);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> d;
+};
+
+} // namespace scorch

@@ -1,0 +1,29 @@
+#include "scorch/chartdata.h"
+
+#include "scorch/analysis.h"
+
+namespace scorch {
+
+std::shared_ptr<const ChartData> ChartData::fromProfile(std::shared_ptr<const Profile> profile,
+                                                        std::size_t costType) {
+    return derive(std::move(profile), costType, {}, {});
+}
+
+std::shared_ptr<const ChartData> ChartData::derive(std::shared_ptr<const Profile> profile,
+                                                   std::size_t costType, std::vector<uint32_t> threads,
+                                                   std::vector<TreeTransform> transforms) {
+    std::optional<CallTree> derived;
+    if (!threads.empty() && threads.size() < profile->threads.size()) {
+        derived = profile->tree;
+        derived->setSelfCosts(selfCostsForThreads(*profile, threads));
+    }
+    if (!transforms.empty())
+        derived = applyTransforms(*profile, derived ? *derived : profile->tree, transforms);
+    auto data = std::make_shared<ChartData>(std::move(profile), std::move(derived));
+    data->costType = costType;
+    data->threads = std::move(threads);
+    data->transforms = std::move(transforms);
+    return data;
+}
+
+} // namespace scorch

@@ -1,0 +1,252 @@
+#include "scorch/foldedwriter.h"
+
+#include <algorithm>
+#include <ostream>
+
+namespace scorch {
+
+std::string foldedFrameName(const Profile& profile, FrameId frame, const FoldedOptions& options) {
+    const Frame& f = profile.frames[frame];
+    std::string name(profile.strings.view(f.name));
+    for (char& c : name) {
+        if (c == ';')
+            c = ':';
+        else if (c == ' ' && f.kind == FrameKind::Process)
+            c = '_';
+    }
+    auto annotate = [&](std::string_view suffix) {
+        if (name.find(suffix) == std::string::npos)
+            name += suffix;
+    };
+    if (f.kind == FrameKind::Inlined)
+        annotate("_[i]");
+    else if (f.kind == FrameKind::Kernel && options.annotateKernel)
+        annotate("_[k]");
+    else if (f.kind == FrameKind::Jit && options.annotateJit)
+        annotate("_[j]");
+    return name;
+}
+
+namespace {
+
+constexpr uint32_t kNoThread = UINT32_MAX;
+
+/// One output line before sorting: the stack is the path to `node`, with the root frame replaced by the
+/// thread's `comm-PID[/TID]` name when `thread` is set. Lines are sorted without ever materialising all
+/// stacks as strings (folded output can be as large as the input), by comparing them segment by segment.
+struct Line {
+    NodeId node;
+    uint32_t thread;
+    int64_t a, b;
+};
+
+class Writer {
+public:
+    Writer(const Profile& p, const FoldedOptions& o)
+        : m_p(p)
+        , m_o(o)
+        , m_names(p.frames.size())
+        , m_named(p.frames.size(), 0) {}
+
+    void setRootNames(std::vector<std::string> names) { m_rootNames = std::move(names); }
+
+    /// The frame names of a line, root first.
+    void segments(const Line& l, std::vector<std::string_view>& out) {
+        out.clear();
+        for (NodeId n = l.node; n != kRootNode; n = m_p.tree.parent(n))
+            out.push_back(name(m_p.tree.frame(n)));
+        std::reverse(out.begin(), out.end());
+        if (l.thread != kNoThread && !out.empty())
+            out.front() = m_rootNames[l.thread];
+    }
+
+    /// Bytewise comparison of the stacks "seg;seg;...;seg" of two lines (stackcollapse sorts the stack
+    /// strings). Fast path: the stacks agree up to the two nodes' lowest common ancestor, so usually the
+    /// names of the two frames just below it decide; prefix cases fall back to walking the bytes.
+    int compare(const Line& x, const Line& y) {
+        if (x.node == y.node && (x.thread == y.thread || rootName(x) == rootName(y)))
+            return 0;
+        if (x.thread != y.thread && rootName(x) != rootName(y))
+            return decide(rootName(x), rootName(y), x, y);
+        const CallTree& t = m_p.tree;
+        NodeId a = x.node, b = y.node;
+        while (t.depth(a) > t.depth(b))
+            a = t.parent(a);
+        while (t.depth(b) > t.depth(a))
+            b = t.parent(b);
+        if (a == b) // one stack extends the other: the shorter sorts first
+            return t.depth(x.node) < t.depth(y.node) ? -1 : 1;
+        while (t.parent(a) != t.parent(b)) {
+            a = t.parent(a);
+            b = t.parent(b);
+        }
+        if (t.parent(a) == kRootNode && x.thread != kNoThread) // roots named by thread; same name, other comm
+            return compareBytes(x, y);
+        return decide(name(t.frame(a)), name(t.frame(b)), x, y);
+    }
+
+    void write(const Line& l, std::string& buffer) {
+        segments(l, m_sx);
+        for (std::size_t i = 0; i < m_sx.size(); ++i) {
+            if (i)
+                buffer.push_back(';');
+            buffer.append(m_sx[i]);
+        }
+    }
+
+private:
+    std::string_view rootName(const Line& l) const {
+        return l.thread == kNoThread ? std::string_view() : std::string_view(m_rootNames[l.thread]);
+    }
+    /// Two different names at the same position decide unless one is a prefix of the other.
+    int decide(std::string_view p, std::string_view q, const Line& x, const Line& y) {
+        const std::size_t n = std::min(p.size(), q.size());
+        const int c = p.substr(0, n).compare(q.substr(0, n));
+        if (c != 0)
+            return c < 0 ? -1 : 1;
+        return compareBytes(x, y);
+    }
+    int compareBytes(const Line& x, const Line& y) {
+        segments(x, m_sx);
+        segments(y, m_sy);
+        std::size_t i = 0, j = 0, oi = 0, oj = 0;
+        for (;;) {
+            const int cx = byteAt(m_sx, i, oi), cy = byteAt(m_sy, j, oj);
+            if (cx != cy)
+                return cx < cy ? -1 : 1;
+            if (cx < 0)
+                return 0;
+            advance(m_sx, i, oi);
+            advance(m_sy, j, oj);
+        }
+    }
+    std::string_view name(FrameId f) {
+        if (!m_named[f.value]) {
+            m_names[f.value] = foldedFrameName(m_p, f, m_o);
+            m_named[f.value] = 1;
+        }
+        return m_names[f.value];
+    }
+    static int byteAt(const std::vector<std::string_view>& s, std::size_t i, std::size_t o) {
+        if (i >= s.size())
+            return -1; // the end of a stack sorts before any byte
+        if (o >= s[i].size())
+            return i + 1 < s.size() ? ';' : -1;
+        return static_cast<unsigned char>(s[i][o]);
+    }
+    static void advance(const std::vector<std::string_view>& s, std::size_t& i, std::size_t& o) {
+        if (o >= s[i].size()) {
+            ++i;
+            o = 0;
+        } else {
+            ++o;
+        }
+    }
+
+    const Profile& m_p;
+    const FoldedOptions& m_o;
+    std::vector<std::string> m_names;
+    std::vector<char> m_named;
+    std::vector<std::string> m_rootNames;
+    std::vector<std::string_view> m_sx, m_sy;
+};
+
+int64_t rescale(int64_t v, int from, int to) {
+    return to >= from ? mulCost(v, pow10(to - from)) : v / pow10(from - to);
+}
+
+} // namespace
+
+void writeFolded(const Profile& p, const FoldedOptions& o, std::ostream& out) {
+    if (o.costType < 0 || static_cast<std::size_t>(o.costType) >= p.costTypes.size())
+        return;
+    const auto type = static_cast<std::size_t>(o.costType);
+    const bool two = o.secondCostType >= 0 && static_cast<std::size_t>(o.secondCostType) < p.costTypes.size();
+    const bool extra = o.alwaysIncludedCostType >= 0 && o.alwaysIncludedCostType != o.costType &&
+                       static_cast<std::size_t>(o.alwaysIncludedCostType) < p.costTypes.size();
+    auto valueOf = [&](const std::vector<std::vector<int64_t>>& costs, std::size_t i) {
+        int64_t v = costs[type][i];
+        if (extra) {
+            const auto x = static_cast<std::size_t>(o.alwaysIncludedCostType);
+            addCost(v, rescale(costs[x][i], p.costTypes[x].decimals, p.costTypes[type].decimals));
+        }
+        return v;
+    };
+    auto secondOf = [&](const std::vector<std::vector<int64_t>>& costs, std::size_t i) -> int64_t {
+        return two ? costs[static_cast<std::size_t>(o.secondCostType)][i] : 0;
+    };
+
+    Writer writer(p, o);
+    std::vector<Line> lines;
+    bool processRoots = false;
+    p.tree.forEachChild(kRootNode, [&](NodeId c) {
+        processRoots = processRoots || p.frames[p.tree.frame(c)].kind == FrameKind::Process;
+    });
+    if ((o.includePid || o.includeTid) && processRoots) {
+        // the root frame becomes comm-PID[/TID] of each sample's thread
+        std::vector<std::string> rootNames;
+        for (const ThreadInfo& th : p.threads) {
+            std::string name = th.name + "-" + (th.pid < 0 ? std::string("?") : std::to_string(th.pid));
+            if (o.includeTid)
+                name += "/" + std::to_string(th.tid);
+            std::replace(name.begin(), name.end(), ' ', '_');
+            std::replace(name.begin(), name.end(), ';', ':');
+            rootNames.push_back(std::move(name));
+        }
+        writer.setRootNames(std::move(rootNames));
+        const ThreadCosts& tc = p.threadCosts;
+        for (std::size_t e = 0; e < tc.node.size(); ++e) {
+            const int64_t v = valueOf(tc.cost, e), v2 = secondOf(tc.cost, e);
+            if ((v || v2) && tc.node[e] != kRootNode)
+                lines.push_back({tc.node[e], tc.thread[e], v, v2});
+        }
+    } else {
+        std::vector<std::vector<int64_t>> self;
+        for (std::size_t t = 0; t < p.tree.costTypeCount(); ++t)
+            self.emplace_back(p.tree.selfCosts(t).begin(), p.tree.selfCosts(t).end());
+        for (NodeId n = 1; n < p.tree.size(); ++n) {
+            const int64_t v = valueOf(self, n), v2 = secondOf(self, n);
+            if (v || v2)
+                lines.push_back({n, kNoThread, v, v2});
+        }
+    }
+    // Lines were collected in preorder, which is already the bytewise order of the stacks unless sibling
+    // frames share a name or roots are renamed per thread: check in one pass, sort only if needed.
+    bool sorted = true;
+    for (std::size_t i = 1; i < lines.size() && sorted; ++i)
+        sorted = writer.compare(lines[i - 1], lines[i]) < 0;
+    if (!sorted)
+        std::stable_sort(lines.begin(), lines.end(),
+                         [&](const Line& x, const Line& y) { return writer.compare(x, y) < 0; });
+
+    const int decimals = p.costTypes[type].decimals;
+    const int decimals2 = two ? p.costTypes[static_cast<std::size_t>(o.secondCostType)].decimals : 0;
+    std::string buffer;
+    buffer.reserve(1 << 20);
+    for (std::size_t i = 0; i < lines.size();) {
+        int64_t sum = 0, sum2 = 0;
+        std::size_t j = i;
+        for (; j < lines.size() && (j == i || writer.compare(lines[i], lines[j]) == 0); ++j) {
+            addCost(sum, lines[j].a);
+            addCost(sum2, lines[j].b);
+        }
+        if (sum || sum2) {
+            writer.write(lines[i], buffer);
+            buffer.push_back(' ');
+            buffer += formatCostValue(sum, decimals);
+            if (two) {
+                buffer.push_back(' ');
+                buffer += formatCostValue(sum2, decimals2);
+            }
+            buffer.push_back('\n');
+        }
+        if (buffer.size() > (1 << 20) - 65536) {
+            out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+            buffer.clear();
+        }
+        i = j;
+    }
+    out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+}
+
+} // namespace scorch

@@ -1,0 +1,227 @@
+// V8 CPU profiles: the node/sample/time-delta model shared by .cpuprofile files and Chrome traces.
+#include "import/json/chromecpu.h"
+
+#include "scorch/import.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+namespace scorch::detail {
+
+bool jsonNumber(simdjson::ondemand::value v, double& out) {
+    simdjson::ondemand::json_type type;
+    if (v.type().get(type))
+        return false;
+    if (type == simdjson::ondemand::json_type::number)
+        return !v.get_double().get(out) && std::isfinite(out);
+    if (type == simdjson::ondemand::json_type::string) {
+        std::string_view s;
+        if (v.get_string().get(s))
+            return false;
+        const auto r = std::from_chars(s.data(), s.data() + s.size(), out);
+        return r.ec == std::errc() && r.ptr == s.data() + s.size() && std::isfinite(out);
+    }
+    return false;
+}
+
+namespace {
+
+int64_t nodeId(simdjson::ondemand::value v, const std::string& where) {
+    double d = 0;
+    if (!jsonNumber(v, d) || d != std::floor(d) || std::abs(d) > 9e15)
+        throw ImportError(where + ": a node id is not an integer");
+    return static_cast<int64_t>(d);
+}
+
+int64_t lineOf(simdjson::ondemand::value v) {
+    double d = 0;
+    if (!jsonNumber(v, d) || d < -1 || d > 4e9)
+        return -1;
+    return static_cast<int64_t>(d);
+}
+
+} // namespace
+
+void CpuProfileData::addNode(simdjson::ondemand::value value, const std::string& where) {
+    Node n;
+    bool haveId = false;
+    for (auto field : value.get_object()) {
+        const std::string_view key = field.unescaped_key();
+        if (key == "id") {
+            n.id = nodeId(field.value(), where);
+            haveId = true;
+        } else if (key == "parent") {
+            n.parent = nodeId(field.value(), where);
+        } else if (key == "children") {
+            for (auto c : field.value().get_array())
+                n.children.push_back(nodeId(c.value(), where));
+        } else if (key == "callFrame") {
+            for (auto cf : field.value().get_object()) {
+                const std::string_view k = cf.unescaped_key();
+                if (k == "functionName")
+                    n.frame.functionName = std::string(std::string_view(cf.value().get_string()));
+                else if (k == "url")
+                    n.frame.url = std::string(std::string_view(cf.value().get_string()));
+                else if (k == "lineNumber")
+                    n.frame.lineNumber = lineOf(cf.value());
+                else if (k == "columnNumber")
+                    n.frame.columnNumber = lineOf(cf.value());
+            }
+        }
+    }
+    if (!haveId)
+        throw ImportError(where + ": a node has no \"id\"");
+    m_nodes.push_back(std::move(n));
+}
+
+void CpuProfileData::addNode(int64_t id, int64_t parent, CallFrame frame) {
+    Node n;
+    n.id = id;
+    n.parent = parent;
+    n.frame = std::move(frame);
+    m_nodes.push_back(std::move(n));
+}
+
+void CpuProfileData::build(TreeBuilder& builder, uint32_t thread, uint32_t costType, WarningList& warnings,
+                           const std::string& what, std::size_t maxDepth) const {
+    // ids -> indices; parents from `parent` fields and from `children` lists
+    std::unordered_map<int64_t, uint32_t> index;
+    for (uint32_t i = 0; i < m_nodes.size(); ++i)
+        if (!index.try_emplace(m_nodes[i].id, i).second)
+            throw ImportError(what + ": node id " + std::to_string(m_nodes[i].id) + " is used twice");
+    std::vector<int64_t> parent(m_nodes.size(), -1); // index of the parent, -1 = a root
+    uint64_t danglingChildren = 0;
+    for (uint32_t i = 0; i < m_nodes.size(); ++i) {
+        const Node& n = m_nodes[i];
+        if (n.parent >= 0 || n.parent < -1) {
+            const auto it = index.find(n.parent);
+            if (it == index.end())
+                throw ImportError(what + ": node " + std::to_string(n.id) + " has parent " +
+                                  std::to_string(n.parent) + ", which is not a node");
+            parent[i] = it->second;
+        }
+        for (int64_t c : n.children) {
+            const auto it = index.find(c);
+            if (it == index.end()) { // Chrome writes these; speedscope ignores them too
+                ++danglingChildren;
+                continue;
+            }
+            parent[it->second] = i;
+        }
+    }
+    if (danglingChildren)
+        warnings.add(what + ": " + std::to_string(danglingChildren) +
+                     " children listed by nodes are not nodes of the profile; ignored");
+    // frames; nodes that speedscope leaves out get no frame
+    std::vector<FrameId> frame(m_nodes.size());
+    std::vector<bool> skip(m_nodes.size(), false);
+    for (uint32_t i = 0; i < m_nodes.size(); ++i) {
+        const CallFrame& cf = m_nodes[i].frame;
+        if (cf.functionName == "(root)" || cf.functionName == "(idle)" || cf.url == "native dummy.js") {
+            skip[i] = true;
+            continue;
+        }
+        const int64_t line = cf.lineNumber >= 0 ? cf.lineNumber + 1 : 0;
+        std::string name = cf.functionName;
+        if (name.empty()) {
+            name = "(anonymous)";
+            if (!cf.url.empty()) {
+                const std::size_t slash = cf.url.find_last_of('/');
+                name = "(anonymous " + (slash == std::string::npos ? cf.url : cf.url.substr(slash + 1)) +
+                       ":" + std::to_string(line) + ")";
+            }
+        }
+        Frame f;
+        f.name = builder.strings().intern(name);
+        f.file = builder.strings().intern(cf.url);
+        f.line = static_cast<uint32_t>(line);
+        f.kind = FrameKind::Jit;
+        if (name.starts_with('(') && cf.url.empty())
+            f.kind = FrameKind::Unknown; // (program), (garbage collector)
+        frame[i] = builder.frame(f);
+    }
+    // parent links must end at a root: state 1 = on the current walk, 2 = known to end at a root
+    std::vector<uint8_t> state(m_nodes.size(), 0);
+    std::vector<uint32_t> walk;
+    for (uint32_t i = 0; i < m_nodes.size(); ++i) {
+        walk.clear();
+        for (int64_t n = i; n >= 0 && state[n] != 2; n = parent[n]) {
+            if (state[n] == 1)
+                throw ImportError(what + ": the parent links of node " + std::to_string(m_nodes[n].id) +
+                                  " form a cycle");
+            state[n] = 1;
+            walk.push_back(static_cast<uint32_t>(n));
+        }
+        for (uint32_t m : walk)
+            state[m] = 2;
+    }
+
+    // time weights, as speedscope computes them (runs of equal samples; negative deltas clamped)
+    if (m_deltas.size() != m_samples.size())
+        warnings.add(what + ": " + std::to_string(m_samples.size()) + " samples but " +
+                     std::to_string(m_deltas.size()) + " time deltas; missing deltas count as 0");
+    auto delta = [&](std::size_t i) {
+        return i < m_deltas.size() ? m_deltas[i] : 0.0;
+    };
+    std::vector<double> weight(m_nodes.size(), 0.0);
+    std::vector<uint64_t> count(m_nodes.size(), 0);
+    double elapsed = delta(0), lastValid = elapsed;
+    auto clamp = [&](double e) {
+        if (e < lastValid)
+            return lastValid;
+        lastValid = e;
+        return e;
+    };
+    int64_t runNode = -1; // index of the node of the current run
+    double runStart = 0;
+    uint64_t unknown = 0;
+    for (std::size_t i = 0; i < m_samples.size(); ++i) {
+        const auto it = index.find(m_samples[i]);
+        const int64_t node = it == index.end() ? int64_t(-2) : int64_t(it->second);
+        if (node == -2)
+            ++unknown;
+        else
+            ++count[node];
+        if (i == 0 || node != runNode) {
+            const double t = clamp(elapsed);
+            if (i > 0 && runNode >= 0)
+                weight[runNode] += t - runStart;
+            runNode = node;
+            runStart = t;
+        }
+        if (i + 1 < m_samples.size())
+            elapsed += delta(i + 1);
+        else if (runNode >= 0)
+            weight[runNode] += clamp(elapsed) - runStart;
+    }
+    if (unknown)
+        warnings.add(what + ": " + std::to_string(unknown) +
+                     " samples name node ids that do not exist; skipped");
+
+    std::vector<FrameId> path;
+    for (uint32_t i = 0; i < m_nodes.size(); ++i) {
+        if (!count[i])
+            continue;
+        path.clear();
+        for (int64_t n = i; n >= 0; n = parent[n])
+            if (!skip[n])
+                path.push_back(frame[n]);
+        if (path.empty()) { // only (root) or (idle): a sample, but no time in the program
+            builder.addSample(thread, {}, {}, count[i]);
+            continue;
+        }
+        std::reverse(path.begin(), path.end());
+        if (path.size() > maxDepth) {
+            warnings.add(what + ": a stack deeper than " + std::to_string(maxDepth) +
+                         " frames lost its outermost callers");
+            path.erase(path.begin(), path.end() - static_cast<std::ptrdiff_t>(maxDepth));
+        }
+        const double ns = std::round(weight[i] * 1000);
+        const CostValue cost{costType,
+                             std::isfinite(ns) && std::abs(ns) < 9e18 ? static_cast<int64_t>(ns) : 0};
+        builder.addSample(thread, path, {&cost, 1}, count[i]);
+    }
+}
+
+} // namespace scorch::detail

@@ -1,0 +1,18 @@
+// Internal: the pprof (profile.proto) importer and its sniffer.
+#pragma once
+
+#include "scorch/bytesource.h"
+#include "scorch/import.h"
+
+#include <string>
+#include <string_view>
+
+namespace scorch::detail {
+
+/// pprof profile.proto (raw; gzip is undone by the ByteSource).
+Profile importPprof(ByteSource& source, std::string head, const std::string& name,
+                    const ImportOptions& options, const ImportControl& control);
+/// True when `head` (the first bytes of the input) has the wire structure of a profile.proto message.
+bool looksLikePprof(std::string_view head);
+
+} // namespace scorch::detail

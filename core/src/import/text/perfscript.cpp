@@ -1,0 +1,503 @@
+// perf script text importer. Every rule about names follows FlameGraph's stackcollapse-perf.pl (the version
+// that counts the last sample of a file) so that `scorch collapse` reproduces its output; the places where
+// Scorch deliberately does better are marked "Deliberate".
+#include "import/text/textimporters.h"
+#include "util/textutil.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+
+namespace scorch::detail {
+
+namespace {
+
+/// Cost type for samples whose event line names no event (perf script -F without `event`).
+constexpr std::string_view kUnnamedEvent = "samples";
+
+struct Header {
+    std::string_view comm;
+    int64_t pid = -1, tid = -1;
+    std::string_view event; ///< empty when the line names no event
+    int64_t period = 0;     ///< 0 when absent
+    double time = 0;
+    bool hasTime = false;
+};
+
+bool parseTimestamp(std::string_view tok, double& out) {
+    // "12345.678901:"
+    if (tok.size() < 4 || tok.back() != ':')
+        return false;
+    tok.remove_suffix(1);
+    const std::size_t dot = tok.find('.');
+    if (dot == std::string_view::npos || dot == 0 || !allDigits(tok.substr(0, dot)) ||
+        !allDigits(tok.substr(dot + 1)))
+        return false;
+    double v = 0;
+    for (char c : tok.substr(0, dot))
+        v = v * 10 + (c - '0');
+    double scale = 0.1;
+    for (char c : tok.substr(dot + 1)) {
+        v += (c - '0') * scale;
+        scale *= 0.1;
+    }
+    out = v;
+    return true;
+}
+
+/// "123" (tid) or "123/456" (pid/tid). Follows the Perl script: a missing or zero tid means "only a tid".
+bool parsePidTid(std::string_view tok, int64_t& pid, int64_t& tid) {
+    const std::size_t slash = tok.find('/');
+    int64_t a = 0, b = 0;
+    if (slash == std::string_view::npos) {
+        if (!parseInt(tok, a))
+            return false;
+        pid = -1;
+        tid = a;
+        return true;
+    }
+    if (!parseInt(tok.substr(0, slash), a) || !parseInt(tok.substr(slash + 1), b))
+        return false;
+    if (b == 0) {
+        pid = -1;
+        tid = a;
+    } else {
+        pid = a;
+        tid = b;
+    }
+    return true;
+}
+
+/// comm, pid and tid. Deliberate: when the line has a timestamp, the fields are found from the timestamp
+/// backwards, so a comm containing digits ("FS Broker 5906 7598 ...") is read whole; the Perl regex
+/// (`^(\S.+?)\s+(\d+)\/*(\d+)*\s+`) would cut it at the first number. Without a timestamp we use that regex.
+bool parseCommAndIds(std::string_view line, Header& h) {
+    struct Tok {
+        std::size_t begin;
+        std::string_view text;
+    };
+    Tok toks[12];
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < line.size() && n < 12;) {
+        while (i < line.size() && isSpace(line[i]))
+            ++i;
+        const std::size_t b = i;
+        while (i < line.size() && !isSpace(line[i]))
+            ++i;
+        if (i > b)
+            toks[n++] = {b, line.substr(b, i - b)};
+    }
+    for (std::size_t t = 2; t < n; ++t) {
+        double time;
+        if (!parseTimestamp(toks[t].text, time))
+            continue;
+        std::size_t idTok = t - 1;
+        const std::string_view cpu = toks[idTok].text;
+        if (cpu.size() >= 3 && cpu.front() == '[' && cpu.back() == ']' &&
+            allDigits(cpu.substr(1, cpu.size() - 2)))
+            --idTok;
+        if (idTok < 1 || !parsePidTid(toks[idTok].text, h.pid, h.tid))
+            break;
+        h.comm = rtrim(line.substr(0, toks[idTok].begin));
+        h.time = time;
+        h.hasTime = true;
+        return !h.comm.empty();
+    }
+    // The Perl regex: comm is at least two characters, the first not a space.
+    for (std::size_t p = 2; p < line.size(); ++p) {
+        if (!isSpace(line[p]) || isSpace(line[p - 1]))
+            continue;
+        std::size_t q = p;
+        while (q < line.size() && isSpace(line[q]))
+            ++q;
+        const std::size_t d0 = q;
+        while (q < line.size() && isDigit(line[q]))
+            ++q;
+        if (q == d0)
+            continue;
+        const std::size_t d1 = q;
+        while (q < line.size() && line[q] == '/')
+            ++q;
+        const std::size_t t0 = q;
+        while (q < line.size() && isDigit(line[q]))
+            ++q;
+        if (q >= line.size() || !isSpace(line[q]))
+            continue;
+        int64_t a = 0, b = 0;
+        if (!parseInt(line.substr(d0, d1 - d0), a))
+            continue;
+        if (q > t0 && parseInt(line.substr(t0, q - t0), b) && b != 0) {
+            h.pid = a;
+            h.tid = b;
+        } else {
+            h.pid = -1;
+            h.tid = a;
+        }
+        h.comm = line.substr(0, p);
+        return true;
+    }
+    return false;
+}
+
+/// The Perl script's `/:\s*(\d+)*\s+(\S+):\s*$/`: the line ends with "EVENT:", preceded by an optional
+/// period, preceded by a ':' (the timestamp's).
+void parseEventAndPeriod(std::string_view line, Header& h) {
+    line = rtrim(line);
+    if (line.size() < 2 || line.back() != ':')
+        return;
+    std::size_t b = line.size() - 1;
+    while (b > 0 && !isSpace(line[b - 1]))
+        --b;
+    if (b == 0 || b == line.size() - 1)
+        return;
+    const std::string_view event = line.substr(b, line.size() - 1 - b);
+    std::string_view before = rtrim(line.substr(0, b));
+    std::size_t d = before.size();
+    while (d > 0 && isDigit(before[d - 1]))
+        --d;
+    const std::string_view digits = before.substr(d);
+    if (!digits.empty() && d == before.size() - digits.size()) {
+        const std::string_view rest = rtrim(before.substr(0, d));
+        if (rest.empty() || rest.back() != ':')
+            return;
+        int64_t period = 0;
+        if (!parseInt(digits, period))
+            period = INT64_MAX / 4; // absurd period: clamp rather than overflow
+        h.period = period;
+    } else if (before.empty() || before.back() != ':') {
+        return;
+    }
+    h.event = event;
+}
+
+bool parseHeader(std::string_view line, Header& h) {
+    if (!parseCommAndIds(line, h))
+        return false;
+    parseEventAndPeriod(line, h);
+    return true;
+}
+
+/// The start of a frame line: blanks, the address (`\w+`), blanks. False when there is no address.
+bool scanAddress(std::string_view line, std::size_t& pc0, std::size_t& pc1, std::size_t& rest) {
+    std::size_t i = 0;
+    while (i < line.size() && isSpace(line[i]))
+        ++i;
+    pc0 = i;
+    while (i < line.size() && isWordChar(line[i]))
+        ++i;
+    if (i == pc0)
+        return false;
+    pc1 = i;
+    while (i < line.size() && isSpace(line[i]))
+        ++i;
+    rest = i;
+    return true;
+}
+
+/// `^\s*(\w+)\s*(.+) \((.*)\)`: address, symbol (greedy, up to the last " (" that has a ')' after it),
+/// module (up to the last ')').
+bool parseFrameLine(std::string_view line, std::string_view& pc, std::string_view& sym,
+                    std::string_view& mod) {
+    std::size_t pc0, pc1, i;
+    if (!scanAddress(line, pc0, pc1, i))
+        return false;
+    const std::size_t close = line.rfind(')');
+    if (close == std::string_view::npos || close < pc1)
+        return false;
+    const std::size_t open = line.rfind(" (", close);
+    if (open == std::string_view::npos || open < pc0 + 1)
+        return false;
+    std::size_t symBegin = i;
+    std::size_t pcEnd = pc1;
+    if (symBegin >= open) { // the symbol must not be empty: the regex backtracks into the spaces/address
+        symBegin = open - 1;
+        pcEnd = std::min(pc1, symBegin);
+        if (pcEnd <= pc0)
+            return false;
+    }
+    pc = line.substr(pc0, pcEnd - pc0);
+    sym = line.substr(symBegin, open - symBegin);
+    mod = line.substr(open + 2, close - open - 2);
+    return true;
+}
+
+bool isKernelModule(std::string_view mod) {
+    return (mod.starts_with('[') || mod.ends_with("vmlinux")) &&
+           mod.find("unknown") == std::string_view::npos;
+}
+
+bool isJitModule(std::string_view mod) {
+    for (std::size_t p = mod.find("/tmp/perf-"); p != std::string_view::npos;
+         p = mod.find("/tmp/perf-", p + 1)) {
+        std::size_t q = p + 10;
+        const std::size_t d = q;
+        while (q < mod.size() && isDigit(mod[q]))
+            ++q;
+        if (q > d && mod.substr(q, 4) == ".map")
+            return true;
+    }
+    return false;
+}
+
+/// stackcollapse-perf.pl's name clean-up of one (already split) function name.
+std::string tidyName(std::string_view func, bool java) {
+    std::string out(func);
+    for (char& c : out)
+        if (c == ';')
+            c = ':';
+    const std::size_t goDot = out.find(".(");
+    const bool goMethod =
+        goDot != std::string::npos && out.rfind(").") != std::string::npos && out.rfind(").") >= goDot + 2;
+    if (!goMethod) {
+        for (std::size_t p = out.find('('); p != std::string::npos; p = out.find('(', p + 1)) {
+            if (out.compare(p + 1, 20, "anonymous namespace)") != 0) {
+                out.resize(p);
+                break;
+            }
+        }
+    }
+    std::erase(out, '"');
+    std::erase(out, '\'');
+    if (java && !out.empty() && out[0] == 'L' && out.find('/') != std::string::npos)
+        out.erase(0, 1);
+    return out;
+}
+
+class PerfScriptParser final : public ChunkParser {
+public:
+    explicit PerfScriptParser(const ImportOptions& options)
+        : m_options(options) {}
+
+    uint64_t parse(const Chunk& chunk, TreeBuilder& builder, Diagnostics& diagnostics) override {
+        m_builder = &builder;
+        m_diag = &diagnostics;
+        m_active = false;
+        m_afterFrame = false;
+        m_frames.clear();
+        m_lines.clear();
+        const uint64_t lines = forEachLine(chunk, diagnostics, [&](std::string_view line, uint64_t lineNo) {
+            if (!line.empty() && line[0] == '#')
+                return;
+            if (line.empty()) {
+                flush();
+                return;
+            }
+            Header h;
+            if (!isSpace(line[0]) && parseHeader(line, h)) {
+                builder.setPosition((chunk.index << 32) | lineNo);
+                startSample(h, lineNo);
+                return;
+            }
+            const bool afterFrame = std::exchange(m_afterFrame, false);
+            if (frameLine(line, lineNo))
+                return;
+            if (afterFrame && m_active && srcLine(line))
+                return;
+            diagnostics.warn(lineNo, "unrecognized line: " + std::string(line.substr(0, 80)));
+        });
+        flush(); // the last sample counts even without a blank line after it
+        return lines;
+    }
+
+private:
+    void startSample(const Header& h, uint64_t lineNo) {
+        // Like the Perl script, a header that follows a sample without a blank line continues its stack.
+        m_active = true;
+        m_line = lineNo;
+        if (h.comm != m_lastComm || h.pid != m_lastPid || h.tid != m_lastTid) {
+            m_lastCommStorage.assign(h.comm);
+            m_lastComm = m_lastCommStorage;
+            m_lastPid = h.pid;
+            m_lastTid = h.tid;
+            m_thread = m_builder->thread(h.comm, h.pid, h.tid);
+            m_root = m_builder->frame(h.comm, {}, FrameKind::Process);
+            m_java = h.comm.starts_with("java");
+        }
+        const std::string_view event = h.event.empty() ? kUnnamedEvent : h.event;
+        if (event != m_lastEvent) {
+            m_lastEventStorage.assign(event);
+            m_lastEvent = m_lastEventStorage;
+            m_costType = m_builder->costType(event, h.period ? CostUnit::Period : CostUnit::Samples);
+        }
+        m_value = h.period > 0 ? h.period : 1; // the Perl script counts a missing or zero period as 1
+        if (h.hasTime)
+            m_builder->noteTime(h.time);
+    }
+
+    /// Handles an `ADDRESS SYMBOL (MODULE)` line; false when the line is not one.
+    bool frameLine(std::string_view line, uint64_t lineNo) {
+        std::string_view pc, sym, mod;
+        if (!m_active) // the Perl script ignores frames outside a sample
+            return parseFrameLine(line, pc, sym, mod);
+        // Frames repeat a lot: cache the result by the line's text after the address. The address is part of
+        // the key where the result depends on it (--addrs, or an empty symbol that the regex takes from it).
+        std::size_t pc0, pc1, i;
+        if (!scanAddress(line, pc0, pc1, i))
+            return false;
+        const bool whole = m_options.perfAddresses || i >= line.size() || line[i] == '(';
+        const std::string_view keyText = whole ? line.substr(pc0) : line.substr(i);
+        Cache& cache = m_cache[m_java ? 1 : 0];
+        StringId key = cache.keys.find(keyText);
+        if (!key) {
+            if (!parseFrameLine(line, pc, sym, mod))
+                return false;
+            if (cache.keys.memoryBytes() > (64u << 20)) { // bound the cache on inputs with endless addresses
+                m_cache[0] = Cache();
+                m_cache[1] = Cache();
+                m_pool.clear();
+            }
+            key = cache.keys.intern(keyText);
+            cache.groups.resize(key.value + 1);
+            cache.groups[key.value] = makeGroup(pc, sym, mod, lineNo);
+        }
+        const auto [offset, count] = cache.groups[key.value];
+        m_afterFrame = true;
+        m_groupStart = m_frames.size();
+        // the line's frames, root-most first, are pushed reversed: m_frames is leaf-first
+        for (uint32_t k = count; k-- > 0;) {
+            if (m_frames.size() >= m_options.maxStackDepth) {
+                if (!m_truncated)
+                    m_diag->warn(m_line, "stack deeper than " + std::to_string(m_options.maxStackDepth) +
+                                             " frames; the outermost callers were dropped");
+                m_truncated = true;
+                return true;
+            }
+            m_frames.push_back(m_pool[offset + k]);
+            m_lines.push_back({});
+        }
+        return true;
+    }
+
+    /// perf script -F +srcline prints `  FILE:LINE` (or `  ??:0`, `  [kernel.kallsyms][ADDR]` when unknown)
+    /// after each frame line. Recorded for the innermost frame of the line before (an `A->B` inline chain's
+    /// last function). False when the line does not look like one.
+    bool srcLine(std::string_view line) {
+        if (line.empty() || !isSpace(line[0]))
+            return false;
+        std::string_view text = rtrim(ltrim(line));
+        if (text.empty())
+            return false;
+        if (const std::size_t d = text.find(" (discriminator ");
+            d != std::string_view::npos && text.back() == ')')
+            text = text.substr(0, d);
+        const std::size_t colon = text.rfind(':');
+        if (colon == std::string_view::npos || colon == 0 || colon + 1 == text.size())
+            return text.front() == '[' && text.back() == ']'; // [kernel.kallsyms][ffff...]: no line known
+        int64_t lineNo = 0;
+        const std::string_view digits = text.substr(colon + 1);
+        if (!allDigits(digits) || !parseInt(digits, lineNo))
+            return false;
+        const std::string_view file = text.substr(0, colon);
+        if (lineNo <= 0 || lineNo > UINT32_MAX || file == "??" || m_groupStart >= m_frames.size())
+            return true;
+        m_lines[m_groupStart] = {m_builder->strings().intern(file), static_cast<uint32_t>(lineNo)};
+        m_haveLines = true;
+        return true;
+    }
+
+    /// The frames one line stands for (several with inlined `A->B->C`, none for `(...)` symbols).
+    std::pair<uint32_t, uint32_t> makeGroup(std::string_view pc, std::string_view sym, std::string_view mod,
+                                            uint64_t lineNo) {
+        // strip a trailing +0x<hex> offset
+        const std::size_t plus = sym.rfind("+0x");
+        if (plus != std::string_view::npos && plus + 3 < sym.size()) {
+            bool hex = true;
+            for (char c : sym.substr(plus + 3))
+                hex = hex && (isDigit(c) || (c >= 'a' && c <= 'f'));
+            if (hex)
+                sym = sym.substr(0, plus);
+        }
+        if (!sym.empty() && sym[0] == '(') // the Perl script skips these (process names)
+            return {static_cast<uint32_t>(m_pool.size()), 0};
+        if (!isValidUtf8(sym) || !isValidUtf8(mod))
+            m_diag->warn(lineNo, "invalid UTF-8 in a frame name or module (kept as bytes)");
+        const auto offset = static_cast<uint32_t>(m_pool.size());
+        const bool kernel = isKernelModule(mod), jit = isJitModule(mod);
+        std::size_t start = 0;
+        for (uint32_t k = 0;; ++k) {
+            const std::size_t arrow = sym.find("->", start);
+            std::string_view func =
+                sym.substr(start, arrow == std::string_view::npos ? std::string_view::npos : arrow - start);
+            FrameKind kind = k > 0    ? FrameKind::Inlined
+                             : kernel ? FrameKind::Kernel
+                             : jit    ? FrameKind::Jit
+                                      : FrameKind::Native;
+            std::string name;
+            if (func == "[unknown]") {
+                std::string base;
+                if (mod != "[unknown]") {
+                    const std::size_t slash = mod.rfind('/');
+                    base = std::string(slash == std::string_view::npos ? mod : mod.substr(slash + 1));
+                } else {
+                    base = "unknown";
+                }
+                if (kind == FrameKind::Native)
+                    kind = FrameKind::Unknown;
+                name =
+                    m_options.perfAddresses ? "[" + base + " <" + std::string(pc) + ">]" : "[" + base + "]";
+            } else {
+                name = std::string(func);
+            }
+            m_pool.push_back(m_builder->frame(tidyName(name, m_java), mod, kind));
+            if (arrow == std::string_view::npos)
+                break;
+            start = arrow + 2;
+        }
+        return {offset, static_cast<uint32_t>(m_pool.size() - offset)};
+    }
+
+    void flush() {
+        if (!m_active)
+            return;
+        m_stack.clear();
+        m_stack.push_back(m_root);
+        m_stack.insert(m_stack.end(), m_frames.rbegin(), m_frames.rend());
+        const CostValue cost{m_costType, m_value};
+        if (m_haveLines) {
+            m_stackLines.clear();
+            m_stackLines.push_back({});
+            m_stackLines.insert(m_stackLines.end(), m_lines.rbegin(), m_lines.rend());
+            m_builder->addSample(m_thread, m_stack, {&cost, 1}, 1, m_stackLines);
+        } else {
+            m_builder->addSample(m_thread, m_stack, {&cost, 1});
+        }
+        m_frames.clear();
+        m_lines.clear();
+        m_haveLines = false;
+        m_active = false;
+        m_truncated = false;
+    }
+
+    ImportOptions m_options;
+    TreeBuilder* m_builder = nullptr;
+    Diagnostics* m_diag = nullptr;
+    // current sample
+    bool m_active = false, m_truncated = false, m_java = false;
+    bool m_afterFrame = false;    ///< the previous line was a frame line (a srcline may follow)
+    bool m_haveLines = false;     ///< the current sample has at least one srcline
+    std::size_t m_groupStart = 0; ///< m_frames index of the innermost frame of the last frame line
+    uint64_t m_line = 0;
+    uint32_t m_thread = 0, m_costType = 0;
+    int64_t m_value = 1;
+    FrameId m_root;
+    std::vector<FrameId> m_frames, m_stack;
+    std::vector<SourceLine> m_lines, m_stackLines; ///< parallel to m_frames / m_stack
+    // caches that live as long as the builder
+    std::string m_lastCommStorage, m_lastEventStorage;
+    std::string_view m_lastComm{"\x01\x02"}, m_lastEvent{"\x01\x02"};
+    int64_t m_lastPid = -2, m_lastTid = -2;
+    struct Cache {
+        StringTable keys{StringTable::Hashing::Sampled};   // frame line text (see frameLine)
+        std::vector<std::pair<uint32_t, uint32_t>> groups; // key id -> (offset, count) in m_pool
+    };
+    Cache m_cache[2]; // [comm starts with "java"]
+    std::vector<FrameId> m_pool;
+};
+
+} // namespace
+
+std::unique_ptr<ChunkParser> makePerfScriptParser(const ImportOptions& options) {
+    return std::make_unique<PerfScriptParser>(options);
+}
+
+} // namespace scorch::detail

@@ -1,0 +1,389 @@
+#include "scorch/builder.h"
+
+#include "model/linecosts.h"
+#include "util/hash.h"
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+namespace scorch {
+
+using detail::hashInt;
+using detail::makeSlot;
+using detail::slotTagMatches;
+using detail::slotValue;
+
+namespace {
+
+template <typename Match>
+std::size_t probe(const std::vector<uint64_t>& slots, uint64_t h, Match&& match, bool& found) {
+    const std::size_t mask = slots.size() - 1;
+    for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+        const uint64_t slot = slots[i];
+        if (!slot) {
+            found = false;
+            return i;
+        }
+        if (slotTagMatches(slot, h) && match(slotValue(slot))) {
+            found = true;
+            return i;
+        }
+    }
+}
+
+template <typename HashOf>
+void rehash(std::vector<uint64_t>& slots, HashOf&& hashOf) {
+    std::vector<uint64_t> bigger(slots.size() * 2, 0);
+    const std::size_t mask = bigger.size() - 1;
+    for (uint64_t slot : slots) {
+        if (!slot)
+            continue;
+        std::size_t i = hashOf(slotValue(slot)) & mask;
+        while (bigger[i])
+            i = (i + 1) & mask;
+        bigger[i] = slot;
+    }
+    slots.swap(bigger);
+}
+
+uint64_t pairKey(uint32_t a, uint32_t b) {
+    return hashInt((static_cast<uint64_t>(a) << 32) | b);
+}
+
+} // namespace
+
+TreeBuilder::TreeBuilder()
+    : m_parent{0}
+    , m_frame{FrameId{}}
+    , m_childSlots(4096, 0)
+    , m_entrySlots(4096, 0)
+    , m_lineSlots(64, 0)
+    , m_stackSlots(1024) {}
+
+FrameId TreeBuilder::frame(std::string_view name, std::string_view module, FrameKind kind) {
+    Frame f;
+    f.name = m_strings.intern(name);
+    f.module = m_strings.intern(module);
+    f.kind = kind;
+    return m_frames.intern(f);
+}
+
+uint32_t TreeBuilder::costType(std::string_view name, CostUnit unit) {
+    for (std::size_t i = 0; i < m_costTypes.size(); ++i)
+        if (m_costTypes[i].type.name == name)
+            return static_cast<uint32_t>(i);
+    m_costTypes.push_back({CostType{std::string(name), unit, 0}, m_position});
+    m_entryCost.emplace_back(m_entryNode.size(), 0);
+    m_lineSelf.emplace_back(m_lines.size(), 0);
+    m_lineTotal.emplace_back(m_lines.size(), 0);
+    return static_cast<uint32_t>(m_costTypes.size() - 1);
+}
+
+void TreeBuilder::ensureDecimals(uint32_t costType, int decimals) {
+    CostType& t = m_costTypes[costType].type;
+    if (decimals <= t.decimals)
+        return;
+    const int64_t factor = pow10(decimals - t.decimals);
+    for (int64_t& v : m_entryCost[costType])
+        v = mulCost(v, factor);
+    for (int64_t& v : m_lineSelf[costType])
+        v = mulCost(v, factor);
+    for (int64_t& v : m_lineTotal[costType])
+        v = mulCost(v, factor);
+    t.decimals = decimals;
+}
+
+uint32_t TreeBuilder::thread(std::string_view name, int64_t pid, int64_t tid) {
+    for (std::size_t i = m_threads.size(); i-- > 0;) { // recent threads are the likely ones
+        const ThreadInfo& t = m_threads[i].info;
+        if (t.pid == pid && t.tid == tid && t.name == name)
+            return static_cast<uint32_t>(i);
+        if (m_threads.size() - i > 64)
+            break;
+    }
+    std::string key = std::string(name) + '\0' + std::to_string(pid) + '/' + std::to_string(tid);
+    auto [it, inserted] = m_threadIndex.try_emplace(std::move(key), static_cast<uint32_t>(m_threads.size()));
+    if (inserted)
+        m_threads.push_back({ThreadInfo{std::string(name), pid, tid, 0}, m_position});
+    return it->second;
+}
+
+NodeId TreeBuilder::child(NodeId parent, FrameId frame) {
+    const uint64_t h = pairKey(parent, frame.value);
+    bool found;
+    const std::size_t i = probe(
+        m_childSlots, h, [&](uint32_t n) { return m_parent[n] == parent && m_frame[n] == frame; }, found);
+    if (found)
+        return slotValue(m_childSlots[i]);
+    if (m_parent.size() >= m_maxNodes)
+        throw LimitExceeded("the call tree has more than " + std::to_string(m_maxNodes) +
+                            " nodes (ImportOptions::maxNodes)");
+    const auto id = static_cast<NodeId>(m_parent.size());
+    m_parent.push_back(parent);
+    m_frame.push_back(frame);
+    m_childSlots[i] = makeSlot(h, id);
+    if (m_parent.size() * 2 > m_childSlots.size())
+        rehash(m_childSlots, [&](uint32_t n) { return pairKey(m_parent[n], m_frame[n].value); });
+    return id;
+}
+
+uint32_t TreeBuilder::entry(uint32_t thread, NodeId node) {
+    const uint64_t h = pairKey(thread, node);
+    bool found;
+    const std::size_t i = probe(
+        m_entrySlots, h, [&](uint32_t e) { return m_entryThread[e] == thread && m_entryNode[e] == node; },
+        found);
+    if (found)
+        return slotValue(m_entrySlots[i]);
+    const auto id = static_cast<uint32_t>(m_entryNode.size());
+    m_entryThread.push_back(thread);
+    m_entryNode.push_back(node);
+    for (auto& costs : m_entryCost)
+        costs.push_back(0);
+    m_entrySlots[i] = makeSlot(h, id);
+    if (m_entryNode.size() * 2 > m_entrySlots.size())
+        rehash(m_entrySlots, [&](uint32_t e) { return pairKey(m_entryThread[e], m_entryNode[e]); });
+    return id;
+}
+
+NodeId TreeBuilder::leafNode(std::span<const FrameId> rootToLeaf) {
+    // Most samples repeat an earlier stack exactly: one hash over the frame ids finds its leaf node without
+    // a (parent, frame) lookup per frame. The match is verified by walking the candidate's parents.
+    const uint64_t h = hashBytes({reinterpret_cast<const char*>(rootToLeaf.data()), rootToLeaf.size_bytes()});
+    const std::size_t mask = m_stackSlots.size() - 1;
+    std::size_t i = h & mask;
+    for (;; i = (i + 1) & mask) {
+        const StackSlot& slot = m_stackSlots[i];
+        if (slot.node == kRootNode)
+            break;
+        if (slot.hash == h && slot.depth == rootToLeaf.size() && samePath(slot.node, rootToLeaf))
+            return slot.node;
+    }
+    NodeId n = kRootNode;
+    for (FrameId f : rootToLeaf)
+        n = child(n, f);
+    if (n == kRootNode)
+        return n;
+    m_stackSlots[i] = {h, n, static_cast<uint32_t>(rootToLeaf.size())};
+    if (++m_stackCount * 2 > m_stackSlots.size()) {
+        std::vector<StackSlot> bigger(m_stackSlots.size() * 2);
+        const std::size_t bigMask = bigger.size() - 1;
+        for (const StackSlot& slot : m_stackSlots) {
+            if (slot.node == kRootNode)
+                continue;
+            std::size_t j = slot.hash & bigMask;
+            while (bigger[j].node != kRootNode)
+                j = (j + 1) & bigMask;
+            bigger[j] = slot;
+        }
+        m_stackSlots.swap(bigger);
+    }
+    return n;
+}
+
+bool TreeBuilder::samePath(NodeId n, std::span<const FrameId> rootToLeaf) const {
+    for (std::size_t k = rootToLeaf.size(); k-- > 0; n = m_parent[n])
+        if (n == kRootNode || m_frame[n] != rootToLeaf[k])
+            return false;
+    return n == kRootNode;
+}
+
+void TreeBuilder::addSample(uint32_t thread, std::span<const FrameId> rootToLeaf,
+                            std::span<const CostValue> costs, uint64_t sampleCount) {
+    const NodeId n = leafNode(rootToLeaf);
+    const uint32_t e = entry(thread, n);
+    for (const CostValue& c : costs)
+        addCost(m_entryCost[c.costType][e], c.value);
+    m_threads[thread].info.samples += sampleCount;
+    m_samples += sampleCount;
+}
+
+void TreeBuilder::addSample(uint32_t thread, std::span<const FrameId> rootToLeaf,
+                            std::span<const CostValue> costs, uint64_t sampleCount,
+                            std::span<const SourceLine> lines) {
+    addSample(thread, rootToLeaf, costs, sampleCount);
+    addLineCosts(rootToLeaf, costs, lines);
+}
+
+namespace {
+uint64_t lineKey(FrameId frame, SourceLine where) {
+    return hashInt((static_cast<uint64_t>(frame.value) << 32 | where.file.value) ^
+                   hashInt(0x9e3779b97f4a7c15ull + where.line));
+}
+} // namespace
+
+uint32_t TreeBuilder::lineEntry(FrameId frame, SourceLine where) {
+    const uint64_t h = lineKey(frame, where);
+    bool found;
+    const std::size_t i = probe(
+        m_lineSlots, h,
+        [&](uint32_t e) {
+            const LineEntry& l = m_lines[e];
+            return l.frame == frame && l.where.file == where.file && l.where.line == where.line;
+        },
+        found);
+    if (found)
+        return slotValue(m_lineSlots[i]);
+    const auto id = static_cast<uint32_t>(m_lines.size());
+    m_lines.push_back({frame, where, UINT64_MAX});
+    for (auto& v : m_lineSelf)
+        v.push_back(0);
+    for (auto& v : m_lineTotal)
+        v.push_back(0);
+    m_lineSlots[i] = makeSlot(h, id);
+    if (m_lines.size() * 2 > m_lineSlots.size())
+        rehash(m_lineSlots, [&](uint32_t e) { return lineKey(m_lines[e].frame, m_lines[e].where); });
+    return id;
+}
+
+void TreeBuilder::addLineCosts(std::span<const FrameId> rootToLeaf, std::span<const CostValue> costs,
+                               std::span<const SourceLine> lines) {
+    const std::size_t n = std::min(rootToLeaf.size(), lines.size());
+    ++m_lineStamp;
+    for (std::size_t k = 0; k < n; ++k) {
+        if (lines[k].line == 0)
+            continue;
+        const uint32_t e = lineEntry(rootToLeaf[k], lines[k]);
+        if (k + 1 == n)
+            for (const CostValue& c : costs)
+                addCost(m_lineSelf[c.costType][e], c.value);
+        if (m_lines[e].lastSample == m_lineStamp)
+            continue;
+        m_lines[e].lastSample = m_lineStamp;
+        for (const CostValue& c : costs)
+            addCost(m_lineTotal[c.costType][e], c.value);
+    }
+}
+
+void TreeBuilder::noteTime(double seconds) {
+    if (!m_hasTime) {
+        m_timeMin = m_timeMax = seconds;
+        m_hasTime = true;
+        return;
+    }
+    m_timeMin = std::min(m_timeMin, seconds);
+    m_timeMax = std::max(m_timeMax, seconds);
+}
+
+void TreeBuilder::merge(TreeBuilder&& other) {
+    // frames
+    std::vector<FrameId> frameMap(other.m_frames.size());
+    for (uint32_t i = 1; i < other.m_frames.size(); ++i) {
+        Frame f = other.m_frames[FrameId{i}];
+        f.name = m_strings.intern(other.m_strings.view(f.name));
+        f.module = m_strings.intern(other.m_strings.view(f.module));
+        f.file = m_strings.intern(other.m_strings.view(f.file));
+        frameMap[i] = m_frames.intern(f);
+    }
+    // cost types (matched by name; decimals reconciled)
+    std::vector<uint32_t> typeMap(other.m_costTypes.size());
+    std::vector<int64_t> typeScale(other.m_costTypes.size(), 1);
+    for (std::size_t t = 0; t < other.m_costTypes.size(); ++t) {
+        const TypeSlot& slot = other.m_costTypes[t];
+        const uint64_t saved = m_position;
+        m_position = slot.firstSeen;
+        const uint32_t mine = costType(slot.type.name, slot.type.unit);
+        m_position = saved;
+        m_costTypes[mine].firstSeen = std::min(m_costTypes[mine].firstSeen, slot.firstSeen);
+        ensureDecimals(mine, slot.type.decimals);
+        typeScale[t] = pow10(m_costTypes[mine].type.decimals - slot.type.decimals);
+        typeMap[t] = mine;
+    }
+    // threads
+    std::vector<uint32_t> threadMap(other.m_threads.size());
+    for (std::size_t t = 0; t < other.m_threads.size(); ++t) {
+        const ThreadSlot& slot = other.m_threads[t];
+        const uint64_t saved = m_position;
+        m_position = slot.firstSeen;
+        const uint32_t mine = thread(slot.info.name, slot.info.pid, slot.info.tid);
+        m_position = saved;
+        m_threads[mine].firstSeen = std::min(m_threads[mine].firstSeen, slot.firstSeen);
+        m_threads[mine].info.samples += slot.info.samples;
+        threadMap[t] = mine;
+    }
+    // nodes: parents precede children
+    std::vector<NodeId> nodeMap(other.m_parent.size(), kRootNode);
+    for (std::size_t i = 1; i < other.m_parent.size(); ++i)
+        nodeMap[i] = child(nodeMap[other.m_parent[i]], frameMap[other.m_frame[i].value]);
+    for (std::size_t e = 0; e < other.m_entryNode.size(); ++e) {
+        const uint32_t mine = entry(threadMap[other.m_entryThread[e]], nodeMap[other.m_entryNode[e]]);
+        for (std::size_t t = 0; t < other.m_costTypes.size(); ++t)
+            addCost(m_entryCost[typeMap[t]][mine], mulCost(other.m_entryCost[t][e], typeScale[t]));
+    }
+    for (std::size_t e = 0; e < other.m_lines.size(); ++e) {
+        const LineEntry& l = other.m_lines[e];
+        const SourceLine where{m_strings.intern(other.m_strings.view(l.where.file)), l.where.line};
+        const uint32_t mine = lineEntry(frameMap[l.frame.value], where);
+        for (std::size_t t = 0; t < other.m_costTypes.size(); ++t) {
+            addCost(m_lineSelf[typeMap[t]][mine], mulCost(other.m_lineSelf[t][e], typeScale[t]));
+            addCost(m_lineTotal[typeMap[t]][mine], mulCost(other.m_lineTotal[t][e], typeScale[t]));
+        }
+    }
+    m_samples += other.m_samples;
+    if (other.m_hasTime) {
+        noteTime(other.m_timeMin);
+        noteTime(other.m_timeMax);
+    }
+    other = TreeBuilder();
+}
+
+Profile TreeBuilder::finish(ProfileMeta meta) {
+    Profile p;
+    // cost types and threads in first-seen order
+    std::vector<uint32_t> typeOrder(m_costTypes.size());
+    std::iota(typeOrder.begin(), typeOrder.end(), 0u);
+    std::stable_sort(typeOrder.begin(), typeOrder.end(), [&](uint32_t a, uint32_t b) {
+        return m_costTypes[a].firstSeen < m_costTypes[b].firstSeen;
+    });
+    std::vector<uint32_t> threadOrder(m_threads.size()), threadNew(m_threads.size());
+    std::iota(threadOrder.begin(), threadOrder.end(), 0u);
+    std::stable_sort(threadOrder.begin(), threadOrder.end(),
+                     [&](uint32_t a, uint32_t b) { return m_threads[a].firstSeen < m_threads[b].firstSeen; });
+    for (uint32_t i = 0; i < threadOrder.size(); ++i) {
+        threadNew[threadOrder[i]] = i;
+        p.threads.push_back(std::move(m_threads[threadOrder[i]].info));
+    }
+
+    std::vector<std::vector<int64_t>> self;
+    for (uint32_t t : typeOrder) {
+        p.costTypes.push_back(m_costTypes[t].type);
+        std::vector<int64_t> s(m_parent.size(), 0);
+        const auto& costs = m_entryCost[t];
+        for (std::size_t e = 0; e < m_entryNode.size(); ++e)
+            addCost(s[m_entryNode[e]], costs[e]);
+        self.push_back(std::move(s));
+    }
+    std::vector<NodeId> remap;
+    p.tree = CallTree::fromParentArray(m_parent, m_frame, std::move(self), m_frames, m_strings, &remap);
+
+    p.threadCosts.thread.reserve(m_entryNode.size());
+    for (std::size_t e = 0; e < m_entryNode.size(); ++e) {
+        p.threadCosts.thread.push_back(threadNew[m_entryThread[e]]);
+        p.threadCosts.node.push_back(remap[m_entryNode[e]]);
+    }
+    for (uint32_t t : typeOrder)
+        p.threadCosts.cost.push_back(std::move(m_entryCost[t]));
+
+    p.lineCosts = detail::sortedLineCosts(m_lines, m_lineSelf, m_lineTotal, typeOrder);
+
+    meta.samples = m_samples;
+    if (m_hasTime) {
+        meta.timeStart = m_timeMin;
+        meta.timeEnd = m_timeMax;
+    }
+    p.meta = std::move(meta);
+    p.strings = std::move(m_strings);
+    p.frames = std::move(m_frames);
+    *this = TreeBuilder();
+    return p;
+}
+
+int Profile::costTypeIndex(std::string_view name) const {
+    for (std::size_t i = 0; i < costTypes.size(); ++i)
+        if (costTypes[i].name == name)
+            return static_cast<int>(i);
+    return -1;
+}
+
+} // namespace scorch

@@ -1,0 +1,180 @@
+#include "scorch/calltree.h"
+
+#include "util/hugepages.h"
+
+#include "scorch/costs.h"
+#include "scorch/strings.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace scorch {
+
+std::vector<NodeId> CallTree::children(NodeId n) const {
+    std::vector<NodeId> out;
+    forEachChild(n, [&](NodeId c) { out.push_back(c); });
+    return out;
+}
+
+std::vector<NodeId> CallTree::childrenByCost(NodeId n, std::size_t costType) const {
+    std::vector<NodeId> out = children(n);
+    const auto& total = m_total[costType];
+    std::stable_sort(out.begin(), out.end(), [&](NodeId a, NodeId b) { return total[a] > total[b]; });
+    return out;
+}
+
+NodeId CallTree::findChild(NodeId n, FrameId frame) const {
+    for (NodeId c = n + 1; c < m_end[n]; c = m_end[c])
+        if (m_frame[c] == frame)
+            return c;
+    return kRootNode;
+}
+
+std::vector<NodeId> CallTree::path(NodeId n) const {
+    std::vector<NodeId> out;
+    for (; n != kRootNode; n = m_parent[n])
+        out.push_back(n);
+    std::reverse(out.begin(), out.end());
+    return out;
+}
+
+void CallTree::setSelfCosts(std::vector<std::vector<int64_t>> self) {
+    for (const auto& s : self)
+        if (s.size() != size())
+            throw std::invalid_argument("CallTree::setSelfCosts: wrong array size");
+    m_self = std::move(self);
+    computeTotals();
+}
+
+void CallTree::computeTotals() {
+    m_total.resize(m_self.size());
+    for (std::size_t t = 0; t < m_self.size(); ++t) {
+        detail::reserveHuge(m_total[t], m_self[t].size());
+        m_total[t].assign(m_self[t].begin(), m_self[t].end());
+    }
+    for (auto& total : m_total)
+        for (NodeId i = static_cast<NodeId>(size()); i-- > 1;)
+            addCost(total[m_parent[i]], total[i]);
+}
+
+int compareAsStackSegments(std::string_view a, std::string_view b) {
+    const std::size_t n = std::min(a.size(), b.size());
+    if (const int c = a.substr(0, n).compare(b.substr(0, n)))
+        return c < 0 ? -1 : 1;
+    if (a.size() == b.size())
+        return 0;
+    // one name is a prefix of the other: what follows it in a stack string is ';'
+    if (a.size() < b.size())
+        return ';' <= static_cast<unsigned char>(b[n]) ? -1 : 1;
+    return static_cast<unsigned char>(a[n]) < ';' ? -1 : 1;
+}
+
+bool CallTree::fromPreorder(std::span<const NodeId> parent, std::span<const FrameId> frame,
+                            std::vector<std::vector<int64_t>>& self, CallTree& out) {
+    const std::size_t n = parent.size();
+    CallTree t;
+    detail::reserveHuge(t.m_parent, n);
+    detail::reserveHuge(t.m_frame, n);
+    t.m_parent.assign(parent.begin(), parent.end());
+    t.m_frame.assign(frame.begin(), frame.end());
+    detail::assignHuge(t.m_end, n, NodeId(0));
+    detail::assignHuge(t.m_depth, n, 0u);
+    std::vector<NodeId> path; // the path from the root to the previous node
+    path.reserve(64);
+    if (n) {
+        t.m_parent[0] = kRootNode;
+        path.push_back(0);
+    }
+    for (std::size_t i = 1; i < n; ++i) {
+        while (!path.empty() && path.back() != parent[i]) {
+            t.m_end[path.back()] = static_cast<NodeId>(i);
+            path.pop_back();
+        }
+        if (path.empty())
+            return false;
+        t.m_depth[i] = static_cast<uint32_t>(path.size());
+        t.m_maxDepth = std::max(t.m_maxDepth, t.m_depth[i]);
+        path.push_back(static_cast<NodeId>(i));
+    }
+    for (NodeId x : path)
+        t.m_end[x] = static_cast<NodeId>(n);
+    for (auto& s : self)
+        s.resize(n, 0);
+    t.m_self = std::move(self);
+    t.computeTotals();
+    out = std::move(t);
+    return true;
+}
+
+CallTree CallTree::fromParentArray(std::span<const NodeId> parent, std::span<const FrameId> frame,
+                                   std::vector<std::vector<int64_t>> self, const FrameTable& frames,
+                                   const StringTable& strings, std::vector<NodeId>* remap) {
+    const std::size_t n = parent.size();
+    // children lists (CSR), then name-sorted
+    std::vector<uint32_t> offset(n + 1, 0);
+    for (std::size_t i = 1; i < n; ++i)
+        ++offset[parent[i] + 1];
+    for (std::size_t i = 0; i < n; ++i)
+        offset[i + 1] += offset[i];
+    std::vector<NodeId> kids(n > 0 ? n - 1 : 0);
+    {
+        std::vector<uint32_t> fill(offset.begin(), offset.end() - 1);
+        for (std::size_t i = 1; i < n; ++i)
+            kids[fill[parent[i]]++] = static_cast<NodeId>(i);
+    }
+    auto name = [&](NodeId x) {
+        return strings.view(frames[frame[x]].name);
+    };
+    for (std::size_t p = 0; p < n; ++p) {
+        if (offset[p + 1] - offset[p] > 1)
+            std::sort(kids.begin() + offset[p], kids.begin() + offset[p + 1], [&](NodeId a, NodeId b) {
+                const int c = compareAsStackSegments(name(a), name(b));
+                return c != 0 ? c < 0 : frame[a].value < frame[b].value;
+            });
+    }
+    // subtree sizes (parents precede children in the input order)
+    std::vector<uint32_t> subtree(n, 1);
+    for (std::size_t i = n; i-- > 1;)
+        subtree[parent[i]] += subtree[i];
+
+    CallTree t;
+    detail::assignHuge(t.m_parent, n, NodeId(0));
+    detail::assignHuge(t.m_end, n, NodeId(0));
+    detail::assignHuge(t.m_frame, n, FrameId{});
+    detail::assignHuge(t.m_depth, n, 0u);
+    std::vector<NodeId> newId(n);
+    std::vector<NodeId> stack;
+    stack.reserve(64);
+    if (n)
+        stack.push_back(0);
+    NodeId next = 0;
+    while (!stack.empty()) {
+        const NodeId old = stack.back();
+        stack.pop_back();
+        const NodeId id = next++;
+        newId[old] = id;
+        t.m_frame[id] = frame[old];
+        t.m_end[id] = id + subtree[old];
+        if (old != 0) {
+            t.m_parent[id] = newId[parent[old]];
+            t.m_depth[id] = t.m_depth[t.m_parent[id]] + 1;
+            t.m_maxDepth = std::max(t.m_maxDepth, t.m_depth[id]);
+        }
+        for (uint32_t k = offset[old + 1]; k-- > offset[old];)
+            stack.push_back(kids[k]);
+    }
+    for (auto& s : self) {
+        std::vector<int64_t> reordered;
+        detail::assignHuge(reordered, n, int64_t(0));
+        for (std::size_t i = 0; i < n && i < s.size(); ++i)
+            reordered[newId[i]] = s[i];
+        s.swap(reordered);
+    }
+    t.m_self = std::move(self);
+    t.computeTotals();
+    if (remap)
+        *remap = std::move(newId);
+    return t;
+}
+
+} // namespace scorch

@@ -1,0 +1,148 @@
+#include "scorch/strings.h"
+
+#include "util/hash.h"
+
+#include <cstring>
+
+namespace scorch {
+
+using detail::makeSlot;
+using detail::mix64;
+using detail::slotTagMatches;
+using detail::slotValue;
+
+uint64_t hashBytes(std::string_view s, uint64_t seed) {
+    constexpr uint64_t k0 = 0xa0761d6478bd642full, k1 = 0xe7037ed1a0b428dbull, k2 = 0x8ebc6af09c88c6e3ull;
+    const char* p = s.data();
+    std::size_t n = s.size();
+    uint64_t h = seed ^ k0 ^ (n * k1);
+    if (n >= 32) { // two independent lanes keep the multiplier busy on long names
+        uint64_t h2 = h ^ k2;
+        do {
+            uint64_t a, b, c, d;
+            std::memcpy(&a, p, 8);
+            std::memcpy(&b, p + 8, 8);
+            std::memcpy(&c, p + 16, 8);
+            std::memcpy(&d, p + 24, 8);
+            h = mix64(a ^ k1, b ^ h);
+            h2 = mix64(c ^ k2, d ^ h2);
+            p += 32;
+            n -= 32;
+        } while (n >= 32);
+        h ^= h2;
+    }
+    while (n >= 16) {
+        uint64_t a, b;
+        std::memcpy(&a, p, 8);
+        std::memcpy(&b, p + 8, 8);
+        h = mix64(a ^ k1, b ^ h ^ k2);
+        p += 16;
+        n -= 16;
+    }
+    if (n >= 8) {
+        uint64_t a;
+        std::memcpy(&a, p, 8);
+        h = mix64(a ^ k2, h ^ k1);
+        p += 8;
+        n -= 8;
+    }
+    uint64_t t = 0;
+    if (n) // an empty view may have a null data()
+        std::memcpy(&t, p, n);
+    h = mix64(t ^ k1 ^ n, h ^ k2);
+    return mix64(h, k0 ^ s.size());
+}
+
+StringTable::StringTable(Hashing hashing)
+    : m_views{std::string_view{}}
+    , m_slots(1024, 0)
+    , m_hashing(hashing) {}
+
+uint64_t StringTable::hash(std::string_view s) const {
+    if (m_hashing == Hashing::Full || s.size() <= 96)
+        return hashBytes(s);
+    const std::size_t mid = s.size() / 2 - 8;
+    uint64_t h = hashBytes(s.substr(0, 32), s.size());
+    h = hashBytes(s.substr(mid, 16), h);
+    return hashBytes(s.substr(s.size() - 32), h);
+}
+
+StringTable::StringTable(StringTable&&) noexcept = default;
+StringTable& StringTable::operator=(StringTable&&) noexcept = default;
+StringTable::~StringTable() = default;
+
+std::string_view StringTable::store(std::string_view s) {
+    constexpr std::size_t kChunk = 256 * 1024;
+    if (s.size() > kChunk / 4) { // a long string gets an allocation of its own
+        m_chunks.push_back(std::make_unique<char[]>(s.size()));
+        std::memcpy(m_chunks.back().get(), s.data(), s.size());
+        m_bytes += s.size();
+        return {m_chunks.back().get(), s.size()};
+    }
+    if (!m_active || m_chunkUsed + s.size() > m_chunkSize) {
+        m_chunks.push_back(std::make_unique<char[]>(kChunk));
+        m_active = m_chunks.back().get();
+        m_chunkSize = kChunk;
+        m_chunkUsed = 0;
+        m_bytes += kChunk;
+    }
+    char* dst = m_active + m_chunkUsed;
+    std::memcpy(dst, s.data(), s.size());
+    m_chunkUsed += s.size();
+    return {dst, s.size()};
+}
+
+void StringTable::grow() {
+    std::vector<uint64_t> slots(m_slots.size() * 2, 0);
+    const std::size_t mask = slots.size() - 1;
+    for (uint64_t slot : m_slots) {
+        if (!slot)
+            continue;
+        std::size_t i = hash(m_views[slotValue(slot)]) & mask;
+        while (slots[i])
+            i = (i + 1) & mask;
+        slots[i] = slot;
+    }
+    m_slots.swap(slots);
+}
+
+StringId StringTable::find(std::string_view s) const {
+    if (s.empty())
+        return {};
+    const uint64_t h = hash(s);
+    const std::size_t mask = m_slots.size() - 1;
+    for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+        const uint64_t slot = m_slots[i];
+        if (!slot)
+            return {};
+        if (slotTagMatches(slot, h) && m_views[slotValue(slot)] == s)
+            return {slotValue(slot)};
+    }
+}
+
+StringId StringTable::intern(std::string_view s) {
+    if (s.empty())
+        return {};
+    const uint64_t h = hash(s);
+    std::size_t mask = m_slots.size() - 1;
+    std::size_t i = h & mask;
+    for (;; i = (i + 1) & mask) {
+        const uint64_t slot = m_slots[i];
+        if (!slot)
+            break;
+        if (slotTagMatches(slot, h) && m_views[slotValue(slot)] == s)
+            return {slotValue(slot)};
+    }
+    const auto id = static_cast<uint32_t>(m_views.size());
+    m_views.push_back(store(s));
+    m_slots[i] = makeSlot(h, id);
+    if (m_views.size() * 2 > m_slots.size())
+        grow();
+    return {id};
+}
+
+std::size_t StringTable::memoryBytes() const {
+    return m_bytes + m_views.capacity() * sizeof(std::string_view) + m_slots.capacity() * sizeof(uint64_t);
+}
+
+} // namespace scorch

@@ -1,0 +1,155 @@
+// perf.data that the native reader does not support: `perf script` turns it into text for the perf script
+// importer, and the profile says so.
+#include "perf/perfreader.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace scorch::detail {
+
+namespace {
+
+std::string findPerf() {
+    if (const char* env = std::getenv("SCORCH_PERF"))
+        return env;
+    const char* path = std::getenv("PATH");
+    std::string dirs = path ? path : "/usr/bin:/bin";
+    for (std::size_t at = 0; at <= dirs.size();) {
+        const std::size_t colon = std::min(dirs.find(':', at), dirs.size());
+        const std::string candidate = dirs.substr(at, colon - at) + "/perf";
+        if (colon > at && ::access(candidate.c_str(), X_OK) == 0)
+            return candidate;
+        at = colon + 1;
+    }
+    return {};
+}
+
+struct TempFile {
+    std::string path;
+    int fd = -1;
+    TempFile() {
+        const char* dir = std::getenv("TMPDIR");
+        path = std::string(dir && *dir ? dir : "/tmp") + "/scorch-perfscript-XXXXXX";
+        fd = ::mkstemp(path.data());
+    }
+    ~TempFile() {
+        if (fd >= 0) {
+            ::close(fd);
+            ::unlink(path.c_str());
+        }
+    }
+};
+
+} // namespace
+
+Profile importPerfDataWithPerfScript(const std::string& path, const std::string& name,
+                                     const ImportOptions& options, const ImportControl& control) {
+    const std::string perf = findPerf();
+    if (perf.empty())
+        throw ImportError(name + ": perf is not installed (needed for this perf.data file)");
+    TempFile out, err;
+    if (out.fd < 0 || err.fd < 0)
+        throw ImportError(name + ": cannot create a temporary file for perf script: " + std::strerror(errno));
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, out.fd, 1);
+    posix_spawn_file_actions_adddup2(&actions, err.fd, 2);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    std::string a0 = perf, a1 = "script", a2 = "-i", a3 = path, a4 = "--no-inline";
+    char* argv[] = {a0.data(), a1.data(), a2.data(), a3.data(), a4.data(), nullptr};
+    pid_t pid = -1;
+    const int rc = posix_spawn(&pid, perf.c_str(), &actions, nullptr, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0)
+        throw ImportError(name + ": cannot run " + perf + ": " + std::strerror(rc));
+    int status = 0;
+    for (;;) {
+        const pid_t r = ::waitpid(pid, &status, WNOHANG);
+        if (r == pid)
+            break;
+        if (r < 0 && errno != EINTR)
+            break;
+        if (control.cancel && control.cancel->load()) {
+            ::kill(pid, SIGTERM);
+            ::waitpid(pid, &status, 0);
+            throw ImportCancelled();
+        }
+        ::usleep(20000);
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        char buffer[512] = {};
+        const ssize_t n = ::pread(err.fd, buffer, sizeof buffer - 1, 0);
+        std::string why(buffer, n > 0 ? static_cast<std::size_t>(n) : 0);
+        while (!why.empty() && (why.back() == '\n' || why.back() == ' '))
+            why.pop_back();
+        throw ImportError(name + ": perf script failed" + (why.empty() ? std::string() : ": " + why));
+    }
+    ImportOptions textOptions = options;
+    textOptions.format = Format::PerfScript;
+    ImportControl textControl = control;
+    textControl.partial = nullptr;
+    Profile p = importProfile(out.path, textOptions, textControl);
+    p.meta.source = name;
+    p.meta.format = "perf.data (through perf script)";
+    return p;
+}
+
+Profile importPerfData(ByteSource& source, std::string head, const std::string& name,
+                       const ImportOptions& options, const ImportControl& control) {
+    // A plain file is read through its mapping; a compressed file or a pipe goes to memory.
+    const ByteSource::Mapping mapping = source.mapping();
+    std::string_view data = mapping.bytes;
+    std::string owned;
+    if (data.empty()) {
+        owned = std::move(head);
+        char buffer[1 << 16];
+        while (const std::size_t got = source.read(buffer, sizeof buffer)) {
+            owned.append(buffer, got);
+            if (control.cancel && control.cancel->load(std::memory_order_relaxed))
+                throw ImportCancelled();
+        }
+        data = owned;
+    }
+    try {
+        return importPerfDataNative(data, source.compression(), name, options, control,
+                                    !mapping.bytes.empty() && mapping.releasable);
+    } catch (const PerfDataUnsupported& e) {
+        // perf needs a file: the input itself when it is a plain file, otherwise a temporary copy.
+        struct stat st {};
+        const bool plainFile = !mapping.bytes.empty() && mapping.releasable &&
+                               ::stat(name.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+        TempFile copy;
+        std::string path = name;
+        if (!plainFile) {
+            if (copy.fd < 0 ||
+                ::write(copy.fd, data.data(), data.size()) != static_cast<ssize_t>(data.size()))
+                throw ImportError(std::string(e.what()) + "; perf script cannot be run on this input");
+            path = copy.path;
+        }
+        Profile p = [&] {
+            try {
+                return importPerfDataWithPerfScript(path, name, options, control);
+            } catch (const ImportCancelled&) {
+                throw;
+            } catch (const ImportError& fallback) {
+                throw ImportError(std::string(e.what()) +
+                                  "; falling back to perf script failed: " + fallback.what());
+            }
+        }();
+        p.meta.warnings.insert(p.meta.warnings.begin(),
+                               {0, std::string(e.what()) + ": read through `perf script` instead"});
+        ++p.meta.warningCount;
+        return p;
+    }
+}
+
+} // namespace scorch::detail

@@ -1,0 +1,483 @@
+// Native perf.data reader: header, attributes, feature sections and the record stream (ordered by time per
+// flush round as perf does), turned into raw address samples for RawProfileBuilder.
+#include "perf/perfreader.h"
+
+#include "perf/perfformat.h"
+#include "perf/perfstate.h"
+#include "scorch/perfdata.h"
+#include "util/phasetimer.h"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <chrono>
+#include <deque>
+#include <zstd.h>
+
+namespace scorch::detail {
+
+using namespace perf;
+
+namespace {
+
+std::string eventName(uint32_t type, uint64_t config) {
+    static const char* const hardware[] = {
+        "cycles",        "instructions", "cache-references",        "cache-misses",           "branches",
+        "branch-misses", "bus-cycles",   "stalled-cycles-frontend", "stalled-cycles-backend", "ref-cycles"};
+    static const char* const software[] = {
+        "cpu-clock",    "task-clock",   "page-faults",      "context-switches", "cpu-migrations",
+        "minor-faults", "major-faults", "alignment-faults", "emulation-faults", "dummy"};
+    if (type == 0 && config < std::size(hardware))
+        return hardware[config];
+    if (type == 1 && config < std::size(software))
+        return software[config];
+    return "event type " + std::to_string(type) + " config " + std::to_string(config);
+}
+
+/// One record waiting in the time-ordering queue.
+struct Pending {
+    uint64_t time;
+    uint64_t seq;
+    const char* bytes;
+    uint32_t size;
+    uint64_t offset; ///< file offset (of the compressed record for decompressed ones)
+    int64_t buffer;  ///< index of the decompression buffer holding it, -1 = the file
+};
+
+} // namespace
+
+class PerfDataReader {
+public:
+    PerfDataReader(std::string_view data, const std::string& name, const ImportOptions& options,
+                   const ImportControl& control, uint64_t totalBytes)
+        : m_data(data)
+        , m_name(name)
+        , m_control(control)
+        , m_total(totalBytes)
+        , m_state(name, options) {}
+
+    PerfState& state() { return m_state; }
+    void releaseReadPages(bool on) { m_releasable = on; }
+
+    /// Reads everything; `build` = false stops before the profile is built (only sampleHook sees samples).
+    Profile run(const std::string& compression, bool build = true) {
+        trace("read " + m_name);
+        m_start = std::chrono::steady_clock::now();
+        m_lastPartial = m_start;
+        Cursor header(m_data, 0, &m_name);
+        const std::string_view magic = header.bytes(8);
+        if (magic == "2ELIFREP")
+            throw PerfDataUnsupported(m_name + ": big-endian perf.data is not read natively");
+        if (magic != "PERFILE2")
+            throw PerfDataUnsupported(m_name + ": perf.data version 1 (PERFFILE) is not read natively");
+        const uint64_t headerSize = header.u64();
+        if (headerSize == kPipeHeaderSize) {
+            m_state.pipeMode = true;
+            // build-ids follow the samples: modules are opened at the end, once they are known, and no
+            // partial profile (which would open them) is made
+            m_state.deferSymbolization();
+            records(kPipeHeaderSize, m_data.size());
+        } else {
+            if (headerSize < kFileHeaderSize)
+                header.fail("perf.data header size " + std::to_string(headerSize) + " is too small");
+            const uint64_t attrSize = header.u64();
+            const uint64_t attrsOffset = header.u64(), attrsSize = header.u64();
+            uint64_t dataOffset = header.u64(), dataSize = header.u64();
+            header.skip(16); // event_types (unused by perf since 2010)
+            uint64_t features[4];
+            for (uint64_t& f : features)
+                f = header.u64();
+            readAttrs(attrSize, attrsOffset, attrsSize);
+            // Features follow the data section: read them first (build-ids, event names) when they are there.
+            if (dataSize == 0 && dataOffset < m_data.size()) {
+                m_state.warn(
+                    0, "the data size in the header is 0 (perf record did not finish): reading to the end "
+                       "of the file");
+                dataSize = m_data.size() - dataOffset;
+            } else {
+                readFeatures(features, dataOffset + dataSize);
+            }
+            if (dataOffset > m_data.size())
+                throw ImportError(m_name + ": the data section starts at byte offset " +
+                                  std::to_string(dataOffset) + " beyond the end of the file (" +
+                                  std::to_string(m_data.size()) + " bytes): truncated");
+            uint64_t end = dataOffset + dataSize;
+            if (end > m_data.size() || end < dataOffset) {
+                m_truncated = true;
+                m_state.warn(m_data.size(),
+                             "the file is truncated: the data section should end at byte offset " +
+                                 std::to_string(end) + ", the file has " + std::to_string(m_data.size()) +
+                                 " bytes");
+                end = m_data.size();
+            }
+            records(dataOffset, end);
+        }
+        flush(UINT64_MAX);
+        trace("records read");
+        if (m_control.progress)
+            m_control.progress(m_total, m_total);
+        m_state.meta.compression = compression;
+        m_state.meta.inputBytes = m_data.size();
+        if (!build) {
+            Profile p;
+            p.meta = m_state.meta;
+            return p;
+        }
+        return m_state.finish(m_control.cancel);
+    }
+
+private:
+    void readAttrs(uint64_t attrSize, uint64_t offset, uint64_t size) {
+        if (attrSize < 16 + 64 || attrSize > 4096)
+            throw ImportError(m_name + ": attribute size " + std::to_string(attrSize) +
+                              " is not plausible (byte offset 16)");
+        if (offset > m_data.size() || size > m_data.size() - offset)
+            throw ImportError(m_name + ": the attribute section (byte offset " + std::to_string(offset) +
+                              ") lies beyond the end of the file: truncated or corrupt");
+        for (uint64_t at = offset; at + attrSize <= offset + size; at += attrSize) {
+            Cursor c(m_data.substr(at, attrSize), at, &m_name);
+            const std::string_view attr = c.bytes(attrSize - 16);
+            const uint64_t idsOffset = c.u64(), idsSize = c.u64();
+            std::vector<uint64_t> ids;
+            if (idsOffset <= m_data.size() && idsSize <= m_data.size() - idsOffset &&
+                idsSize / 8 < (1u << 24)) {
+                Cursor ic(m_data.substr(idsOffset, idsSize), idsOffset, &m_name);
+                for (uint64_t i = 0; i < idsSize / 8; ++i)
+                    ids.push_back(ic.u64());
+            } else {
+                m_state.warn(at, "attribute ids lie beyond the end of the file");
+            }
+            m_state.addAttr(parseAttr(attr, at), ids);
+        }
+        if (m_state.attrs.empty())
+            throw ImportError(m_name + ": no event attributes (byte offset " + std::to_string(offset) + ")");
+    }
+
+    Attr parseAttr(std::string_view bytes, uint64_t offset) {
+        Cursor c(bytes, offset, &m_name);
+        Attr a;
+        a.type = c.u32();
+        const uint32_t size = c.u32();
+        if (size < 64)
+            c.fail("perf_event_attr size " + std::to_string(size) + " is too small");
+        a.config = c.u64();
+        c.skip(8);
+        a.sampleType = c.u64();
+        a.readFormat = c.u64();
+        a.flags = c.u64();
+        c.skip(8 + 16); // wakeup_events, bp_type, config1, config2
+        if (size >= 80 && c.left() >= 8)
+            a.branchSampleType = c.u64();
+        if (size >= 96 && c.left() >= 12) {
+            a.regsUser = c.u64();
+            a.stackUser = c.u32();
+        }
+        a.name = eventName(a.type, a.config);
+        return a;
+    }
+
+    void readFeatures(const uint64_t (&bits)[4], uint64_t sectionsOffset) {
+        std::vector<unsigned> present;
+        for (unsigned bit = 0; bit < 256; ++bit)
+            if (bits[bit / 64] >> (bit % 64) & 1)
+                present.push_back(bit);
+        if (present.empty())
+            return;
+        if (sectionsOffset > m_data.size() || present.size() * 16 > m_data.size() - sectionsOffset) {
+            m_state.warn(sectionsOffset,
+                         "feature sections (build-ids, event names, host) are missing: the file is "
+                         "truncated");
+            return;
+        }
+        Cursor c(m_data.substr(sectionsOffset, present.size() * 16), sectionsOffset, &m_name);
+        for (unsigned bit : present) {
+            const uint64_t offset = c.u64(), size = c.u64();
+            if (offset > m_data.size() || size > m_data.size() - offset) {
+                m_state.warn(offset, "feature section " + std::to_string(bit) +
+                                         " lies beyond the end of the file: truncated");
+                continue;
+            }
+            feature(bit, m_data.substr(offset, size), offset);
+        }
+    }
+
+    void feature(unsigned bit, std::string_view bytes, uint64_t offset) {
+        try {
+            m_state.feature(bit, Cursor(bytes, offset, &m_name));
+        } catch (const PerfDataUnsupported&) {
+            throw;
+        } catch (const ImportError& e) {
+            m_state.warn(offset, std::string("feature section skipped: ") + e.what());
+        }
+    }
+
+    /// The record stream from `begin` to `end`; records with a timestamp are queued and flushed in time
+    /// order.
+    void records(uint64_t begin, uint64_t end) {
+        uint64_t pos = begin;
+        uint64_t counter = 0;
+        while (pos < end) {
+            if (++counter % 256 == 0)
+                tick(pos);
+            if (end - pos < 8) {
+                truncatedAt(pos, "a record header");
+                break;
+            }
+            const char* p = m_data.data() + pos;
+            uint32_t type;
+            uint16_t size;
+            std::memcpy(&type, p, 4);
+            std::memcpy(&size, p + 6, 2);
+            if (size < 8)
+                throw ImportError(m_name + ": corrupt record (size " + std::to_string(size) + ", type " +
+                                  std::to_string(type) + ") at byte offset " + std::to_string(pos));
+            if (size > end - pos) {
+                truncatedAt(pos, "a record");
+                break;
+            }
+            uint64_t extra = 0; // some user records carry payload after the record
+            if (type == RecordHeaderTracingData && size >= 12) {
+                uint32_t n;
+                std::memcpy(&n, p + 8, 4);
+                extra = (n + 7u) & ~uint64_t(7);
+            } else if (type == RecordAuxtrace && size >= 16) {
+                std::memcpy(&extra, p + 8, 8);
+            }
+            m_pos = pos;
+            if (type == RecordCompressed || type == RecordCompressed2) {
+                decompress(std::string_view(p, size), pos, type == RecordCompressed2);
+            } else {
+                record(p, size, pos, -1);
+            }
+            if (extra > end - pos - size) {
+                truncatedAt(pos, "record payload");
+                break;
+            }
+            pos += size + extra;
+        }
+        tick(pos);
+    }
+
+    void truncatedAt(uint64_t pos, const char* what) {
+        m_truncated = true;
+        m_state.warn(pos, std::string("the file is truncated: ") + what + " at byte offset " +
+                              std::to_string(pos) + " is cut off; the profile holds the samples before it");
+    }
+
+    void decompress(std::string_view rec, uint64_t offset, bool sized) {
+        std::string_view in = rec.substr(sized ? 16 : 8);
+        if (sized && rec.size() >= 16) {
+            uint64_t n;
+            std::memcpy(&n, rec.data() + 8, 8);
+            in = in.substr(0, std::min<uint64_t>(n, in.size()));
+        }
+        if (!m_zstd)
+            m_zstd.reset(ZSTD_createDStream());
+        std::string& buffer = m_carry;
+        ZSTD_inBuffer zin{in.data(), in.size(), 0};
+        for (bool full = true; zin.pos < zin.size || full;) {
+            const std::size_t have = buffer.size();
+            buffer.resize(have + std::max<std::size_t>(ZSTD_DStreamOutSize(), in.size() * 4));
+            ZSTD_outBuffer zout{buffer.data() + have, buffer.size() - have, 0};
+            const std::size_t r = ZSTD_decompressStream(m_zstd.get(), &zout, &zin);
+            full = zout.pos == zout.size; // zstd may hold more output: call again
+            buffer.resize(have + zout.pos);
+            if (ZSTD_isError(r))
+                throw ImportError(m_name + ": corrupt compressed record at byte offset " +
+                                  std::to_string(offset) + ": " + ZSTD_getErrorName(r));
+            if (buffer.size() > (1u << 30))
+                throw ImportError(m_name + ": compressed record at byte offset " + std::to_string(offset) +
+                                  " expands beyond 1 GiB");
+        }
+        // Whole records go to their own buffer (kept until the queue is done with them); a record cut at the
+        // end stays in m_carry for the next compressed record.
+        std::size_t pos = 0;
+        while (buffer.size() - pos >= 8) {
+            uint16_t size;
+            std::memcpy(&size, buffer.data() + pos + 6, 2);
+            if (size < 8)
+                throw ImportError(m_name + ": corrupt record inside the compressed record at byte offset " +
+                                  std::to_string(offset));
+            if (size > buffer.size() - pos)
+                break;
+            pos += size;
+        }
+        auto owned = std::make_shared<std::string>(buffer.substr(0, pos));
+        buffer.erase(0, pos);
+        m_buffers.push_back({owned, 0});
+        const int64_t index = m_bufferBase + static_cast<int64_t>(m_buffers.size()) - 1;
+        for (std::size_t at = 0; at < owned->size();) {
+            uint16_t size;
+            std::memcpy(&size, owned->data() + at + 6, 2);
+            record(owned->data() + at, size, offset, index);
+            at += size;
+        }
+        releaseBuffers();
+    }
+
+    void record(const char* p, uint16_t size, uint64_t offset, int64_t buffer) {
+        uint32_t type;
+        std::memcpy(&type, p, 4);
+        if (type == RecordFinishedRound) {
+            // perf's ordering rule: events up to the previous round's latest timestamp are now complete.
+            flush(m_roundLimit);
+            m_roundLimit = m_maxTime;
+            return;
+        }
+        if (type >= 64 || !m_state.hasTime()) {
+            if (type < 64)
+                flushBefore();
+            process(p, size, offset);
+            return;
+        }
+        const uint64_t t = m_state.recordTime(type, std::string_view(p, size));
+        m_maxTime = std::max(m_maxTime, t);
+        m_queue.push_back({t, m_seq++, p, size, offset, buffer});
+        if (buffer >= 0)
+            ++m_buffers[static_cast<std::size_t>(buffer - m_bufferBase)].pending;
+        if (m_queue.size() > (4u << 20)) // no FINISHED_ROUND for a long time: keep memory bounded
+            flush(m_queue[m_queue.size() / 2].time);
+    }
+
+    void flushBefore() { flush(UINT64_MAX); }
+
+    void flush(uint64_t limit) {
+        if (m_queue.empty())
+            return;
+        std::stable_sort(m_queue.begin(), m_queue.end(), [](const Pending& a, const Pending& b) {
+            return a.time != b.time ? a.time < b.time : a.seq < b.seq;
+        });
+        std::size_t n = 0;
+        while (n < m_queue.size() && m_queue[n].time <= limit) {
+            const Pending& e = m_queue[n];
+            process(e.bytes, e.size, e.offset);
+            if (e.buffer >= 0)
+                --m_buffers[static_cast<std::size_t>(e.buffer - m_bufferBase)].pending;
+            ++n;
+        }
+        m_queue.erase(m_queue.begin(), m_queue.begin() + static_cast<std::ptrdiff_t>(n));
+        releaseBuffers();
+        releaseFilePages();
+    }
+
+    /// Drops the pages of a file mapping that no queued record needs any more (in steps of 64 MiB): read
+    /// once, a multi-GB recording need not stay resident. The kernel reads them again from the page cache
+    /// should they be touched.
+    void releaseFilePages() {
+        if (!m_releasable)
+            return;
+        uint64_t keep = m_pos;
+        for (const Pending& e : m_queue)
+            if (e.buffer < 0)
+                keep = std::min<uint64_t>(keep, static_cast<uint64_t>(e.bytes - m_data.data()));
+        constexpr uint64_t step = uint64_t(64) << 20;
+        const uint64_t upTo = keep & ~(step - 1);
+        if (upTo <= m_released)
+            return;
+        ::madvise(const_cast<char*>(m_data.data()) + m_released, upTo - m_released, MADV_DONTNEED);
+        m_released = upTo;
+    }
+
+    void releaseBuffers() {
+        while (m_buffers.size() > 1 && m_buffers.front().pending == 0) {
+            m_buffers.pop_front();
+            ++m_bufferBase;
+        }
+    }
+
+    void process(const char* p, uint16_t size, uint64_t offset) {
+        uint32_t type;
+        std::memcpy(&type, p, 4);
+        Cursor c(std::string_view(p, size), offset, &m_name);
+        if (type == RecordHeaderAttr) {
+            c.skip(8);
+            const std::string_view rest = c.bytes(c.left());
+            uint32_t attrSize;
+            if (rest.size() < 8)
+                c.fail("attribute record too short");
+            std::memcpy(&attrSize, rest.data() + 4, 4);
+            if (attrSize < 64 || attrSize > rest.size())
+                c.fail("attribute record with a bad size");
+            std::vector<uint64_t> ids((rest.size() - attrSize) / 8);
+            std::memcpy(ids.data(), rest.data() + attrSize, ids.size() * 8);
+            m_state.addAttr(parseAttr(rest.substr(0, attrSize), offset + 8), ids);
+        } else if (type == RecordHeaderFeature) {
+            c.skip(8);
+            const uint64_t bit = c.u64();
+            feature(static_cast<unsigned>(std::min<uint64_t>(bit, 1000)), c.bytes(c.left()), offset + 16);
+        } else {
+            m_state.record(type, c);
+        }
+    }
+
+    void tick(uint64_t pos) {
+        if (m_control.cancel && m_control.cancel->load(std::memory_order_relaxed))
+            throw ImportCancelled();
+        if (m_control.progress)
+            m_control.progress(std::min<uint64_t>(pos, m_total ? m_total : pos), m_total);
+        if (m_control.partial && !m_state.pipeMode && m_state.samples() > 0) {
+            const auto now = std::chrono::steady_clock::now();
+            if (std::chrono::duration<double>(now - m_lastPartial).count() >= m_control.partialInterval) {
+                m_control.partial(m_state.snapshot(m_control.cancel));
+                m_lastPartial = std::chrono::steady_clock::now();
+            }
+        }
+    }
+
+    struct ZstdFree {
+        void operator()(ZSTD_DStream* s) const { ZSTD_freeDStream(s); }
+    };
+    struct Buffer {
+        std::shared_ptr<std::string> bytes;
+        std::size_t pending;
+    };
+
+    std::string_view m_data;
+    const std::string& m_name;
+    const ImportControl& m_control;
+    uint64_t m_total;
+    PerfState m_state;
+    std::vector<Pending> m_queue;
+    uint64_t m_seq = 0, m_maxTime = 0, m_roundLimit = 0;
+    std::unique_ptr<ZSTD_DStream, ZstdFree> m_zstd;
+    std::string m_carry;
+    std::deque<Buffer> m_buffers;
+    int64_t m_bufferBase = 0;
+    bool m_truncated = false;
+    bool m_releasable = false;
+    uint64_t m_pos = 0;      ///< the record being read
+    uint64_t m_released = 0; ///< file pages before this offset were dropped
+    std::chrono::steady_clock::time_point m_start, m_lastPartial;
+};
+
+Profile importPerfDataNative(std::string_view data, const std::string& compression, const std::string& name,
+                             const ImportOptions& options, const ImportControl& control, bool releasable) {
+    PerfDataReader reader(data, name, options, control, data.size());
+    reader.releaseReadPages(releasable);
+    return reader.run(compression);
+}
+
+} // namespace scorch::detail
+
+namespace scorch {
+
+ProfileMeta
+forEachPerfDataSample(const std::string& path,
+                      const std::function<void(int64_t, int64_t, std::span<const uint64_t>)>& sample) {
+    std::unique_ptr<ByteSource> source = openByteSource(path);
+    ByteSource::Mapping mapping = source->mapping();
+    std::string owned;
+    if (mapping.bytes.empty()) {
+        char buffer[1 << 16];
+        while (const std::size_t got = source->read(buffer, sizeof buffer))
+            owned.append(buffer, got);
+        mapping.bytes = owned;
+    }
+    const ImportOptions options;
+    const ImportControl control;
+    detail::PerfDataReader reader(mapping.bytes, path, options, control, mapping.bytes.size());
+    reader.state().sampleHook = sample;
+    return reader.run(source->compression(), false).meta;
+}
+
+} // namespace scorch

@@ -1,0 +1,658 @@
+// RawProfileBuilder: raw address samples -> aggregated unique stacks -> symbolized once per unique address
+// -> call tree with inline frames and per-line costs, plus warnings for modules without symbols.
+#include "scorch/rawprofile.h"
+#include "scorch/import.h"
+
+#include "raw/rawprofile_tree.h"
+#include "raw/samplepipeline.h"
+#include "util/hash.h"
+#include "util/hugepages.h"
+#include "util/phasetimer.h"
+#include "util/textutil.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+#include <utility>
+
+namespace scorch {
+
+using detail::hashInt;
+using detail::mix64;
+
+namespace {
+
+/// Open-addressing index of values that live in a vector elsewhere: slots hold index + 1 (0 = empty).
+class IndexTable {
+public:
+    template <typename Equal>
+    uint32_t* find(uint64_t hash, Equal&& equal) {
+        if (m_slots.empty())
+            m_slots.assign(1024, 0);
+        const std::size_t mask = m_slots.size() - 1;
+        for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
+            if (m_slots[i] == 0 || equal(m_slots[i] - 1))
+                return &m_slots[i];
+        }
+    }
+    /// Stores index in the empty slot `find` returned; `rehash(i)` gives the hash of index i.
+    template <typename Rehash>
+    void insert(uint32_t* slot, uint32_t index, Rehash&& rehash) {
+        *slot = index + 1;
+        if (++m_size * 2 <= m_slots.size())
+            return;
+        std::vector<uint32_t> old(m_slots.size() * 2, 0);
+        old.swap(m_slots);
+        const std::size_t mask = m_slots.size() - 1;
+        for (uint32_t v : old) {
+            if (v == 0)
+                continue;
+            std::size_t i = rehash(v - 1) & mask;
+            while (m_slots[i] != 0)
+                i = (i + 1) & mask;
+            m_slots[i] = v;
+        }
+    }
+
+private:
+    std::vector<uint32_t> m_slots;
+    std::size_t m_size = 0;
+};
+
+uint64_t hashRaw(const RawFrame& f) {
+    return mix64(hashInt(f.address),
+                 (static_cast<uint64_t>(f.module.value) << 1 | f.returnAddress) ^ 0x9e3779b97f4a7c15ull);
+}
+
+/// One frame of a symbolized address, in the incremental tree's tables.
+struct Resolved {
+    FrameId frame;
+    SourceLine line;
+    bool unresolved = false;
+};
+
+} // namespace
+
+struct RawProfileBuilder::Impl {
+    Impl(Symbolizer& s, RawProfileOptions o)
+        : symbolizer(s)
+        , options(o) {}
+
+    Symbolizer& symbolizer;
+    RawProfileOptions options;
+
+    // --- raw samples (guarded by data) ---
+    std::mutex data;
+    struct Type {
+        std::string name;
+        CostUnit unit;
+    };
+    std::vector<Type> types;
+    std::vector<ThreadInfo> threads;
+    std::unordered_map<std::string, uint32_t> threadIndex;
+    std::vector<RawFrame> addrs;   ///< unique raw frames
+    std::vector<bool> modulesSeen; ///< per module handle: preloaded
+    bool deferred = false;         ///< deferSymbolization()
+    IndexTable addrTable;
+    struct Stack {
+        uint32_t thread, first, size;
+        uint64_t count;
+        uint64_t hash;
+        bool dirty; ///< samples arrived since the last snapshot
+    };
+    std::vector<Stack> stacks;
+    std::vector<uint32_t> stackAddrs;            ///< root -> leaf address ids, concatenated
+    std::vector<std::vector<int64_t>> stackCost; ///< [type][stack]
+    IndexTable stackTable;
+    std::vector<uint32_t> scratch;
+    std::vector<uint32_t> dirty; ///< stacks with samples since the last snapshot
+    uint64_t samples = 0;
+    double timeMin = 0, timeMax = 0;
+    bool hasTime = false;
+
+    // --- the symbolized, expanded side (guarded by snapshotting) ---
+    std::mutex snapshotting;
+    detail::IncrementalTree tree;
+    std::vector<uint32_t> addrFirst, addrCount; ///< per address id: its frames in `resolved`
+    std::vector<uint32_t> addrModule;           ///< per address id: its module handle
+    std::vector<Resolved> resolved;
+    std::vector<uint32_t> rootRefs;                  ///< per thread: its Process frame in `resolved`
+    std::size_t expanded = 0;                        ///< stacks [0, expanded) are in `tree`
+    std::vector<uint64_t> accountedCount;            ///< per stack: samples already in `tree`
+    std::vector<std::vector<int64_t>> accountedCost; ///< [type][stack]: cost already in `tree`
+    std::vector<uint32_t> stackModules;              ///< per stack: its distinct modules, concatenated
+    std::vector<uint32_t> stackModulesFirst;         ///< per stack: where they start in stackModules
+    std::vector<uint64_t> moduleSamples;             ///< per module handle: samples with a frame in it
+    std::vector<uint32_t> moduleStamp;
+
+    uint32_t addrId(const RawFrame& f) {
+        const uint64_t h = hashRaw(f);
+        uint32_t* slot = addrTable.find(h, [&](uint32_t i) {
+            const RawFrame& a = addrs[i];
+            return a.address == f.address && a.module == f.module && a.returnAddress == f.returnAddress;
+        });
+        if (*slot)
+            return *slot - 1;
+        const auto id = static_cast<uint32_t>(addrs.size());
+        addrs.push_back(f);
+        if (f.module.valid() && !deferred) { // a module's first address: open it meanwhile
+            if (f.module.value >= modulesSeen.size())
+                modulesSeen.resize(f.module.value + 1, false);
+            if (!modulesSeen[f.module.value]) {
+                modulesSeen[f.module.value] = true;
+                symbolizer.preload(f.module);
+            }
+        }
+        addrTable.insert(slot, id, [&](uint32_t i) { return hashRaw(addrs[i]); });
+        addrTotal.store(addrs.size(), std::memory_order_relaxed);
+        if (options.symbolizeAhead && !deferred && addrs.size() % 64 == 0 && aheadDue())
+            wakeAhead();
+        return id;
+    }
+
+    // --- symbolizing ahead: a thread symbolizes and resolves new addresses while samples arrive, a batch
+    // when kAheadBatch are waiting or 10 ms after the first of them arrived ---
+    static constexpr std::size_t kAheadBatch = 4096;
+    std::atomic<std::size_t> addrTotal{0};     ///< addrs.size()
+    std::atomic<std::size_t> resolvedTotal{0}; ///< addrFirst.size()
+    std::mutex aheadMutex;                     ///< guards aheadStop and the thread's start
+    std::condition_variable aheadWake;
+    bool aheadStop = false;
+    std::atomic<int> snapshots{0};        ///< snapshots waiting or running: the ahead thread gives way
+    std::atomic<bool> aheadCancel{false}; ///< stops the ahead thread's batch (what it looked up stays cached)
+    std::thread ahead;
+
+    /// RawProfileOptions::symbolizeAheadAfter
+    std::chrono::steady_clock::time_point firstAddress;
+    bool aheadDue() {
+        if (ahead.joinable())
+            return true;
+        const auto now = std::chrono::steady_clock::now();
+        if (firstAddress == std::chrono::steady_clock::time_point())
+            firstAddress = now;
+        return std::chrono::duration<double>(now - firstAddress).count() >= options.symbolizeAheadAfter;
+    }
+
+    void wakeAhead() {
+        {
+            std::lock_guard lock(aheadMutex);
+            if (aheadStop)
+                return;
+            if (!ahead.joinable())
+                ahead = std::thread([this] { aheadLoop(); });
+        }
+        aheadWake.notify_one();
+    }
+    void aheadLoop() {
+        for (;;) {
+            {
+                auto pending = [&] {
+                    return addrTotal.load() - resolvedTotal.load();
+                };
+                std::unique_lock lock(aheadMutex);
+                aheadWake.wait(lock, [&] { return aheadStop || (snapshots.load() == 0 && pending() > 0); });
+                aheadWake.wait_for(lock, std::chrono::milliseconds(10), [&] {
+                    return aheadStop || snapshots.load() > 0 || pending() >= kAheadBatch;
+                });
+                if (aheadStop)
+                    return;
+                if (snapshots.load() > 0)
+                    continue;
+            }
+            // one thread, a bounded batch: a snapshot waits for at most one batch, then uses every thread
+            std::lock_guard snap(snapshotting);
+            resolveNew(&aheadCancel, 1, kAheadBatch);
+        }
+    }
+    std::unique_ptr<detail::SamplePipeline> pipeline; ///< pipelineSamples()
+    void addSampleLocked(uint32_t thread, std::span<const RawFrame> leafToRoot,
+                         std::span<const CostValue> costs, double timeSeconds);
+
+    void stopAhead() {
+        {
+            std::lock_guard lock(aheadMutex);
+            aheadStop = true;
+        }
+        aheadCancel = true;
+        aheadWake.notify_all();
+        if (ahead.joinable())
+            ahead.join();
+    }
+    ~Impl() {
+        pipeline.reset();
+        stopAhead();
+    }
+
+    /// Symbolizes and resolves the next (at most `limit`) addresses not resolved yet, with `snapshotting`
+    /// held; false when cancelled (nothing resolved then).
+    bool resolveNew(const std::atomic<bool>* cancel, unsigned threads, std::size_t limit = SIZE_MAX) {
+        std::vector<Symbolizer::Request> requests;
+        {
+            std::lock_guard lock(data);
+            const std::size_t end =
+                addrs.size() - addrFirst.size() > limit ? addrFirst.size() + limit : addrs.size();
+            for (std::size_t i = addrFirst.size(); i < end; ++i)
+                requests.push_back({addrs[i].module, addrs[i].address, addrs[i].returnAddress});
+        }
+        if (requests.empty())
+            return true;
+        auto frames = symbolizer.symbolize(requests, cancel, threads);
+        if (cancel && cancel->load())
+            return false;
+        detail::trace("resolve");
+        resolve(requests, frames);
+        detail::trace("resolved");
+        resolvedTotal.store(addrFirst.size());
+        return true;
+    }
+
+    void resolve(std::span<const Symbolizer::Request> requests,
+                 const std::vector<std::vector<SymbolFrame>>& frames);
+    Resolved unresolvedFrame(const RawFrame& raw);
+    /// Appends the frames of one new stack (as indexes into `resolved`) to pathRefs, its entry to pathStacks.
+    void expand(uint32_t thread, std::span<const uint32_t> rootToLeafAddrs);
+    std::vector<detail::IncrementalTree::StackInput> pathStacks;
+    std::vector<uint32_t> pathRefs;
+    Profile build(ProfileMeta meta, const std::atomic<bool>* cancel);
+};
+
+Resolved RawProfileBuilder::Impl::unresolvedFrame(const RawFrame& raw) {
+    Resolved r;
+    r.unresolved = true;
+    StringTable& strings = tree.strings();
+    if (!raw.module.valid()) {
+        r.frame = tree.frame({strings.intern("[unknown]"), {}, {}, 0, FrameKind::Unknown});
+        return r;
+    }
+    const std::string_view path = symbolizer.modulePath(raw.module);
+    const ModuleType type = symbolizer.moduleType(raw.module);
+    std::string_view base = detail::baseName(path);
+    if (base.size() >= 2 && base.front() == '[' && base.back() == ']') // [kernel.kallsyms], [vdso]
+        base = base.substr(1, base.size() - 2);
+    std::string name = "[" + std::string(base);
+    if (options.unresolvedAddresses) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "+0x%llx", static_cast<unsigned long long>(raw.address));
+        name += buf;
+    }
+    Frame f;
+    f.name = strings.intern(name + "]");
+    f.module = strings.intern(path);
+    f.kind = type == ModuleType::Kernel ? FrameKind::Kernel
+             : type == ModuleType::Jit  ? FrameKind::Jit
+                                        : FrameKind::Unknown;
+    r.frame = tree.frame(f);
+    return r;
+}
+
+void RawProfileBuilder::Impl::resolve(std::span<const Symbolizer::Request> requests,
+                                      const std::vector<std::vector<SymbolFrame>>& frames) {
+    StringTable& strings = tree.strings();
+    for (std::size_t k = 0; k < frames.size(); ++k) {
+        const RawFrame raw{requests[k].module, requests[k].address, requests[k].returnAddress};
+        addrModule.push_back(raw.module.value);
+        addrFirst.push_back(static_cast<uint32_t>(resolved.size()));
+        const std::vector<SymbolFrame>& f = frames[k];
+        if (f.empty() || f.front().function.empty()) {
+            resolved.push_back(unresolvedFrame(raw));
+            addrCount.push_back(1);
+            continue;
+        }
+        const ModuleType type = symbolizer.moduleType(raw.module);
+        const StringId module = strings.intern(symbolizer.modulePath(raw.module));
+        for (const SymbolFrame& s : f) {
+            Frame frame;
+            frame.name = strings.intern(s.function.empty() ? std::string_view("[unknown]") : s.function);
+            frame.module = module;
+            frame.file = strings.intern(s.declFile); // the function's file; Frame.line stays 0: one node
+            frame.kind = s.inlined                    ? FrameKind::Inlined
+                         : type == ModuleType::Kernel ? FrameKind::Kernel
+                         : type == ModuleType::Jit    ? FrameKind::Jit
+                                                      : FrameKind::Native;
+            resolved.push_back({tree.frame(frame), SourceLine{strings.intern(s.file), s.line}, false});
+        }
+        addrCount.push_back(static_cast<uint32_t>(f.size()));
+    }
+}
+
+void RawProfileBuilder::Impl::expand(uint32_t thread, std::span<const uint32_t> rootToLeafAddrs) {
+    std::vector<uint32_t>& path = pathRefs;
+    const auto first = static_cast<uint32_t>(path.size());
+    if (options.processRoot)
+        path.push_back(rootRefs[thread]);
+    const auto stack = static_cast<uint32_t>(stackModulesFirst.size());
+    stackModulesFirst.push_back(static_cast<uint32_t>(stackModules.size()));
+    for (uint32_t a : rootToLeafAddrs) {
+        const uint32_t module = addrModule[a];
+        if (module < moduleStamp.size() && moduleStamp[module] != stack) {
+            moduleStamp[module] = stack;
+            stackModules.push_back(module);
+        }
+        for (uint32_t r = addrFirst[a]; r < addrFirst[a] + addrCount[a]; ++r) {
+            const Resolved& x = resolved[r];
+            // one [module] frame for a run of unresolved addresses in the same module
+            if (x.unresolved && !options.unresolvedAddresses && path.size() > first &&
+                resolved[path.back()].frame == x.frame)
+                continue;
+            path.push_back(r);
+        }
+    }
+    pathStacks.push_back({thread, first, static_cast<uint32_t>(path.size() - first)});
+}
+
+RawProfileBuilder::RawProfileBuilder(Symbolizer& symbolizer, RawProfileOptions options)
+    : d(std::make_unique<Impl>(symbolizer, options)) {}
+
+RawProfileBuilder::~RawProfileBuilder() = default;
+
+uint32_t RawProfileBuilder::costType(std::string_view name, CostUnit unit) {
+    std::lock_guard lock(d->data);
+    for (uint32_t i = 0; i < d->types.size(); ++i)
+        if (d->types[i].name == name)
+            return i;
+    d->types.push_back({std::string(name), unit});
+    d->stackCost.emplace_back(d->stacks.size(), 0);
+    return static_cast<uint32_t>(d->types.size() - 1);
+}
+
+void RawProfileBuilder::deferSymbolization() {
+    std::lock_guard lock(d->data);
+    d->deferred = true;
+}
+
+uint32_t RawProfileBuilder::thread(std::string_view name, int64_t pid, int64_t tid) {
+    std::lock_guard lock(d->data);
+    std::string key = std::to_string(pid) + '/' + std::to_string(tid) + '/';
+    key.append(name);
+    auto [it, fresh] = d->threadIndex.try_emplace(std::move(key), static_cast<uint32_t>(d->threads.size()));
+    if (fresh)
+        d->threads.push_back({std::string(name), pid, tid, 0});
+    return it->second;
+}
+
+void RawProfileBuilder::pipelineSamples() {
+    d->pipeline = std::make_unique<detail::SamplePipeline>([this](const auto& forEachSample) {
+        std::lock_guard lock(d->data); // once per batch
+        forEachSample(
+            [this](uint32_t thread, std::span<const RawFrame> leafToRoot, std::span<const CostValue> costs,
+                   double timeSeconds) { d->addSampleLocked(thread, leafToRoot, costs, timeSeconds); });
+    });
+}
+
+void RawProfileBuilder::addSample(uint32_t thread, std::span<const RawFrame> leafToRoot,
+                                  std::span<const CostValue> costs, double timeSeconds) {
+    if (d->pipeline) {
+        d->pipeline->add(thread, leafToRoot, costs, timeSeconds);
+        return;
+    }
+    std::lock_guard lock(d->data);
+    d->addSampleLocked(thread, leafToRoot, costs, timeSeconds);
+}
+
+void RawProfileBuilder::Impl::addSampleLocked(uint32_t thread, std::span<const RawFrame> leafToRoot,
+                                              std::span<const CostValue> costs, double timeSeconds) {
+    if (thread >= threads.size())
+        return;
+    // a stack seen before is found by the hash of its raw frames, without looking up each address
+    uint64_t h = hashInt(thread + 0x51ed27ull);
+    for (const RawFrame& f : leafToRoot)
+        h = mix64(h ^ hashRaw(f), 0x9fb21c651e98df25ull);
+    uint32_t* slot = stackTable.find(h, [&](uint32_t s) {
+        const Stack& st = stacks[s];
+        if (st.hash != h || st.thread != thread || st.size != leafToRoot.size())
+            return false;
+        const uint32_t* rootFirst = stackAddrs.data() + st.first;
+        for (std::size_t k = 0; k < leafToRoot.size(); ++k) {
+            const RawFrame& a = addrs[rootFirst[leafToRoot.size() - 1 - k]];
+            const RawFrame& b = leafToRoot[k];
+            if (a.address != b.address || a.module != b.module || a.returnAddress != b.returnAddress)
+                return false;
+        }
+        return true;
+    });
+    uint32_t s;
+    if (*slot) {
+        s = *slot - 1;
+    } else {
+        auto& ids = scratch;
+        ids.clear();
+        for (auto it = leafToRoot.rbegin(); it != leafToRoot.rend(); ++it)
+            ids.push_back(addrId(*it));
+        s = static_cast<uint32_t>(stacks.size());
+        stacks.push_back({thread, static_cast<uint32_t>(stackAddrs.size()), static_cast<uint32_t>(ids.size()),
+                          0, h, false});
+        stackAddrs.insert(stackAddrs.end(), ids.begin(), ids.end());
+        for (auto& c : stackCost)
+            c.push_back(0);
+        stackTable.insert(slot, s, [&](uint32_t i) { return stacks[i].hash; });
+    }
+    ++stacks[s].count;
+    if (!stacks[s].dirty) {
+        stacks[s].dirty = true;
+        dirty.push_back(s);
+    }
+    for (const CostValue& c : costs)
+        if (c.costType < stackCost.size())
+            addCost(stackCost[c.costType][s], c.value);
+    ++threads[thread].samples;
+    ++samples;
+    if (timeSeconds >= 0) {
+        timeMin = hasTime ? std::min(timeMin, timeSeconds) : timeSeconds;
+        timeMax = hasTime ? std::max(timeMax, timeSeconds) : timeSeconds;
+        hasTime = true;
+    }
+}
+
+uint64_t RawProfileBuilder::samples() const {
+    if (d->pipeline)
+        d->pipeline->drain();
+    std::lock_guard lock(d->data);
+    return d->samples;
+}
+
+Profile RawProfileBuilder::snapshot(ProfileMeta meta, const std::atomic<bool>* cancel) {
+    if (d->pipeline)
+        d->pipeline->drain();
+    return d->build(std::move(meta), cancel);
+}
+
+Profile RawProfileBuilder::finish(ProfileMeta meta, const std::atomic<bool>* cancel) {
+    if (d->pipeline)
+        d->pipeline->drain();
+    return d->build(std::move(meta), cancel);
+}
+
+Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>* cancel) {
+    // the ahead thread stops its batch (the Symbolizer keeps what it looked up) and waits until we are done
+    struct GiveWay {
+        Impl& d;
+        explicit GiveWay(Impl& impl)
+            : d(impl) {
+            ++d.snapshots;
+            d.aheadCancel = true;
+        }
+        ~GiveWay() {
+            {
+                std::lock_guard lock(d.aheadMutex);
+                --d.snapshots;
+            }
+            d.aheadWake.notify_all();
+        }
+    } giveWay(*this);
+    std::lock_guard snap(snapshotting);
+    {
+        std::lock_guard lock(aheadMutex);
+        aheadCancel = aheadStop;
+    }
+    if (cancel && cancel->load())
+        throw ImportCancelled();
+
+    // what arrived since the last snapshot, copied so that recording goes on while we symbolize and build
+    struct Delta {
+        uint32_t stack, thread, size;
+        uint64_t count; ///< all samples of the stack so far
+    };
+    std::vector<Delta> deltas;
+    std::vector<int64_t> deltaCost; // [delta * types + type]: all costs of the stack so far
+    std::vector<uint32_t> newAddrs; // address ids of the new stacks, root -> leaf, concatenated
+    std::vector<CostType> types2;
+    std::vector<ThreadInfo> threads2;
+    uint64_t samples2;
+    double tMin, tMax;
+    bool time2;
+    {
+        std::lock_guard lock(data);
+        std::sort(dirty.begin(), dirty.end());
+        std::size_t newSize = 0;
+        for (uint32_t s : dirty)
+            if (s >= expanded)
+                newSize += stacks[s].size;
+        detail::reserveHuge(newAddrs, newSize);
+        deltas.reserve(dirty.size());
+        deltaCost.reserve(dirty.size() * stackCost.size());
+        for (uint32_t s : dirty) {
+            Stack& st = stacks[s];
+            st.dirty = false;
+            deltas.push_back({s, st.thread, st.size, st.count});
+            for (const auto& c : stackCost)
+                deltaCost.push_back(c[s]);
+            if (s >= expanded)
+                newAddrs.insert(newAddrs.end(), stackAddrs.begin() + st.first,
+                                stackAddrs.begin() + st.first + st.size);
+        }
+        dirty.clear();
+        for (const Type& t : types)
+            types2.push_back({t.name, t.unit, 0});
+        threads2 = threads;
+        samples2 = samples;
+        tMin = timeMin, tMax = timeMax, time2 = hasTime;
+    }
+
+    // symbolize the addresses neither an earlier snapshot nor the ahead thread has resolved
+    if (!resolveNew(cancel, 0)) { // cancelled: the next snapshot takes these samples again
+        std::lock_guard lock(data);
+        for (const Delta& x : deltas) {
+            if (!stacks[x.stack].dirty) {
+                stacks[x.stack].dirty = true;
+                dirty.push_back(x.stack);
+            }
+        }
+        throw ImportCancelled();
+    }
+
+    detail::trace("build the tree");
+    // expand the new stacks (sorted, without gaps: the tree numbers them alike), add all new costs
+    tree.setCostTypes(types2);
+    tree.setThreads(threads2);
+    for (std::size_t t = rootRefs.size(); t < threads2.size(); ++t) {
+        rootRefs.push_back(static_cast<uint32_t>(resolved.size()));
+        resolved.push_back(
+            {tree.frame({tree.strings().intern(threads2[t].name), {}, {}, 0, FrameKind::Process}),
+             {},
+             false});
+    }
+    const std::size_t moduleCount = symbolizer.report().size();
+    moduleSamples.resize(moduleCount, 0);
+    moduleStamp.resize(moduleCount, UINT32_MAX);
+    const std::size_t nt = types2.size();
+    accountedCost.resize(nt);
+    std::vector<int64_t> costs(nt);
+    std::size_t next = 0;
+    {
+        // exact sizes: the buffers hold every frame of the new stacks at once (no doubling, no copies)
+        std::size_t newStacks = 0, newFrames = 0;
+        for (const Delta& x : deltas) {
+            if (x.stack < expanded)
+                continue;
+            ++newStacks;
+            newFrames += options.processRoot ? 1 : 0;
+            for (uint32_t k = 0; k < x.size; ++k)
+                newFrames += addrCount[newAddrs[next + k]];
+            next += x.size;
+        }
+        next = 0;
+        pathStacks.clear();
+        pathRefs.clear();
+        pathStacks.reserve(newStacks);
+        detail::reserveHuge(pathRefs, newFrames);
+    }
+    for (const Delta& x : deltas) {
+        if (x.stack >= expanded) {
+            expand(x.thread, std::span<const uint32_t>(newAddrs.data() + next, x.size));
+            next += x.size;
+            ++expanded;
+            accountedCount.push_back(0);
+        }
+    }
+    detail::trace("expanded");
+    {
+        std::vector<FrameId> refFrame(resolved.size());
+        std::vector<SourceLine> refLine(resolved.size());
+        for (std::size_t r = 0; r < resolved.size(); ++r) {
+            refFrame[r] = resolved[r].frame;
+            refLine[r] = resolved[r].line;
+        }
+        tree.addStacks(pathStacks, pathRefs, refFrame, refLine);
+    }
+    detail::trace("stacks added");
+    // free them (assigning {} would keep the capacity)
+    std::vector<detail::IncrementalTree::StackInput>().swap(pathStacks);
+    std::vector<uint32_t>().swap(pathRefs);
+    std::vector<uint32_t>().swap(newAddrs);
+    for (std::size_t i = 0; i < deltas.size(); ++i) {
+        const Delta& x = deltas[i];
+        const uint64_t dn = x.count - accountedCount[x.stack];
+        accountedCount[x.stack] = x.count;
+        for (std::size_t t = 0; t < nt; ++t) {
+            accountedCost[t].resize(expanded, 0);
+            costs[t] = deltaCost[i * nt + t] - accountedCost[t][x.stack];
+            accountedCost[t][x.stack] = deltaCost[i * nt + t];
+        }
+        tree.addCost(x.stack, dn, costs);
+        const uint32_t end = x.stack + 1 < stackModulesFirst.size()
+                                 ? stackModulesFirst[x.stack + 1]
+                                 : static_cast<uint32_t>(stackModules.size());
+        for (uint32_t k = stackModulesFirst[x.stack]; k < end; ++k)
+            moduleSamples[stackModules[k]] += dn;
+    }
+
+    meta.samples = samples2;
+    if (time2) {
+        meta.timeStart = tMin;
+        meta.timeEnd = tMax;
+    }
+    // modules without symbols or debug info, by share of samples
+    const std::vector<ModuleReport> reports = symbolizer.report();
+    std::vector<std::pair<uint64_t, std::size_t>> bad;
+    for (std::size_t m = 0; m < moduleSamples.size() && m < reports.size(); ++m)
+        if (!reports[m].problem.empty() && moduleSamples[m] > 0)
+            bad.emplace_back(moduleSamples[m], m);
+    std::stable_sort(bad.begin(), bad.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+    for (const auto& [count, m] : bad) {
+        const ModuleReport& r = reports[m];
+        char share[32];
+        std::snprintf(share, sizeof share, "%.1f%%",
+                      samples2 ? 100.0 * static_cast<double>(count) / static_cast<double>(samples2) : 0.0);
+        std::string message = r.path + ": " + r.problem + " (" + share + " of samples): ";
+        if (r.unresolved == 0 && r.hasSymbols)
+            message += "file:line unknown";
+        else if (r.unresolved >= r.addresses)
+            message += "functions unknown";
+        else
+            message += "file:line unknown, " + std::to_string(r.unresolved) + " of " +
+                       std::to_string(r.addresses) + " addresses without a function name";
+        ++meta.warningCount;
+        if (meta.warnings.size() < ProfileMeta::kMaxKeptWarnings)
+            meta.warnings.push_back({0, std::move(message)});
+    }
+    Profile profile = tree.profile(std::move(meta));
+    detail::trace("tree built");
+    return profile;
+}
+
+} // namespace scorch

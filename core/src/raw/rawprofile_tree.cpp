@@ -1,0 +1,317 @@
+// IncrementalTree: see rawprofile_tree.h.
+#include "raw/rawprofile_tree.h"
+
+#include "model/linecosts.h"
+#include "util/hugepages.h"
+#include "util/phasetimer.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace scorch::detail {
+
+IncrementalTree::IncrementalTree()
+    : m_parent(1, kRootNode)
+    , m_frame(1, FrameId{})
+    , m_firstChild(1, 0)
+    , m_nextSibling(1, 0) {}
+
+void IncrementalTree::setCostTypes(const std::vector<CostType>& types) {
+    for (std::size_t t = m_types.size(); t < types.size(); ++t) {
+        m_entryCost.emplace_back(m_entryNode.size(), 0);
+        m_lineSelf.emplace_back(m_lines.size(), 0);
+        m_lineTotal.emplace_back(m_lines.size(), 0);
+    }
+    m_types = types;
+}
+
+void IncrementalTree::setThreads(const std::vector<ThreadInfo>& threads) {
+    for (std::size_t t = m_threads.size(); t < threads.size(); ++t) {
+        m_threads.push_back(threads[t]);
+        m_threads.back().samples = 0;
+    }
+}
+
+uint32_t IncrementalTree::child(uint32_t parent, FrameId frame) {
+    for (uint32_t c = m_firstChild[parent]; c != 0; c = m_nextSibling[c])
+        if (m_frame[c] == frame)
+            return c;
+    return newChild(parent, frame);
+}
+
+uint32_t IncrementalTree::newChild(uint32_t parent, FrameId frame) {
+    const auto node = static_cast<uint32_t>(m_parent.size());
+    m_parent.push_back(parent);
+    m_frame.push_back(frame);
+    m_firstChild.push_back(0);
+    m_nextSibling.push_back(m_firstChild[parent]);
+    m_firstChild[parent] = node;
+    return node;
+}
+
+namespace {
+uint64_t lineHash(FrameId frame, SourceLine where) {
+    return hashInt((static_cast<uint64_t>(frame.value) << 32 | where.file.value) ^
+                   hashInt(0x9e3779b97f4a7c15ull + where.line));
+}
+} // namespace
+
+uint32_t IncrementalTree::lineEntry(FrameId frame, SourceLine where) {
+    if (m_lineSlots.empty())
+        m_lineSlots.assign(1024, 0);
+    auto probe = [&](uint64_t h) {
+        const std::size_t mask = m_lineSlots.size() - 1;
+        std::size_t i = h & mask;
+        while (m_lineSlots[i] != 0) {
+            const Line& l = m_lines[m_lineSlots[i] - 1];
+            if (l.frame == frame && l.where.file == where.file && l.where.line == where.line)
+                break;
+            i = (i + 1) & mask;
+        }
+        return i;
+    };
+    std::size_t i = probe(lineHash(frame, where));
+    if (m_lineSlots[i] != 0)
+        return m_lineSlots[i] - 1;
+    const auto id = static_cast<uint32_t>(m_lines.size());
+    m_lines.push_back({frame, where});
+    m_lineStamp.push_back(UINT32_MAX);
+    for (auto& v : m_lineSelf)
+        v.push_back(0);
+    for (auto& v : m_lineTotal)
+        v.push_back(0);
+    m_lineSlots[i] = id + 1;
+    if (m_lines.size() * 2 > m_lineSlots.size()) {
+        std::vector<uint32_t> slots(m_lineSlots.size() * 2, 0);
+        const std::size_t mask = slots.size() - 1;
+        for (uint32_t l = 0; l < m_lines.size(); ++l) {
+            std::size_t j = lineHash(m_lines[l].frame, m_lines[l].where) & mask;
+            while (slots[j] != 0)
+                j = (j + 1) & mask;
+            slots[j] = l + 1;
+        }
+        m_lineSlots.swap(slots);
+    }
+    return id;
+}
+
+namespace {
+
+struct StackKey {
+    const uint32_t* path; ///< frame references (into refKey)
+    uint32_t size, stack;
+};
+
+/// Sort key of frame `d` of a stack, -1 past its end (a stack sorts before the longer ones it is a prefix
+/// of).
+int64_t frameAt(const StackKey& k, std::size_t d, const uint32_t* refKey) {
+    return d < k.size ? static_cast<int64_t>(refKey[k.path[d]]) : -1;
+}
+
+/// Sorts stacks lexicographically by the keys of their frames, all equal in [0, depth): a multikey
+/// quicksort (Bentley and Sedgewick), which does not compare the long prefixes that stacks share again and
+/// again.
+void sortStacks(StackKey* a, std::size_t n, std::size_t depth, const uint32_t* refKey) {
+    while (n > 1) {
+        if (n < 12) {
+            std::sort(a, a + n, [depth, refKey](const StackKey& x, const StackKey& y) {
+                std::size_t i = depth;
+                const std::size_t m = std::min(x.size, y.size);
+                while (i < m && refKey[x.path[i]] == refKey[y.path[i]])
+                    ++i;
+                return i < m ? refKey[x.path[i]] < refKey[y.path[i]] : x.size < y.size;
+            });
+            return;
+        }
+        const int64_t pivot = frameAt(a[n / 2], depth, refKey);
+        std::size_t lt = 0, i = 0, gt = n;
+        while (i < gt) {
+            const int64_t v = frameAt(a[i], depth, refKey);
+            if (v < pivot)
+                std::swap(a[lt++], a[i++]);
+            else if (v > pivot)
+                std::swap(a[i], a[--gt]);
+            else
+                ++i;
+        }
+        // recurse into the two smaller parts (at most n / 2 each: bounded recursion), loop on the largest;
+        // the equal part goes on at the next frame, unless its stacks all end here (identical stacks)
+        const std::size_t less = lt, equal = pivot < 0 ? 0 : gt - lt, more = n - gt;
+        if (equal >= less && equal >= more) {
+            sortStacks(a, less, depth, refKey);
+            sortStacks(a + gt, more, depth, refKey);
+            a += lt;
+            n = equal;
+            ++depth;
+        } else if (less >= more) {
+            sortStacks(a + gt, more, depth, refKey);
+            if (equal)
+                sortStacks(a + lt, equal, depth + 1, refKey);
+            n = less;
+        } else {
+            sortStacks(a, less, depth, refKey);
+            if (equal)
+                sortStacks(a + lt, equal, depth + 1, refKey);
+            a += gt;
+            n = more;
+        }
+    }
+}
+
+} // namespace
+
+void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<const uint32_t> refs,
+                                std::span<const FrameId> refFrame, std::span<const SourceLine> refLine) {
+    auto pathOf = [&](uint32_t k) {
+        return refs.subspan(stacks[k].first, stacks[k].size);
+    };
+    // Sort key of a reference: its frame's rank in the order CallTree gives siblings (by name, then id).
+    // Sorted by it, a batch into an empty tree creates its nodes in CallTree's own order (preorder,
+    // name-sorted siblings), and profile() takes them as they are.
+    std::vector<uint32_t> refKey(refFrame.size());
+    {
+        std::vector<FrameId> distinct;
+        std::vector<bool> seen(m_frames.size(), false);
+        for (FrameId f : refFrame)
+            if (!seen[f.value]) {
+                seen[f.value] = true;
+                distinct.push_back(f);
+            }
+        std::sort(distinct.begin(), distinct.end(), [this](FrameId a, FrameId b) {
+            const int c =
+                compareAsStackSegments(m_strings.view(m_frames[a].name), m_strings.view(m_frames[b].name));
+            return c != 0 ? c < 0 : a.value < b.value;
+        });
+        std::vector<uint32_t> rank(m_frames.size(), 0);
+        for (std::size_t i = 0; i < distinct.size(); ++i)
+            rank[distinct[i].value] = static_cast<uint32_t>(i);
+        for (std::size_t r = 0; r < refFrame.size(); ++r)
+            refKey[r] = rank[refFrame[r].value];
+    }
+    std::vector<StackKey> keys(stacks.size());
+    for (uint32_t k = 0; k < stacks.size(); ++k)
+        keys[k] = {refs.data() + stacks[k].first, stacks[k].size, k};
+    trace("tree: " + std::to_string(stacks.size()) + " new stacks, " + std::to_string(refs.size()) +
+          " frames");
+    sortStacks(keys.data(), keys.size(), 0, refKey.data());
+    // In sorted order, the stacks that share a prefix are adjacent: past the prefix shared with the previous
+    // stack, a child of a node made in this batch is new too (no lookup); only nodes of earlier batches are
+    // searched.
+    const auto firstNew = static_cast<uint32_t>(m_parent.size());
+    // at most one new node per frame
+    reserveHuge(m_parent, firstNew + refs.size());
+    reserveHuge(m_frame, firstNew + refs.size());
+    reserveHuge(m_firstChild, firstNew + refs.size());
+    reserveHuge(m_nextSibling, firstNew + refs.size());
+    const bool intoEmpty = firstNew == 1;
+    std::vector<uint32_t> leaf(stacks.size(), kRootNode);
+    std::vector<uint32_t> nodes; // nodes[d]: the previous stack's node at depth d + 1
+    std::span<const uint32_t> prev;
+    for (const StackKey& key : keys) {
+        const uint32_t k = key.stack;
+        const std::span<const uint32_t> p = pathOf(k);
+        const std::size_t m = std::min(p.size(), prev.size());
+        std::size_t d = 0;
+        while (d < m && refFrame[p[d]] == refFrame[prev[d]])
+            ++d;
+        nodes.resize(d);
+        uint32_t node = d ? nodes[d - 1] : kRootNode;
+        for (; d < p.size(); ++d) {
+            const FrameId f = refFrame[p[d]];
+            node = node >= firstNew ? newChild(node, f) : child(node, f);
+            nodes.push_back(node);
+        }
+        leaf[k] = node;
+        prev = p;
+    }
+    trace("tree: " + std::to_string(m_parent.size()) + " nodes");
+    if (m_parent.size() > firstNew)
+        m_preorder = intoEmpty;
+    // each reference's line entry, looked up once (stacks repeat the same references many times)
+    std::vector<uint32_t> refLineEntry(refFrame.size(), UINT32_MAX);
+    for (std::size_t r = 0; r < refFrame.size(); ++r)
+        if (refLine[r].line != 0)
+            refLineEntry[r] = lineEntry(refFrame[r], refLine[r]);
+    for (std::size_t k = 0; k < stacks.size(); ++k)
+        addStackEntries(stacks[k].thread, leaf[k], pathOf(static_cast<uint32_t>(k)), refLineEntry);
+}
+
+void IncrementalTree::addStackEntries(uint32_t thread, uint32_t node, std::span<const uint32_t> rootToLeaf,
+                                      std::span<const uint32_t> refLineEntry) {
+    bool inserted = false;
+    const uint32_t entry = m_entries.findOrInsert(static_cast<uint64_t>(thread) << 32 | node,
+                                                  static_cast<uint32_t>(m_entryNode.size()), inserted);
+    if (inserted) {
+        m_entryThread.push_back(thread);
+        m_entryNode.push_back(node);
+        for (auto& v : m_entryCost)
+            v.push_back(0);
+    }
+    Stack s{entry, static_cast<uint32_t>(m_stackLines.size()), 0, UINT32_MAX};
+    const std::size_t n = rootToLeaf.size();
+    for (std::size_t k = 0; k < n; ++k) {
+        const uint32_t l = refLineEntry[rootToLeaf[k]];
+        if (l == UINT32_MAX)
+            continue;
+        if (k + 1 == n)
+            s.leafLine = l;
+        // "total" counts a line once per sample, also when recursion puts it on the stack twice
+        if (m_lineStamp[l] == m_stacks.size())
+            continue;
+        m_lineStamp[l] = static_cast<uint32_t>(m_stacks.size());
+        m_stackLines.push_back(l);
+    }
+    s.linesCount = static_cast<uint32_t>(m_stackLines.size() - s.linesFirst);
+    m_stacks.push_back(s);
+}
+
+void IncrementalTree::addCost(uint32_t stack, uint64_t samples, std::span<const int64_t> costs) {
+    const Stack& s = m_stacks[stack];
+    m_threads[m_entryThread[s.entry]].samples += samples;
+    for (std::size_t t = 0; t < costs.size() && t < m_entryCost.size(); ++t) {
+        if (costs[t] == 0)
+            continue;
+        scorch::addCost(m_entryCost[t][s.entry], costs[t]);
+        for (uint32_t k = s.linesFirst; k < s.linesFirst + s.linesCount; ++k)
+            scorch::addCost(m_lineTotal[t][m_stackLines[k]], costs[t]);
+        if (s.leafLine != UINT32_MAX)
+            scorch::addCost(m_lineSelf[t][s.leafLine], costs[t]);
+    }
+}
+
+Profile IncrementalTree::profile(ProfileMeta meta) const {
+    Profile p;
+    p.meta = std::move(meta);
+    for (std::size_t i = 1; i < m_strings.size(); ++i) // same ids: interned in id order
+        p.strings.intern(m_strings.view(StringId{static_cast<uint32_t>(i)}));
+    p.frames = m_frames;
+    p.costTypes = m_types;
+    p.threads = m_threads;
+
+    std::vector<std::vector<int64_t>> self;
+    for (std::size_t t = 0; t < m_types.size(); ++t) {
+        std::vector<int64_t> s;
+        assignHuge(s, m_parent.size(), int64_t(0));
+        for (std::size_t e = 0; e < m_entryNode.size(); ++e)
+            scorch::addCost(s[m_entryNode[e]], m_entryCost[t][e]);
+        self.push_back(std::move(s));
+    }
+    std::vector<NodeId> remap;
+    if (m_preorder && CallTree::fromPreorder(m_parent, m_frame, self, p.tree)) {
+        p.threadCosts.node = m_entryNode;
+    } else {
+        p.tree = CallTree::fromParentArray(m_parent, m_frame, std::move(self), p.frames, p.strings, &remap);
+        p.threadCosts.node.reserve(m_entryNode.size());
+        for (NodeId n : m_entryNode)
+            p.threadCosts.node.push_back(remap[n]);
+    }
+    p.threadCosts.thread = m_entryThread;
+    p.threadCosts.cost = m_entryCost;
+
+    std::vector<uint32_t> types(m_types.size());
+    std::iota(types.begin(), types.end(), 0u);
+    p.lineCosts = sortedLineCosts(m_lines, m_lineSelf, m_lineTotal, types);
+    return p;
+}
+
+} // namespace scorch::detail

@@ -1,0 +1,68 @@
+// Internal: a single-producer queue of raw samples in batches, merged in order by a consumer thread.
+// RawProfileBuilder::pipelineSamples() uses it so that a reader parses the next samples while the previous
+// ones are merged into the aggregated stacks.
+#pragma once
+
+#include "scorch/costs.h"
+#include "scorch/rawprofile.h"
+
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <span>
+#include <thread>
+#include <vector>
+
+namespace scorch::detail {
+
+class SamplePipeline {
+public:
+    /// One sample as RawProfileBuilder::addSample() takes it.
+    using Merge = std::function<void(uint32_t thread, std::span<const RawFrame> leafToRoot,
+                                     std::span<const CostValue> costs, double timeSeconds)>;
+    /// `mergeBatch(f)` is called on the consumer thread once per batch; it calls f for each of the batch's
+    /// samples in order (so that it can take its lock once per batch).
+    using MergeBatch = std::function<void(const std::function<void(const Merge&)>& samples)>;
+
+    explicit SamplePipeline(MergeBatch mergeBatch);
+    ~SamplePipeline(); ///< stops the consumer; samples not handed over are dropped
+    SamplePipeline(const SamplePipeline&) = delete;
+    SamplePipeline& operator=(const SamplePipeline&) = delete;
+
+    /// Producer thread only.
+    void add(uint32_t thread, std::span<const RawFrame> leafToRoot, std::span<const CostValue> costs,
+             double timeSeconds);
+    /// Hands the filling batch to the consumer and waits until every sample added so far is merged
+    /// (producer thread only). Rethrows what merging threw.
+    void drain();
+
+private:
+    static constexpr std::size_t kBatchSamples = 2048;
+    struct Batch {
+        struct Sample {
+            uint32_t thread, frames, costs;
+            double time;
+        };
+        std::vector<Sample> samples;
+        std::vector<RawFrame> frames;
+        std::vector<CostValue> costs;
+    };
+    /// Queues the filling batch (waiting while the previous one is merged); `wait`: until it is merged too.
+    void handOver(bool wait);
+    void rethrow(); ///< with m_mutex held
+    void consume();
+
+    MergeBatch m_mergeBatch;
+    std::mutex m_mutex; ///< guards m_next, m_queued, m_stop, m_error
+    std::condition_variable m_wake;
+    Batch m_filling; ///< the producer's (no lock: one producer thread)
+    Batch m_next;    ///< handed to the consumer
+    bool m_queued = false;
+    bool m_stop = false;
+    std::exception_ptr m_error;
+    std::thread m_consumer;
+};
+
+} // namespace scorch::detail

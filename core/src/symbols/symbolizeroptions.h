@@ -1,0 +1,12 @@
+// Internal: the symbolizer's options for raw addresses under an import's options (ImportOptions::symbolize,
+// threads, search paths, debug directories, sysroot).
+#pragma once
+
+#include "scorch/import.h"
+#include "scorch/symbolizer.h"
+
+namespace scorch::detail {
+
+SymbolizerOptions symbolizerOptions(const ImportOptions& options);
+
+} // namespace scorch::detail

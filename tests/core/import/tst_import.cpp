@@ -1,0 +1,208 @@
+// Importer tests: perf script details, folded stacks, compression, format detection, parallel parsing,
+// progress and cancellation.
+#include "testutil.h"
+
+#include "scorch/analysis.h"
+#include "scorch/foldedwriter.h"
+
+#include <QTemporaryDir>
+
+#include <atomic>
+#include <sstream>
+
+using namespace scorch;
+
+namespace {
+
+std::string folded(const Profile& p, FoldedOptions o = {}) {
+    std::ostringstream s;
+    writeFolded(p, o, s);
+    return s.str();
+}
+
+std::string fixture(const char* name) {
+    return test::testData(QString::fromUtf8(name)).toStdString();
+}
+
+} // namespace
+
+class TestImport : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void perfScriptEventsThreadsAndKinds() {
+        const Profile p = importProfile(fixture("perf/two-events.perf"));
+        QCOMPARE(p.meta.format, std::string("perf script"));
+        QCOMPARE(p.meta.samples, uint64_t(5));
+        QCOMPARE(p.costTypes.size(), std::size_t(2));
+        QCOMPARE(p.costTypes[0].name, std::string("cycles:u")); // first seen first
+        QCOMPARE(p.costTypes[1].name, std::string("instructions:u"));
+        QCOMPARE(p.costTypes[0].unit, CostUnit::Period);
+        QCOMPARE(p.tree.grandTotal(0), int64_t(500 + 300 + 200 + 100));
+        QCOMPARE(p.tree.grandTotal(1), int64_t(700));
+        QCOMPARE(p.threads.size(), std::size_t(3));
+        QCOMPARE(p.threads[0].name, std::string("demo"));
+        QCOMPARE(p.threads[0].pid, int64_t(1000));
+        QCOMPARE(p.threads[0].tid, int64_t(1000));
+        QCOMPARE(p.threads[0].samples, uint64_t(3));
+        // a comm with spaces and digits is read whole (the Perl regex would cut it at "2")
+        QCOMPARE(p.threads[2].name, std::string("worker thread 2"));
+        QCOMPARE(p.threads[2].tid, int64_t(1002));
+        QVERIFY(p.meta.timeStart.has_value());
+        QCOMPARE(*p.meta.timeStart, 100.0001);
+        QCOMPARE(*p.meta.timeEnd, 100.0005);
+        // kinds: process root frames, kernel frames by module
+        std::map<std::string_view, FrameKind> kinds;
+        for (uint32_t f = 1; f < p.frames.size(); ++f)
+            kinds[p.frameName(FrameId{f})] = p.frames[FrameId{f}].kind;
+        QCOMPARE(kinds["demo"], FrameKind::Process);
+        QCOMPARE(kinds["do_syscall_64"], FrameKind::Kernel);
+        QCOMPARE(kinds["leaf_a"], FrameKind::Native);
+        QCOMPARE(p.strings.view(p.frames[p.tree.frame(p.tree.path(p.tree.size() - 1).back())].module).empty(),
+                 false);
+        QCOMPARE(p.meta.warningCount, uint64_t(0));
+    }
+
+    void compressedInputsGiveTheSameProfile() {
+        const std::string plain = folded(importProfile(fixture("perf/two-events.perf")));
+        for (const char* name :
+             {"perf/two-events.perf.gz", "perf/two-events.perf.zst", "perf/two-events.perf.xz"}) {
+            const Profile p = importProfile(fixture(name));
+            QCOMPARE(folded(p), plain);
+            QVERIFY(!p.meta.compression.empty());
+        }
+    }
+
+    void inlinedFramesAndJit() {
+        const Profile p = test::fromText("java 4001 10.5: 1 cpu-clock:\n"
+                                         "\t7f00 A->B->C+0x4b (/tmp/perf-4001.map)\n"
+                                         "\t6f00 Lcom/x/Foo;::run+0x10 (/tmp/perf-4001.map)\n"
+                                         "\t5f00 [unknown] (/usr/lib/jvm/libjvm.so)\n\n");
+        FoldedOptions o;
+        o.annotateJit = true;
+        QCOMPARE(folded(p, o), std::string("java;[libjvm.so];com/x/Foo:::run_[j];A_[j];B_[i];C_[i] 1\n"));
+    }
+
+    void foldedStacks() {
+        const Profile p =
+            test::fromFolded("main;do work;[unknown <7f2e>] 3\r\nmain;do work 2\r\n\r\nmain;x_[k] 1.5\r\n");
+        QCOMPARE(p.meta.format, std::string("folded stacks"));
+        QCOMPARE(p.costTypes[0].decimals, 1);
+        QCOMPARE(p.tree.grandTotal(0), int64_t(65));
+        QCOMPARE(p.meta.warningCount, uint64_t(0));
+        std::map<std::string_view, FrameKind> kinds;
+        for (uint32_t f = 1; f < p.frames.size(); ++f)
+            kinds[p.frameName(FrameId{f})] = p.frames[FrameId{f}].kind;
+        QCOMPARE(kinds["x_[k]"], FrameKind::Kernel);
+        QCOMPARE(kinds["[unknown <7f2e>]"], FrameKind::Unknown);
+        const Profile d = test::fromFolded("a;b 1 2\na;c 3 4\n");
+        QCOMPARE(d.meta.format, std::string("differential folded stacks"));
+        QCOMPARE(d.tree.grandTotal(1), int64_t(6));
+    }
+
+    void corpusFoldedTotals() {
+        SCORCH_REQUIRE_CORPUS();
+        // totals computed here from the text, independently of the importer
+        for (const char* rel : {"folded/inputs/inferno/flamegraph/base/flames.txt",
+                                "folded/inputs/firefox-profiler/upgrades/flamegraph.txt",
+                                "folded/inputs/inferno/diff-folded/before.txt"}) {
+            const QString path = test::corpusDir() + u'/' + QString::fromUtf8(rel);
+            const QByteArray text = test::readAll(path);
+            QVERIFY2(!text.isEmpty(), rel);
+            long long expected = 0;
+            for (const QByteArray& line : text.split('\n'))
+                if (!line.trimmed().isEmpty())
+                    expected += line.trimmed().mid(line.trimmed().lastIndexOf(' ') + 1).toLongLong();
+            const Profile p = importProfile(path.toStdString());
+            QCOMPARE(p.tree.grandTotal(0), int64_t(expected));
+            // round trip through our own folded output
+            std::ostringstream out;
+            writeFolded(p, {}, out);
+            QCOMPARE(test::fromFolded(out.str()).tree.grandTotal(0), p.tree.grandTotal(0));
+        }
+    }
+
+    void formatDetection() {
+        QCOMPARE(detectFormat(""), Format::Empty);
+        QCOMPARE(detectFormat("PERFILE2\x68\x00"), Format::PerfData);
+        QCOMPARE(detectFormat("{\"$schema\": \"x\"}"), Format::Json);
+        QCOMPARE(detectFormat("a;b 1\nc 2\n"), Format::Folded);
+        QCOMPARE(detectFormat("a;b 1 2\nc 2 0\n"), Format::FoldedDiff);
+        QCOMPARE(detectFormat("cmd 12 1.0: 1 cycles:\n\t abc f (m)\n"), Format::PerfScript);
+        QCOMPARE(detectFormat("java  3244 cpu-clock: \n\t    7f1e SpinPause (/x/libjvm.so)\n"),
+                 Format::PerfScript);
+        QCOMPARE(detectFormat("this\nis an unknown\nformat\n"), Format::Unknown);
+        QCOMPARE(detectFormat(std::string("ab\0cd", 5)), Format::Binary);
+    }
+
+    void parallelImportMatchesSingleThreaded() {
+        SCORCH_REQUIRE_CORPUS();
+        for (const char* rel : {"perf-script/inputs/flamegraph/example-perf-stacks.txt.gz",
+                                "perf-script/inputs/flamegraph/test/perf-java-faults-01.txt",
+                                "perf-script/inputs/firefox-profiler/upgrades/graphviz.perf.gz"}) {
+            const std::string path = (test::corpusDir() + u'/' + QString::fromUtf8(rel)).toStdString();
+            ImportOptions one;
+            one.threads = 1;
+            ImportOptions many;
+            many.threads = 2;
+            many.chunkBytes = 4096; // hundreds of chunks, merged from two workers
+            const Profile a = importProfile(path, one), b = importProfile(path, many);
+            QCOMPARE(folded(b), folded(a));
+            QCOMPARE(b.tree.size(), a.tree.size());
+            QCOMPARE(b.meta.samples, a.meta.samples);
+            QCOMPARE(b.threads.size(), a.threads.size());
+            for (std::size_t t = 0; t < a.threads.size(); ++t) {
+                QCOMPARE(b.threads[t].name, a.threads[t].name);
+                QCOMPARE(b.threads[t].samples, a.threads[t].samples);
+            }
+            QCOMPARE(b.costTypes.size(), a.costTypes.size());
+            for (std::size_t t = 0; t < a.costTypes.size(); ++t)
+                QCOMPARE(b.costTypes[t].name, a.costTypes[t].name);
+        }
+    }
+
+    void progressAndCancel() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("big.folded"));
+        {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            QByteArray block;
+            for (int i = 0; i < 1000; ++i)
+                block += "main;worker;compute_" + QByteArray::number(i % 97) + ";leaf " +
+                         QByteArray::number(i + 1) + '\n';
+            for (int i = 0; i < 200; ++i) // ~8 MB
+                f.write(block);
+        }
+        std::vector<uint64_t> seen;
+        uint64_t total = 0;
+        ImportControl control;
+        control.progress = [&](uint64_t done, uint64_t all) {
+            seen.push_back(done);
+            total = all;
+        };
+        ImportOptions o;
+        o.chunkBytes = 256 * 1024;
+        o.threads = 1; // callbacks then arrive on this thread
+        const Profile p = importProfile(path.toStdString(), o, control);
+        QVERIFY(seen.size() > 10);
+        QVERIFY(std::is_sorted(seen.begin(), seen.end()));
+        QCOMPARE(seen.back(), total);
+        QCOMPARE(total, uint64_t(QFileInfo(path).size()));
+        QCOMPARE(p.meta.samples, uint64_t(200000));
+
+        std::atomic<bool> cancel{false};
+        ImportControl stopper;
+        stopper.cancel = &cancel;
+        int calls = 0;
+        stopper.progress = [&](uint64_t, uint64_t) {
+            if (++calls == 3)
+                cancel = true;
+        };
+        o.threads = 2;
+        QVERIFY_THROWS_EXCEPTION(ImportCancelled, importProfile(path.toStdString(), o, stopper));
+        QVERIFY(calls < 10); // stopped promptly, not at the end of the file
+    }
+};
+
+QTEST_GUILESS_MAIN(TestImport)
+#include "tst_import.moc"

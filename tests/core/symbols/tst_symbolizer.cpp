@@ -1,0 +1,620 @@
+// Symbolizer on real code: the test program in tests/native (linked into this test,
+// -O2 -g, with an always-inlined function and a shared library). Addresses come from the running code and
+// /proc/self/maps; expected lines from "SYMTEST:" markers in its sources.
+#include "scorch/symbolizer.h"
+
+#include "native/symtest.h"
+#include "native/symtest_probe.h"
+#include "testutil.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+using namespace scorch;
+using symtest::locate;
+using symtest::Location;
+using symtest::markerLine;
+using symtest::toQ;
+
+namespace {
+
+bool endsWith(const std::string& s, const char* suffix) {
+    return s.ends_with(suffix);
+}
+
+std::vector<SymbolFrame> symbolizeOne(Symbolizer& sym, const Location& where, bool returnAddress) {
+    const Symbolizer::Request r{sym.module(where.path), where.offset, returnAddress};
+    return sym.symbolize({&r, 1}).front();
+}
+
+QByteArray bytesFromHex(const std::string& hex) {
+    return QByteArray::fromHex(QByteArray::fromStdString(hex));
+}
+
+/// `<debugDir>/.build-id/xx/yyyy.debug` for build-id `id`, its directory made; empty when it cannot be.
+QString buildIdDebugFile(const QString& debugDir, const std::string& id) {
+    const QString idDir = debugDir + QStringLiteral("/.build-id/") + toQ(id.substr(0, 2));
+    return QDir().mkpath(idDir) ? idDir + u'/' + toQ(id.substr(2)) + QStringLiteral(".debug") : QString();
+}
+
+/// PT_LOAD segments of an ELF file (from `readelf -lW`), to turn virtual addresses into file offsets.
+struct ElfFileInfoForTest {
+    struct Load {
+        uint64_t offset, vaddr, size;
+    };
+    std::vector<Load> loads;
+    bool toOffset(uint64_t vaddr, uint64_t& offset) const {
+        for (const Load& l : loads)
+            if (vaddr >= l.vaddr && vaddr < l.vaddr + l.size) {
+                offset = vaddr - l.vaddr + l.offset;
+                return true;
+            }
+        return false;
+    }
+};
+
+ElfFileInfoForTest elfLoads(const QString& path) {
+    ElfFileInfoForTest info;
+    QProcess p;
+    p.start(QStringLiteral("readelf"), {QStringLiteral("-lW"), path});
+    if (!p.waitForFinished(30000))
+        return info;
+    for (const QString& line : QString::fromUtf8(p.readAllStandardOutput()).split(u'\n')) {
+        const QStringList f = line.simplified().split(u' ');
+        if (f.size() >= 6 && f[0] == QStringLiteral("LOAD"))
+            info.loads.push_back({f[1].toULongLong(nullptr, 16), f[2].toULongLong(nullptr, 16),
+                                  f[4].toULongLong(nullptr, 16)});
+    }
+    return info;
+}
+
+/// A copy of `source` in `dir` whose build-id differs in one byte.
+QString copyWithOtherBuildId(const QString& source, const QString& dir) {
+    QByteArray image = test::readAll(source);
+    const QByteArray id = bytesFromHex(elfBuildId(source.toStdString()));
+    const qsizetype at = image.indexOf(id);
+    if (id.isEmpty() || at < 0)
+        return {};
+    image[at] = static_cast<char>(image[at] ^ 0x5a);
+    const QString out = dir + u'/' + QFileInfo(source).fileName();
+    QFile f(out);
+    if (!f.open(QIODevice::WriteOnly) || f.write(image) != image.size())
+        return {};
+    return out;
+}
+} // namespace
+
+class TestSymbolizer : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void functionNamesAreDemangled() {
+        Symbolizer sym;
+        const Location twice = locate(reinterpret_cast<const void*>(&symtest::Box<int>::twice));
+        QVERIFY(!twice.path.empty());
+        auto frames = symbolizeOne(sym, twice, false);
+        QCOMPARE(frames.size(), std::size_t(1));
+        QCOMPARE(toQ(frames[0].function), QStringLiteral("symtest::Box<int>::twice(int)"));
+        QVERIFY(endsWith(frames[0].file, "symtest_main.cpp"));
+
+        frames = symbolizeOne(sym, locate(reinterpret_cast<const void*>(&symtest_c_function)), false);
+        QCOMPARE(toQ(frames.at(0).function), QStringLiteral("symtest_c_function"));
+
+        frames = symbolizeOne(sym, locate(reinterpret_cast<const void*>(&symtest::outerFunction)), false);
+        QCOMPARE(toQ(frames.at(0).function), QStringLiteral("symtest::outerFunction(int)"));
+        QVERIFY(endsWith(frames[0].declFile, "symtest_main.cpp"));
+        QCOMPARE(frames[0].declLine, markerLine("symtest_main.cpp", "outer-decl"));
+        QVERIFY(!frames[0].inlined);
+    }
+
+    void inlineChainInExecutable() {
+        const Location ret = locate(symtest::outerFunction(1));
+        QVERIFY(!ret.path.empty());
+        Symbolizer sym;
+        const auto frames = symbolizeOne(sym, ret, true);
+        QCOMPARE(frames.size(), std::size_t(2));
+        // outermost first: the real function at the line of the inlined call, then the inlined function
+        QCOMPARE(toQ(frames[0].function), QStringLiteral("symtest::outerFunction(int)"));
+        QVERIFY(!frames[0].inlined);
+        QVERIFY2(endsWith(frames[0].file, "symtest_main.cpp"), frames[0].file.c_str());
+        QCOMPARE(frames[0].line, markerLine("symtest_main.cpp", "call-inlined"));
+        QCOMPARE(toQ(frames[1].function), QStringLiteral("symtest::inlinedHelper"));
+        QVERIFY(frames[1].inlined);
+        QVERIFY(endsWith(frames[1].file, "symtest_main.cpp"));
+        QCOMPARE(frames[1].line, markerLine("symtest_main.cpp", "call-capture"));
+
+        // a return address is looked up at address - 1: the same as asking for that address directly
+        const auto direct = symbolizeOne(sym, {ret.path, ret.offset - 1}, false);
+        QCOMPARE(direct.size(), frames.size());
+        QCOMPARE(direct[1].line, frames[1].line);
+
+        SymbolizerOptions noInline;
+        noInline.inlineFrames = false;
+        Symbolizer flat(noInline);
+        const auto one = symbolizeOne(flat, ret, true);
+        QCOMPARE(one.size(), std::size_t(1));
+        QCOMPARE(toQ(one[0].function), QStringLiteral("symtest::outerFunction(int)"));
+        QCOMPARE(one[0].line, markerLine("symtest_main.cpp", "call-inlined"));
+    }
+
+    void inlineChainInSharedLibrary() {
+        const Location ret = locate(symtest::libFunction(1));
+        QVERIFY(endsWith(ret.path, "libscorch_symtest.so"));
+        Symbolizer sym;
+        const auto frames = symbolizeOne(sym, ret, true);
+        QCOMPARE(frames.size(), std::size_t(2));
+        QCOMPARE(toQ(frames[0].function), QStringLiteral("symtest::libFunction(int)"));
+        QCOMPARE(frames[0].line, markerLine("symtest_lib.cpp", "lib-call-inlined"));
+        QCOMPARE(toQ(frames[1].function), QStringLiteral("symtest::libInlined"));
+        QVERIFY(frames[1].inlined);
+        QCOMPARE(frames[1].line, markerLine("symtest_lib.cpp", "lib-call-capture"));
+
+        const auto reports = sym.report();
+        QCOMPARE(reports.size(), std::size_t(1));
+        QCOMPARE(toQ(reports[0].resolvedPath), toQ(ret.path));
+        QVERIFY(reports[0].hasSymbols);
+        QVERIFY(reports[0].hasDebugInfo);
+        QVERIFY2(reports[0].problem.empty(), reports[0].problem.c_str());
+        QCOMPARE(reports[0].addresses, uint64_t(1));
+        QCOMPARE(reports[0].unresolved, uint64_t(0));
+    }
+
+    void manyRequestsAcrossModulesInParallel() {
+        const Location exe = locate(symtest::outerFunction(2));
+        const Location lib = locate(symtest::libFunction(2));
+        SymbolizerOptions options;
+        options.threads = 4;
+        Symbolizer sym(options);
+        std::vector<Symbolizer::Request> requests;
+        for (int i = 0; i < 50; ++i) {
+            requests.push_back({sym.module(exe.path), exe.offset, true});
+            requests.push_back({sym.module(lib.path), lib.offset, true});
+        }
+        requests.push_back({ModuleHandle{}, 1234, false});
+        const auto result = sym.symbolize(requests);
+        QCOMPARE(result.size(), requests.size());
+        for (std::size_t i = 0; i + 1 < result.size(); ++i)
+            QCOMPARE(toQ(result[i].at(0).function), i % 2 ? QStringLiteral("symtest::libFunction(int)")
+                                                          : QStringLiteral("symtest::outerFunction(int)"));
+        QCOMPARE(result.back().size(), std::size_t(1));
+        QVERIFY(result.back()[0].function.empty());
+        // unique addresses only, and the second call is answered from the cache
+        const auto again = sym.symbolize(requests);
+        QCOMPARE(again[1].at(1).line, result[1].at(1).line);
+        for (const ModuleReport& r : sym.report())
+            QCOMPARE(r.addresses, uint64_t(1));
+    }
+
+    void buildIdMismatchAndSearchPaths() {
+        const QString lib = QString::fromUtf8(SCORCH_SYMTEST_LIB);
+        const std::string realId = elfBuildId(lib.toStdString());
+        QVERIFY(realId.size() >= 16);
+        QTemporaryDir dir;
+        const QString copy = copyWithOtherBuildId(lib, dir.path());
+        QVERIFY(!copy.isEmpty());
+        QVERIFY(elfBuildId(copy.toStdString()) != realId);
+        const Location ret = locate(symtest::libFunction(3));
+
+        { // the recorded path holds another build of the library: detected, nothing made up
+            Symbolizer sym;
+            const Symbolizer::Request r{sym.module(copy.toStdString(), realId), ret.offset, true};
+            QVERIFY(sym.symbolize({&r, 1})[0][0].function.empty());
+            const ModuleReport rep = sym.report().at(0);
+            QVERIFY2(rep.problem.starts_with("build-id mismatch"), rep.problem.c_str());
+            QVERIFY(rep.resolvedPath.empty());
+            QCOMPARE(rep.unresolved, uint64_t(1));
+        }
+        { // ... and the right file is found by name in a search path
+            SymbolizerOptions options;
+            options.searchPaths = {QFileInfo(lib).absolutePath().toStdString()};
+            Symbolizer sym(options);
+            const Symbolizer::Request r{sym.module(copy.toStdString(), realId), ret.offset, true};
+            QCOMPARE(toQ(sym.symbolize({&r, 1})[0][0].function), QStringLiteral("symtest::libFunction(int)"));
+            QCOMPARE(toQ(sym.report().at(0).resolvedPath), lib);
+        }
+        { // without a recorded build-id the file at the path is taken as it is
+            Symbolizer sym;
+            const Symbolizer::Request r{sym.module(copy.toStdString()), ret.offset, true};
+            QCOMPARE(toQ(sym.symbolize({&r, 1})[0][0].function), QStringLiteral("symtest::libFunction(int)"));
+        }
+    }
+
+    void missingModuleIsReported() {
+        Symbolizer sym;
+        const Symbolizer::Request r{sym.module("/nonexistent/dir/libgone.so", "0123abcd"), 0x1234, false};
+        const auto frames = sym.symbolize({&r, 1});
+        QCOMPARE(frames[0].size(), std::size_t(1));
+        QVERIFY(frames[0][0].function.empty());
+        const ModuleReport rep = sym.report().at(0);
+        QCOMPARE(toQ(rep.path), QStringLiteral("/nonexistent/dir/libgone.so"));
+        QCOMPARE(toQ(rep.problem), QStringLiteral("not found"));
+        QCOMPARE(rep.addresses, uint64_t(1));
+        QCOMPARE(rep.unresolved, uint64_t(1));
+    }
+
+    void separateDebugInfoByBuildId() {
+        const QString objcopy = QStandardPaths::findExecutable(QStringLiteral("objcopy"));
+        if (objcopy.isEmpty())
+            QSKIP("objcopy (binutils) not installed");
+        const QString lib = QString::fromUtf8(SCORCH_SYMTEST_LIB);
+        const std::string id = elfBuildId(lib.toStdString());
+        QTemporaryDir dir;
+        const QString debugDir = dir.path() + QStringLiteral("/debug");
+        const QString debugFile = buildIdDebugFile(debugDir, id);
+        QVERIFY(!debugFile.isEmpty());
+        const QString stripped = dir.path() + QStringLiteral("/libscorch_symtest.so");
+        QCOMPARE(QProcess::execute(objcopy, {QStringLiteral("--only-keep-debug"), lib, debugFile}), 0);
+        QCOMPARE(QProcess::execute(objcopy, {QStringLiteral("--strip-debug"), lib, stripped}), 0);
+        QCOMPARE(toQ(elfBuildId(stripped.toStdString())), toQ(id));
+        const Location ret = locate(symtest::libFunction(4));
+
+        { // no debug directory: function names from the symbol table, no lines, and that is reported
+            SymbolizerOptions options;
+            options.debugDirs = {};
+            Symbolizer sym(options);
+            const Symbolizer::Request r{sym.module(stripped.toStdString(), id), ret.offset, true};
+            const auto frames = sym.symbolize({&r, 1})[0];
+            QCOMPARE(frames.size(), std::size_t(1));
+            QCOMPARE(toQ(frames[0].function), QStringLiteral("symtest::libFunction(int)"));
+            QCOMPARE(frames[0].line, 0u);
+            const ModuleReport rep = sym.report().at(0);
+            QVERIFY(rep.hasSymbols);
+            QVERIFY(!rep.hasDebugInfo);
+            QCOMPARE(toQ(rep.problem), QStringLiteral("no debug info"));
+        }
+        { // the debug directory gives inline frames and lines again
+            SymbolizerOptions options;
+            options.debugDirs = {debugDir.toStdString()};
+            Symbolizer sym(options);
+            const Symbolizer::Request r{sym.module(stripped.toStdString(), id), ret.offset, true};
+            const auto frames = sym.symbolize({&r, 1})[0];
+            QCOMPARE(frames.size(), std::size_t(2));
+            QCOMPARE(frames[1].line, markerLine("symtest_lib.cpp", "lib-call-capture"));
+            QVERIFY(sym.report().at(0).hasDebugInfo);
+            QVERIFY(sym.report().at(0).problem.empty());
+        }
+        { // the binary is gone: its debug file alone cannot map file offsets (its segments have no file
+          // layout), so the module is reported as not found rather than symbolized at wrong addresses
+            SymbolizerOptions options;
+            options.debugDirs = {debugDir.toStdString()};
+            Symbolizer sym(options);
+            const Symbolizer::Request r{sym.module("/gone/libscorch_symtest.so", id), ret.offset, true};
+            QVERIFY(sym.symbolize({&r, 1})[0].at(0).function.empty());
+            QCOMPARE(toQ(sym.report().at(0).problem), QStringLiteral("not found"));
+        }
+        { // a binary in the build-id directory (debuginfod-style link, perf's cache) is found by build-id
+            QVERIFY(QFile::copy(stripped, debugFile.left(debugFile.size() - 6)));
+            SymbolizerOptions options;
+            options.debugDirs = {debugDir.toStdString()};
+            Symbolizer sym(options);
+            const Symbolizer::Request r{sym.module("/gone/libscorch_symtest.so", id), ret.offset, true};
+            const auto frames = sym.symbolize({&r, 1})[0];
+            QCOMPARE(frames.size(), std::size_t(2));
+            QCOMPARE(toQ(frames[0].function), QStringLiteral("symtest::libFunction(int)"));
+            QCOMPARE(frames[1].line, markerLine("symtest_lib.cpp", "lib-call-capture"));
+        }
+    }
+
+    void kernelSymbolsFromKallsyms() {
+        SymbolizerOptions options;
+        options.kallsyms = test::testData(QStringLiteral("native/kallsyms")).toStdString();
+        Symbolizer sym(options);
+        const ModuleHandle k = sym.kernel();
+        QCOMPARE(toQ(std::string(sym.modulePath(k))), QStringLiteral("[kernel.kallsyms]"));
+        const std::vector<Symbolizer::Request> requests = {
+            {k, 0xffffffff81000150, false}, // in do_syscall_64
+            {k, 0xffffffff81000200, true},  // return address at helper_static's start: the call was before it
+            {k, 0xffffffff81000250, false}, // helper_static
+            {k, 0xffffffff81000350, false}, // a data symbol: not a function
+            {k, 0xffffffffc0001010, false}, // module symbol
+            {k, 0xffffffff80000000, false}, // below every symbol
+        };
+        const auto r = sym.symbolize(requests);
+        QCOMPARE(toQ(r[0][0].function), QStringLiteral("do_syscall_64"));
+        QCOMPARE(toQ(r[1][0].function), QStringLiteral("do_syscall_64"));
+        QCOMPARE(toQ(r[2][0].function), QStringLiteral("helper_static"));
+        QVERIFY(r[3][0].function.empty());
+        QCOMPARE(toQ(r[4][0].function), QStringLiteral("ext4_fill_super"));
+        QVERIFY(r[5][0].function.empty());
+        const ModuleReport rep = sym.report().at(0);
+        QVERIFY(rep.hasSymbols);
+        QVERIFY(rep.problem.empty());
+        QCOMPARE(rep.addresses, uint64_t(6));
+        QCOMPARE(rep.unresolved, uint64_t(2));
+    }
+
+    void kernelProblems() {
+        { // kptr_restrict: all addresses zero
+            SymbolizerOptions options;
+            options.kallsyms = test::testData(QStringLiteral("native/kallsyms-hidden")).toStdString();
+            Symbolizer sym(options);
+            const Symbolizer::Request r{sym.kernel(), 0xffffffff81000150, false};
+            QVERIFY(sym.symbolize({&r, 1})[0][0].function.empty());
+            QVERIFY2(sym.report()[0].problem.find("kptr_restrict") != std::string::npos,
+                     sym.report()[0].problem.c_str());
+        }
+        { // kallsyms of another kernel than the recorded one is not used
+            QTemporaryDir dir;
+            const QString notes = dir.path() + QStringLiteral("/notes");
+            QByteArray bytes;
+            auto word = [&](uint32_t v) {
+                bytes.append(reinterpret_cast<const char*>(&v), 4);
+            };
+            word(4), word(2), word(1), bytes.append("GNU\0", 4),
+                bytes.append("\xaa\xbb\0\0", 4); // other note
+            word(4), word(4), word(3), bytes.append("GNU\0", 4), bytes.append("\x12\x34\x56\x78", 4);
+            QFile f(notes);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(bytes);
+            f.close();
+            SymbolizerOptions options;
+            options.kallsyms = test::testData(QStringLiteral("native/kallsyms")).toStdString();
+            options.kernelNotes = notes.toStdString();
+            Symbolizer sym(options);
+            const Symbolizer::Request same{sym.kernel("12345678"), 0xffffffff81000150, false};
+            QCOMPARE(toQ(sym.symbolize({&same, 1})[0][0].function), QStringLiteral("do_syscall_64"));
+            const Symbolizer::Request other{sym.kernel("87654321"), 0xffffffff81000150, false};
+            QVERIFY(sym.symbolize({&other, 1})[0][0].function.empty());
+            const auto reports = sym.report();
+            QCOMPARE(reports.size(), std::size_t(2));
+            QVERIFY(reports[0].problem.empty());
+            QVERIFY2(reports[1].problem.starts_with("build-id mismatch (running kernel has 12345678"),
+                     reports[1].problem.c_str());
+        }
+    }
+
+    void perfBuildIdCache() {
+        // perf record copies what it saw into its build-id cache (~/.debug): the kernel's kallsyms, the
+        // [vdso] image and the modules, each by build-id
+        const QString lib = QString::fromUtf8(SCORCH_SYMTEST_LIB);
+        const std::string libId = elfBuildId(lib.toStdString());
+        QTemporaryDir cache;
+        auto put = [&](const QString& source, const QString& relative) {
+            const QString target = cache.path() + u'/' + relative;
+            return QDir().mkpath(QFileInfo(target).absolutePath()) && QFile::copy(source, target);
+        };
+        QVERIFY(put(test::testData(QStringLiteral("native/kallsyms")),
+                    QStringLiteral("[kernel.kallsyms]/00c0ffee/kallsyms")));
+        QVERIFY(put(lib, QStringLiteral("[vdso]/") + toQ(libId) + QStringLiteral("/vdso")));
+        QVERIFY(put(lib, QStringLiteral(".build-id/") + toQ(libId.substr(0, 2)) + u'/' +
+                             toQ(libId.substr(2)) + QStringLiteral("/elf")));
+        SymbolizerOptions options;
+        options.buildIdCache = cache.path().toStdString();
+        options.kallsyms = "/nonexistent/kallsyms";
+        options.kernelNotes = "/nonexistent/notes"; // the running kernel's build-id unknown
+        options.debugDirs.clear();
+        Symbolizer sym(options);
+        const Location ret = locate(symtest::libFunction(5));
+        const std::vector<Symbolizer::Request> requests = {
+            {sym.kernel("00c0ffee"), 0xffffffff81000150, false}, // the recorded kernel's table
+            {sym.kernel("0badf00d"), 0xffffffff81000150, false}, // not cached: /proc path (missing)
+            {sym.module("[vdso]", libId), ret.offset, true},     // the recorded vdso image
+            {sym.module("/gone/libscorch_symtest.so", libId), ret.offset, true}, // deleted since recording
+        };
+        const auto r = sym.symbolize(requests);
+        QCOMPARE(toQ(r[0][0].function), QStringLiteral("do_syscall_64"));
+        QVERIFY(r[1][0].function.empty());
+        QCOMPARE(toQ(r[2][0].function), QStringLiteral("symtest::libFunction(int)"));
+        QCOMPARE(toQ(r[3][0].function), QStringLiteral("symtest::libFunction(int)"));
+        const auto reports = sym.report();
+        QVERIFY(toQ(reports[0].resolvedPath).endsWith(QStringLiteral("[kernel.kallsyms]/00c0ffee/kallsyms")));
+        QVERIFY2(reports[1].problem.starts_with("cannot read /nonexistent/kallsyms"),
+                 reports[1].problem.c_str());
+        QVERIFY(toQ(reports[2].resolvedPath).endsWith(QStringLiteral("/vdso")));
+        QVERIFY(toQ(reports[3].resolvedPath).endsWith(QStringLiteral("/elf")));
+
+        // without the cache none of them is found
+        options.buildIdCache.clear();
+        Symbolizer none(options);
+        const Symbolizer::Request vdso{none.module("[vdso]", libId), ret.offset, true};
+        QVERIFY(none.symbolize({&vdso, 1})[0][0].function.empty());
+    }
+
+    void preloadLoadsModulesInTheBackground() {
+        const Location exe = locate(symtest::outerFunction(3));
+        const Location lib = locate(symtest::libFunction(3));
+        SymbolizerOptions options;
+        options.kallsyms = test::testData(QStringLiteral("native/kallsyms")).toStdString();
+        std::vector<std::vector<SymbolFrame>> expected;
+        {
+            Symbolizer plain(options);
+            const std::vector<Symbolizer::Request> requests = {{plain.module(exe.path), exe.offset, true},
+                                                               {plain.module(lib.path), lib.offset, true},
+                                                               {plain.kernel(), 0xffffffff81000150, false}};
+            expected = plain.symbolize(requests);
+        }
+        Symbolizer sym(options);
+        const std::vector<Symbolizer::Request> requests = {{sym.module(exe.path), exe.offset, true},
+                                                           {sym.module(lib.path), lib.offset, true},
+                                                           {sym.kernel(), 0xffffffff81000150, false}};
+        for (const auto& r : requests) {
+            sym.preload(r.module);
+            sym.preload(r.module); // queued once
+        }
+        sym.preload(ModuleHandle{});   // no module: ignored
+        sym.preload(sym.jitMap(4242)); // JIT maps are read on lookup
+        const auto got = sym.symbolize(requests);
+        QCOMPARE(got.size(), expected.size());
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            QCOMPARE(got[i].size(), expected[i].size());
+            for (std::size_t k = 0; k < got[i].size(); ++k) {
+                QCOMPARE(toQ(got[i][k].function), toQ(expected[i][k].function));
+                QCOMPARE(got[i][k].line, expected[i][k].line);
+            }
+        }
+        QVERIFY(sym.report()[0].hasDebugInfo);
+        // destroyed while modules are queued: waits for the one being loaded, skips the rest, never hangs
+        for (int round = 0; round < 20; ++round) {
+            Symbolizer quick(options);
+            quick.preload(quick.module(lib.path));
+            quick.preload(quick.module(exe.path));
+            quick.preload(quick.kernel());
+        }
+    }
+
+    void compressedDebugSections_data() {
+        QTest::addColumn<QString>("compression");
+        QTest::newRow("zlib") << QStringLiteral("zlib");
+        QTest::newRow("zstd") << QStringLiteral("zstd");
+    }
+
+    void compressedDebugSections() {
+        // Debian's -dbg packages compress their debug sections: the symbolizer reads an inflated copy in a
+        // memfd shared by its sessions; frames are the same as from the uncompressed file
+        QFETCH(QString, compression);
+        const QString objcopy = QStandardPaths::findExecutable(QStringLiteral("objcopy"));
+        if (objcopy.isEmpty())
+            QSKIP("objcopy (binutils) not installed");
+        const QString lib = QString::fromUtf8(SCORCH_SYMTEST_LIB);
+        const std::string id = elfBuildId(lib.toStdString());
+        QTemporaryDir dir;
+        const QString compressed = dir.path() + QStringLiteral("/libscorch_symtest.so");
+        if (QProcess::execute(
+                objcopy, {QStringLiteral("--compress-debug-sections=") + compression, lib, compressed}) != 0)
+            QSKIP("this objcopy cannot compress debug sections with " + compression.toUtf8());
+        QVERIFY(test::readAll(compressed) != test::readAll(lib));
+        // and as a separate debug file, found by build-id, beside a stripped library
+        const QString debugDir = dir.path() + QStringLiteral("/debug");
+        const QString debugFile = buildIdDebugFile(debugDir, id);
+        QVERIFY(!debugFile.isEmpty());
+        const QString strippedDir = dir.path() + QStringLiteral("/stripped");
+        QVERIFY(QDir().mkpath(strippedDir));
+        const QString stripped = strippedDir + QStringLiteral("/libscorch_symtest.so");
+        QCOMPARE(QProcess::execute(objcopy, {QStringLiteral("--only-keep-debug"),
+                                             QStringLiteral("--compress-debug-sections=") + compression, lib,
+                                             debugFile}),
+                 0);
+        QCOMPARE(QProcess::execute(objcopy, {QStringLiteral("--strip-debug"), lib, stripped}), 0);
+
+        const std::vector<Location> where = {locate(symtest::libFunction(6)),
+                                             locate(reinterpret_cast<const void*>(&symtest::libFunction))};
+        auto frames = [&](const QString& path, const std::string& debugDirPath) {
+            SymbolizerOptions options;
+            options.debugDirs = {debugDirPath};
+            options.threads = 2;
+            Symbolizer sym(options);
+            std::vector<Symbolizer::Request> requests;
+            for (const Location& w : where)
+                requests.push_back({sym.module(path.toStdString(), id), w.offset, &w == &where[0]});
+            auto result = sym.symbolize(requests);
+            // the copy is mapped while the symbolizer lives
+            const bool inflated =
+                test::readAll(QStringLiteral("/proc/self/maps")).contains("scorch-inflated:");
+            return std::make_pair(result, inflated);
+        };
+        const auto [plain, plainInflated] = frames(lib, "/nonexistent");
+        QVERIFY(!plainInflated);
+        QVERIFY(plain[0].size() >= 2); // with the inline frame
+        for (const QString& path : {compressed, stripped}) {
+            const auto [got, inflated] = frames(path, debugDir.toStdString());
+            QVERIFY2(inflated, qPrintable(path));
+            QCOMPARE(got.size(), plain.size());
+            for (std::size_t i = 0; i < got.size(); ++i) {
+                QCOMPARE(got[i].size(), plain[i].size());
+                for (std::size_t k = 0; k < got[i].size(); ++k) {
+                    QCOMPARE(toQ(got[i][k].function), toQ(plain[i][k].function));
+                    QCOMPARE(toQ(got[i][k].file), toQ(plain[i][k].file));
+                    QCOMPARE(got[i][k].line, plain[i][k].line);
+                    QCOMPARE(got[i][k].inlined, plain[i][k].inlined);
+                }
+            }
+        }
+
+        // a compressed section that does not inflate: no copy, libdw reads the file itself; no crash, and the
+        // function still comes from the symbol table
+        QByteArray image = test::readAll(compressed);
+        const qsizetype at = image.size() / 2;
+        for (qsizetype i = at; i < at + 64 && i < image.size(); ++i)
+            image[i] = static_cast<char>(image[i] ^ 0xa5);
+        const QString corrupt = dir.path() + QStringLiteral("/corrupt.so");
+        QFile f(corrupt);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(image);
+        f.close();
+        SymbolizerOptions options;
+        options.debugDirs.clear();
+        Symbolizer sym(options);
+        const Symbolizer::Request r{sym.module(corrupt.toStdString()), where[0].offset, true};
+        const auto got = sym.symbolize({&r, 1});
+        QCOMPARE(got.size(), std::size_t(1));
+    }
+
+    void pltEntriesAreNamed() {
+        // objdump names PLT entries after their relocations ("<name@plt>"): the symbolizer must agree, for
+        // every entry of this test program
+        const QString objdump = QStandardPaths::findExecutable(QStringLiteral("objdump"));
+        if (objdump.isEmpty())
+            QSKIP("objdump (binutils) not installed");
+        const QString exe = QCoreApplication::applicationFilePath();
+        QProcess p;
+        p.start(objdump, {QStringLiteral("-d"), QStringLiteral("-j"), QStringLiteral(".plt"),
+                          QStringLiteral("-j"), QStringLiteral(".plt.sec"), exe});
+        QVERIFY(p.waitForFinished(60000));
+        const QString listing = QString::fromUtf8(p.readAllStandardOutput());
+        static const QRegularExpression label(QStringLiteral("^([0-9a-f]+) <([^>]+)@plt>:$"),
+                                              QRegularExpression::MultilineOption);
+        const ElfFileInfoForTest info = elfLoads(exe);
+        Symbolizer sym;
+        const ModuleHandle module = sym.module(exe.toStdString());
+        int checked = 0, exact = 0;
+        for (auto it = label.globalMatch(listing); it.hasNext();) {
+            const auto m = it.next();
+            const uint64_t vaddr = m.captured(1).toULongLong(nullptr, 16) + 4; // inside the entry
+            uint64_t offset = 0;
+            QVERIFY(info.toOffset(vaddr, offset));
+            const Symbolizer::Request r{module, offset, false};
+            const std::string got = sym.symbolize({&r, 1})[0][0].function;
+            const std::string mangled = m.captured(2).toStdString();
+            QVERIFY2(got.ends_with("@plt"), (mangled + " -> " + got).c_str());
+            if (mangled.starts_with("_Z")) { // demangled, as everywhere else
+                QVERIFY2(!got.starts_with("_Z"), got.c_str());
+            } else {
+                QCOMPARE(toQ(got), toQ(mangled + "@plt")); // C functions: memcpy@plt
+                ++exact;
+            }
+            ++checked;
+        }
+        QVERIFY2(checked >= 10, qPrintable(listing.left(2000)));
+        QVERIFY(exact >= 3);
+    }
+
+    void jitSymbolsFromPerfMap() {
+        SymbolizerOptions options;
+        options.jitMapDir = test::testData(QStringLiteral("native")).toStdString();
+        Symbolizer sym(options);
+        const ModuleHandle jit = sym.jitMap(4242);
+        QVERIFY(std::string(sym.modulePath(jit)).ends_with("/perf-4242.map"));
+        const std::vector<Symbolizer::Request> requests = {
+            {jit, 0x7f0000002010, false}, // Interpreter (0x prefixed line)
+            {jit, 0x7f0000001010, false}, // a later line replaced the first one at this start
+            {jit, 0x7f0000001030, false}, // beyond the replacement's size
+            {jit, 0x7f0000003008, false}, // name with spaces
+            {jit, 0x7f0000004000, false}, // nothing there
+        };
+        const auto r = sym.symbolize(requests);
+        QCOMPARE(toQ(r[0][0].function), QStringLiteral("Interpreter"));
+        QCOMPARE(toQ(r[1][0].function), QStringLiteral("Replaced"));
+        QVERIFY(r[2][0].function.empty());
+        QCOMPARE(toQ(r[3][0].function), QStringLiteral("LazyCompile:~fib /app/fib.js:12"));
+        QVERIFY(r[4][0].function.empty());
+
+        const Symbolizer::Request missing{sym.jitMap(99999999), 0x1000, false};
+        QVERIFY(sym.symbolize({&missing, 1})[0][0].function.empty());
+        QCOMPARE(toQ(sym.report().at(1).problem), QStringLiteral("not found"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSymbolizer)
+#include "tst_symbolizer.moc"

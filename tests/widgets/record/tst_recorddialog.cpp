@@ -1,0 +1,208 @@
+// The Record dialog: the process model over a fake /proc (rows update in place, CPU%), the filter proxy
+// (text, only my processes), and a real recording through the dialog with live updates that ends in a tab.
+#include "flame/flamegraphpanel.h"
+#include "mainwindow.h"
+#include "profiletab.h"
+#include "record/processlistmodel.h"
+#include "record/recorddialog.h"
+
+#include "scorch/import.h"
+
+#include <QCheckBox>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <unistd.h>
+
+using namespace scorch;
+
+namespace {
+
+void writeFile(const QString& path, const QByteArray& data) {
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(data);
+}
+
+/// A fake /proc/PID with the fields the model reads.
+void fakeProcess(const QString& proc, int pid, int uid, int threads, const QByteArray& cmdline, int ticks) {
+    const QString dir = proc + u'/' + QString::number(pid);
+    QDir().mkpath(dir);
+    writeFile(dir + QStringLiteral("/status"), "Name:\tx\nUid:\t" + QByteArray::number(uid) + "\t" +
+                                                   QByteArray::number(uid) + "\t0\t0\nThreads:\t" +
+                                                   QByteArray::number(threads) + "\n");
+    writeFile(dir + QStringLiteral("/cmdline"), cmdline);
+    writeFile(dir + QStringLiteral("/comm"), "kworker\n");
+    // pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime
+    writeFile(dir + QStringLiteral("/stat"), QByteArray::number(pid) + " (we ird) R 1 1 1 0 -1 0 0 0 0 0 " +
+                                                 QByteArray::number(ticks) + " 0 0 0\n");
+}
+
+QStringList column(const QAbstractItemModel& m, int c) {
+    QStringList out;
+    for (int r = 0; r < m.rowCount(); ++r)
+        out << m.index(r, c).data().toString();
+    return out;
+}
+
+} // namespace
+
+class TestRecordDialog : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+
+private Q_SLOTS:
+    void processModel() {
+        const QString proc = m_dir.filePath(QStringLiteral("proc"));
+        fakeProcess(proc, 100, 0, 3, QByteArray("/usr/bin/app\0--flag\0", 20), 50);
+        fakeProcess(proc, 200, 4242, 1, "", 10); // a kernel thread: no command line
+        QDir().mkpath(proc + QStringLiteral("/self-not-a-pid"));
+        ProcessListModel model(nullptr, proc);
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(model.columnCount(), int(ProcessListModel::ColumnCount));
+        const int app = model.rowOfPid(100), kw = model.rowOfPid(200);
+        QVERIFY(app >= 0 && kw >= 0);
+        QCOMPARE(model.index(app, ProcessListModel::Command).data().toString(),
+                 QStringLiteral("/usr/bin/app --flag"));
+        QCOMPARE(model.index(kw, ProcessListModel::Command).data().toString(), QStringLiteral("[kworker]"));
+        QCOMPARE(model.index(app, ProcessListModel::Threads).data().toString(), QStringLiteral("3"));
+        QCOMPARE(model.index(app, ProcessListModel::User).data().toString(), QStringLiteral("root"));
+        QCOMPARE(model.index(kw, ProcessListModel::User).data().toString(), QStringLiteral("4242"));
+
+        // CPU% from the tick delta between refreshes; an exited process goes, a new one is appended, rows
+        // of the others stay (a selection survives).
+        QTest::qWait(200);
+        fakeProcess(proc, 100, 0, 4, QByteArray("/usr/bin/app\0--flag\0", 20), 50 + 100);
+        QDir(proc + QStringLiteral("/200")).removeRecursively();
+        fakeProcess(proc, 300, 0, 1, QByteArray("new\0", 4), 0);
+        QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
+        QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+        model.refresh();
+        QCOMPARE(removed.count(), 1);
+        QCOMPARE(inserted.count(), 1);
+        QCOMPARE(model.rowCount(), 2);
+        const int appNow = model.rowOfPid(100);
+        QCOMPARE(model.index(appNow, ProcessListModel::Threads).data().toString(), QStringLiteral("4"));
+        const double cpu =
+            model.index(appNow, ProcessListModel::Cpu).data(ProcessListModel::SortRole).toDouble();
+        // 100 ticks in >= 0.2 s: positive, and at most 100 ticks / CLK_TCK / 0.2 s
+        QVERIFY2(cpu > 0 && cpu <= 100.0 * 100 / double(sysconf(_SC_CLK_TCK)) / 0.2 + 1,
+                 qPrintable(QString::number(cpu)));
+        QCOMPARE(model.rowOfPid(200), -1);
+        QVERIFY(model.rowOfPid(300) >= 0);
+    }
+
+    void filterProxy() {
+        const QString proc = m_dir.filePath(QStringLiteral("proc2"));
+        fakeProcess(proc, 1234, 0, 1, QByteArray("/usr/sbin/sshd\0-D\0", 18), 0);
+        fakeProcess(proc, 1300, 4242, 2, QByteArray("python3\0server.py\0", 18), 0);
+        fakeProcess(proc, 99, 4242, 1, QByteArray("SSH-agent\0", 10), 0);
+        ProcessListModel model(nullptr, proc);
+        ProcessFilterProxy proxy;
+        proxy.setSourceModel(&model);
+        proxy.sort(ProcessListModel::Pid, Qt::AscendingOrder);
+        QCOMPARE(column(proxy, ProcessListModel::Pid),
+                 (QStringList{QStringLiteral("99"), QStringLiteral("1234"), QStringLiteral("1300")}));
+        proxy.setFilterText(QStringLiteral("ssh")); // command line, case-insensitive
+        QCOMPARE(column(proxy, ProcessListModel::Pid),
+                 (QStringList{QStringLiteral("99"), QStringLiteral("1234")}));
+        proxy.setFilterText(QStringLiteral("13")); // PID prefix
+        QCOMPARE(column(proxy, ProcessListModel::Pid), (QStringList{QStringLiteral("1300")}));
+        proxy.setFilterText(QStringLiteral("root")); // user
+        QCOMPARE(column(proxy, ProcessListModel::Pid), (QStringList{QStringLiteral("1234")}));
+        proxy.setFilterText({});
+        proxy.setOnlyUid(4242);
+        QCOMPARE(column(proxy, ProcessListModel::Pid),
+                 (QStringList{QStringLiteral("99"), QStringLiteral("1300")}));
+        proxy.setFilterText(QStringLiteral("ssh"));
+        QCOMPARE(column(proxy, ProcessListModel::Pid), (QStringList{QStringLiteral("99")}));
+        proxy.setOnlyUid(-1);
+        proxy.setFilterText({});
+        proxy.sort(ProcessListModel::Threads, Qt::DescendingOrder);
+        QCOMPARE(column(proxy, ProcessListModel::Pid).first(), QStringLiteral("1300"));
+    }
+
+    void dialogFiltersLiveProcessList() {
+        RecordDialog dialog;
+        // This test process is in the real list, under "only my processes" too.
+        const QString me = QString::number(QCoreApplication::applicationPid());
+        auto has = [&] {
+            return column(*dialog.processProxy(), ProcessListModel::Pid).contains(me);
+        };
+        QVERIFY(dialog.onlyMineBox()->isChecked());
+        QVERIFY(has());
+        dialog.filterEdit()->setText(me);
+        QVERIFY(has());
+        QVERIFY(dialog.processProxy()->rowCount() <= 3);
+        dialog.filterEdit()->setText(QStringLiteral("no-such-process-name-xyz"));
+        QCOMPARE(dialog.processProxy()->rowCount(), 0);
+    }
+
+    void recordFromMainWindow() {
+        MainWindow window;
+        QAction* action = nullptr;
+        for (QAction* a : window.menuBar()->actions().first()->menu()->actions())
+            if (a->text().startsWith(QStringLiteral("&Record")))
+                action = a;
+        QVERIFY2(action, "File > Record… exists");
+        action->trigger();
+        RecordDialog* dialog = window.findChild<RecordDialog*>();
+        QVERIFY(dialog && dialog->isVisible());
+        dialog->setRecordingDir(m_dir.filePath(QStringLiteral("recordings")));
+        dialog->targetTabs()->setCurrentIndex(1);
+        dialog->commandEdit()->setText(QString::fromUtf8(SCORCH_SAMPLER_TARGET));
+        dialog->argumentsEdit()->setText(QStringLiteral("2"));
+        QSignalSpy live(dialog, &RecordDialog::liveUpdated);
+        QSignalSpy finished(dialog, &RecordDialog::recordingFinished);
+        const QString error = dialog->start(false);
+        if (error.contains(QStringLiteral("was refused")))
+            QSKIP(qPrintable(error));
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QVERIFY(dialog->isRecording());
+        QVERIFY(!dialog->startButton()->isEnabled() && dialog->stopButton()->isEnabled());
+        // The live flame graph updates at least once a second while recording, with growing sample counts.
+        QElapsedTimer clock;
+        clock.start();
+        QTRY_VERIFY_WITH_TIMEOUT(live.count() >= 1, 5000);
+        const qint64 first = clock.elapsed();
+        QTRY_VERIFY_WITH_TIMEOUT(live.count() >= 2, 5000);
+        QVERIFY2(clock.elapsed() - first <= 2000, // ~1 s; slack for a loaded machine
+                 qPrintable(QStringLiteral("live updates at %1 and %2 ms").arg(first).arg(clock.elapsed())));
+        QVERIFY(live.at(1).at(0).toULongLong() >= live.at(0).at(0).toULongLong());
+        QVERIFY(dialog->livePanel()->data() != nullptr);
+        QVERIFY(dialog->statusLabel()->text().contains(QStringLiteral("samples")));
+        dialog->stop();
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 5000);
+        const QString path = finished.at(0).at(0).toString();
+        QVERIFY(QFile::exists(path));
+        QVERIFY(dialog->saveButton()->isEnabled());
+        // Stop keeps the profile: it opens in a tab of the main window.
+        QCOMPARE(window.tabCount(), 1);
+        QTRY_VERIFY_WITH_TIMEOUT(window.tab(0)->state() == ProfileTab::State::Loaded, 10000);
+        QCOMPARE(window.tab(0)->profile()->meta.format, std::string("Scorch recording"));
+        QVERIFY(window.tab(0)->profile()->meta.samples > 0);
+
+        // Closing the dialog while recording stops the recording, keeps it and then closes.
+        dialog->targetTabs()->setCurrentIndex(1);
+        QVERIFY(dialog->start(false).isEmpty());
+        QTRY_VERIFY_WITH_TIMEOUT(dialog->livePanel()->data() != nullptr, 3000);
+        dialog->close();
+        QVERIFY(dialog->isVisible()); // until the recording is written
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 2, 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(!dialog->isVisible(), 2000);
+        QTRY_COMPARE_WITH_TIMEOUT(window.tabCount(), 2, 2000);
+    }
+};
+
+QTEST_MAIN(TestRecordDialog)
+#include "tst_recorddialog.moc"

@@ -1,0 +1,92 @@
+// FlameGraphPanel: the flame graph tab: toolbar (orientation, colours, history), breadcrumbs, transform
+// chips, find bar and the scrollable FlameGraphView. Owns the re-derivation of ChartData.
+#pragma once
+
+#include "flame/flamegraphview.h"
+#include "scorch/chartdata.h"
+
+#include <QWidget>
+
+#include <memory>
+#include <vector>
+
+class QAction;
+class QComboBox;
+class QHBoxLayout;
+class QScrollArea;
+class QWidget;
+
+namespace scorch {
+
+class BreadcrumbBar;
+class SearchBar;
+
+class FlameGraphPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit FlameGraphPanel(QWidget* parent = nullptr);
+    ~FlameGraphPanel() override;
+
+    /// Shows a new profile: all threads, cost type 0, no transforms.
+    void setProfile(std::shared_ptr<const Profile> profile);
+    void setCostType(std::size_t costType);
+    /// Thread subset (indices into profile->threads); empty = all threads.
+    void setThreads(std::vector<uint32_t> threads);
+    /// Replaces the transform list (the chips).
+    void setTransforms(std::vector<TreeTransform> transforms);
+    /// Appends a transform (ignored when already active).
+    void addTransform(TreeTransform transform);
+    void removeTransform(std::size_t index);
+
+    std::shared_ptr<const ChartData> data() const;
+    FlameGraphView* view() const;
+    SearchBar* searchBar() const;
+    BreadcrumbBar* breadcrumbBar() const;
+    /// The chips' buttons, one per active transform (clicking one removes its transform).
+    std::vector<QWidget*> chips() const;
+
+    void setOrientation(FlameGraphView::Orientation orientation);
+    void setColorScheme(FlameGraphView::ColorScheme scheme);
+
+    /// Shows the find bar and focuses its line edit (Ctrl+F).
+    void focusSearch();
+    /// Hides the find bar and clears the search (Esc in the find bar).
+    void closeSearch();
+
+Q_SIGNALS:
+    /// After any re-derivation (profile, transforms, threads, cost type).
+    void dataChanged(std::shared_ptr<const scorch::ChartData> data);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    void rederive();
+    void updateChips();
+    void updateBreadcrumbs();
+    void updateHistoryActions();
+    void updateSearchResult(int nodes, qint64 matched, qint64 total);
+    void scrollToRoot();
+
+    std::shared_ptr<const Profile> m_profile;
+    std::shared_ptr<const ChartData> m_data;
+    std::size_t m_costType = 0;
+    std::vector<uint32_t> m_threads;
+    std::vector<TreeTransform> m_transforms;
+    bool m_restoring = false; // reading QSettings in the constructor: do not write them back
+
+    FlameGraphView* m_view;
+    QScrollArea* m_scroll;
+    SearchBar* m_search;
+    BreadcrumbBar* m_crumbs;
+    QWidget* m_chipBox;
+    QHBoxLayout* m_chipLayout;
+    QAction* m_flame;
+    QAction* m_icicle;
+    QAction* m_back;
+    QAction* m_forward;
+    QAction* m_reset;
+    QComboBox* m_scheme;
+};
+
+} // namespace scorch

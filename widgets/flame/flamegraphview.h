@@ -1,0 +1,137 @@
+// FlameGraphView: the flame (root at the bottom) / icicle (root at the top) chart of a ChartData.
+// Custom painted over a flattened, level-of-detail layout; never one item per frame.
+//
+// This header is the contract the main window relies on; extend it, but keep these members working.
+#pragma once
+
+#include "flame/flamepalette.h"
+#include "scorch/chartdata.h"
+#include "scorch/flamelayout.h"
+#include "scorch/search.h"
+
+#include <QImage>
+#include <QWidget>
+
+#include <functional>
+#include <memory>
+#include <optional>
+
+class QIODevice;
+class QMenu;
+
+namespace scorch {
+
+class FlameGraphView : public QWidget {
+    Q_OBJECT
+public:
+    enum class Orientation { Flame, Icicle };
+    /// Differential: the data is a diff profile (scorch/diff.h), coloured by delta (see setDiffColoring()).
+    enum class ColorScheme { Hot, Module, Kind, System, Differential };
+
+    explicit FlameGraphView(QWidget* parent = nullptr);
+    ~FlameGraphView() override;
+
+    /// Shows new data; resets zoom, selection and history, keeps orientation, colours and search.
+    void setData(std::shared_ptr<const ChartData> data);
+    std::shared_ptr<const ChartData> data() const;
+
+    void setOrientation(Orientation orientation);
+    Orientation orientation() const;
+    void setColorScheme(ColorScheme scheme);
+    ColorScheme colorScheme() const;
+    /// What the Differential scheme colours by (metric, noise floor).
+    void setDiffColoring(const DiffColoring& coloring);
+    DiffColoring diffColoring() const;
+
+    /// Highlights matching frames and dims the rest; an empty pattern clears the search.
+    void setSearch(const SearchQuery& query);
+    SearchQuery search() const;
+    /// Steps the selection to the next (or previous) matching frame and makes it visible.
+    void nextMatch(bool backwards = false);
+
+    NodeId zoomRoot() const;
+    void zoomTo(NodeId node);
+    void resetZoom();
+    bool canGoBack() const;
+    bool canGoForward() const;
+    void back();
+    void forward();
+
+    NodeId selectedNode() const; ///< kRootNode when nothing is selected
+    void selectNode(NodeId node);
+    /// Selects the heaviest node of this function (used when a table selects a function).
+    void selectFunction(FrameId frame);
+
+    /// The node drawn at a widget position, or kRootNode.
+    NodeId nodeAt(QPoint pos) const;
+    /// Where a node is drawn in widget coordinates (empty when not visible).
+    QRectF nodeRect(NodeId node) const;
+
+    /// Zoom animation length in milliseconds (0 = jump; default 150).
+    void setAnimationDuration(int ms);
+    int animationDuration() const;
+    /// The cost range shown across the width (zoom and pan), in cost units of the layout.
+    double visibleStart() const;
+    double visibleEnd() const;
+    /// Shows an arbitrary cost range without changing zoomRoot or history (wheel zoom, pan, animation).
+    void setVisibleRange(double start, double end);
+    void zoomIn();  ///< narrows the range around the selection or the centre
+    void zoomOut(); ///< widens it
+
+    const FlameLayout& layout() const;
+    int rowHeight() const;
+    /// Height that shows every row (the panel's scroll area uses it as minimum height).
+    int chartHeight() const;
+    /// The band of one row (depth 0 is the root "all") in widget coordinates.
+    QRect rowRect(uint32_t depth) const;
+    QSize sizeHint() const override;
+
+    /// Rich-text tooltip for a widget position (empty when nothing is there).
+    QString toolTipText(QPoint pos) const;
+    /// Replaces the tooltip of single frames (merged runs keep theirs), e.g. before/after/delta of a diff.
+    void setToolTipProvider(std::function<QString(NodeId)> provider);
+
+    /// The frame outlined as hovered (by the mouse or setHoveredNode()).
+    std::optional<NodeId> hoveredNode() const;
+    /// Outlines a frame as hovered without a mouse (a synchronised chart); does not emit hoveredChanged.
+    void setHoveredNode(std::optional<NodeId> node);
+    /// The context menu of a node (copy, focus, hide, collapse recursion); the caller owns it. Actions have
+    /// object names "zoom", "copyName", "copyStack", "focus", "hide", "collapseRecursion".
+    QMenu* createContextMenu(NodeId node, QWidget* parent = nullptr);
+
+    /// The chart as shown (zoom, search, colours) rendered at the given size.
+    QImage renderImage(QSize size) const;
+    /// The chart as shown written as SVG; returns false on a write error.
+    bool renderSvg(QIODevice* device, QSize size) const;
+
+Q_SIGNALS:
+    void zoomChanged(scorch::NodeId root);
+    void nodeSelected(scorch::NodeId node);
+    void functionSelected(scorch::FrameId frame);
+    void transformRequested(scorch::TreeTransform transform);
+    /// "Show Source" in the context menu.
+    void sourceRequested(scorch::FrameId frame);
+    /// After setSearch(): number of matching frames drawn, matched cost (each sample once) and total.
+    void searchResultChanged(int matchingNodes, qint64 matchedCost, qint64 totalCost);
+    /// Back/forward availability may have changed.
+    void historyChanged();
+    /// The mouse moved onto another frame; -1 when it left the frames.
+    void hoveredChanged(qint64 node);
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    bool event(QEvent* event) override;
+    void changeEvent(QEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    void contextMenuEvent(QContextMenuEvent* event) override;
+
+private:
+    struct Private;
+    std::unique_ptr<Private> d;
+};
+
+} // namespace scorch

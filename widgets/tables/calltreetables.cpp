@@ -1,0 +1,182 @@
+#include "tables/calltreetables.h"
+
+#include "tables/calltreemodel.h"
+#include "tables/costdelegate.h"
+#include "tables/functionlistmodel.h"
+
+#include <QHeaderView>
+#include <QLineEdit>
+#include <QMenu>
+#include <QSortFilterProxyModel>
+#include <QTabWidget>
+#include <QTimer>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+namespace scorch {
+
+CallTreeTables::CallTreeTables(QWidget* parent)
+    : QWidget(parent)
+    , m_filter(new QLineEdit(this))
+    , m_tabs(new QTabWidget(this))
+    , m_topDown(new TopDownModel(this))
+    , m_bottomUp(new BottomUpModel(this))
+    , m_functions(new FunctionListModel(this))
+    , m_filterDelay(new QTimer(this)) {
+    m_filter->setPlaceholderText(tr("Filter functions…"));
+    m_filter->setClearButtonEnabled(true);
+    m_pages[TopDown] = makePage(TopDown, m_topDown, tr("Top-down"));
+    m_pages[BottomUp] = makePage(BottomUp, m_bottomUp, tr("Bottom-up"));
+    m_pages[Functions] = makePage(Functions, m_functions, tr("Functions"));
+    // Bottom-up rows carry one cost (the top-level function's self cost via this chain).
+    m_pages[BottomUp].view->hideColumn(static_cast<int>(CostColumn::Total));
+    m_pages[BottomUp].view->hideColumn(static_cast<int>(CostColumn::TotalPercent));
+    m_pages[Functions].view->sortByColumn(static_cast<int>(CostColumn::Self), Qt::DescendingOrder);
+    m_pages[Functions].view->setRootIsDecorated(false);
+    // Recursive filtering walks the whole tree: wait for a pause in typing.
+    m_filterDelay->setSingleShot(true);
+    m_filterDelay->setInterval(250);
+    connect(m_filter, &QLineEdit::textChanged, m_filterDelay, qOverload<>(&QTimer::start));
+    connect(m_filterDelay, &QTimer::timeout, this, [this] { setFilter(m_filter->text()); });
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    layout->addWidget(m_filter);
+    layout->addWidget(m_tabs);
+}
+
+CallTreeTables::~CallTreeTables() = default;
+
+CallTreeTables::PageParts CallTreeTables::makePage(Page page, QAbstractItemModel* model,
+                                                   const QString& title) {
+    PageParts parts;
+    parts.proxy = new QSortFilterProxyModel(this);
+    parts.proxy->setSourceModel(model);
+    parts.proxy->setSortRole(SortRole);
+    parts.proxy->setFilterKeyColumn(static_cast<int>(CostColumn::Function));
+    parts.proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    parts.proxy->setRecursiveFilteringEnabled(page != Functions); // keep the ancestors of matches
+
+    parts.view = new QTreeView(m_tabs);
+    parts.view->setObjectName(title);
+    parts.view->setModel(parts.proxy);
+    parts.view->setUniformRowHeights(true);
+    parts.view->setSortingEnabled(true);
+    parts.view->sortByColumn(static_cast<int>(CostColumn::Total), Qt::DescendingOrder);
+    parts.view->setAlternatingRowColors(true);
+    parts.view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    parts.view->setSelectionMode(QAbstractItemView::SingleSelection);
+    auto* delegate = new CostDelegate(parts.view);
+    parts.view->setItemDelegateForColumn(static_cast<int>(CostColumn::SelfPercent), delegate);
+    parts.view->setItemDelegateForColumn(static_cast<int>(CostColumn::TotalPercent), delegate);
+    QHeaderView* header = parts.view->header();
+    header->setStretchLastSection(false);
+    header->setSectionResizeMode(QHeaderView::Interactive);
+    header->setSectionResizeMode(static_cast<int>(CostColumn::Function), QHeaderView::Stretch);
+    header->resizeSection(static_cast<int>(CostColumn::Module), 160);
+    for (int c = static_cast<int>(CostColumn::Self); c < static_cast<int>(CostColumn::Count); ++c)
+        header->resizeSection(c, 90);
+    connect(parts.view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this, page](const QModelIndex& current) { onCurrentChanged(page, current); });
+    parts.view->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(parts.view, &QWidget::customContextMenuRequested, this,
+            [this, page, view = parts.view](QPoint pos) {
+                std::unique_ptr<QMenu> menu(createContextMenu(page, view->indexAt(pos), this));
+                if (!menu->isEmpty())
+                    menu->exec(view->viewport()->mapToGlobal(pos));
+            });
+    m_tabs->addTab(parts.view, title);
+    return parts;
+}
+
+void CallTreeTables::setTableData(std::shared_ptr<const TableData> data) {
+    m_data = std::move(data);
+    m_topDown->setTableData(m_data ? m_data->topDown : nullptr);
+    m_bottomUp->setTableData(m_data ? m_data->bottomUp : nullptr);
+    m_functions->setTableData(m_data ? m_data->functions : nullptr);
+    // Open the heaviest path a little so the tree does not start as one collapsed line.
+    QTreeView* topDown = m_pages[TopDown].view;
+    QModelIndex index = topDown->model()->index(0, 0);
+    for (int depth = 0; depth < 8 && index.isValid(); ++depth) {
+        topDown->expand(index);
+        index = topDown->model()->index(0, 0, index);
+    }
+}
+
+void CallTreeTables::setFilter(const QString& text) {
+    if (m_filter->text() != text) {
+        const QSignalBlocker blocker(m_filter);
+        m_filter->setText(text);
+    }
+    m_filterDelay->stop();
+    for (const PageParts& parts : m_pages)
+        parts.proxy->setFilterFixedString(text);
+}
+
+QMenu* CallTreeTables::createContextMenu(Page page, const QModelIndex& index, QWidget* parent) {
+    auto* menu = new QMenu(parent);
+    const FrameId frame{index.data(FrameRole).toUInt()};
+    if (!index.isValid() || frame.value == 0)
+        return menu;
+    QAction* show = menu->addAction(tr("Show Source"));
+    show->setObjectName(QStringLiteral("showSource"));
+    connect(show, &QAction::triggered, this, [this, page, index = QPersistentModelIndex(index), frame] {
+        if (index.isValid())
+            m_pages[page].view->setCurrentIndex(index);
+        Q_EMIT sourceRequested(frame);
+    });
+    return menu;
+}
+
+void CallTreeTables::onCurrentChanged(Page page, const QModelIndex& current) {
+    if (m_selecting || !current.isValid())
+        return;
+    if (page == TopDown)
+        Q_EMIT nodeActivated(static_cast<NodeId>(current.data(NodeRole).toUInt()));
+    else
+        Q_EMIT functionActivated(FrameId{current.data(FrameRole).toUInt()});
+}
+
+void CallTreeTables::showSource(Page page, const QModelIndex& source) {
+    QTreeView* view = m_pages[page].view;
+    const QModelIndex index = m_pages[page].proxy->mapFromSource(source);
+    if (!index.isValid()) {
+        view->selectionModel()->clearSelection();
+        return;
+    }
+    view->selectionModel()->setCurrentIndex(index,
+                                            QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    view->scrollTo(index); // expands collapsed ancestors
+}
+
+void CallTreeTables::selectNode(NodeId node) {
+    if (!m_data || node == kRootNode || node >= m_data->chart->tree.size())
+        return;
+    m_selecting = true;
+    const FrameId frame = m_data->chart->tree.frame(node);
+    showSource(TopDown, m_topDown->indexOfNode(node));
+    showSource(BottomUp, m_bottomUp->indexOfFrame(frame));
+    showSource(Functions, m_functions->indexOfFrame(frame));
+    m_selecting = false;
+}
+
+void CallTreeTables::selectFunction(FrameId frame) {
+    if (!m_data)
+        return;
+    // The heaviest top-down node of the function, as the chart selects it.
+    NodeId best = kRootNode;
+    const CallTree& tree = m_data->chart->tree;
+    const std::size_t type = m_data->chart->costType;
+    for (NodeId n = 1; n < tree.size(); ++n)
+        if (tree.frame(n) == frame && (best == kRootNode || tree.total(type, n) > tree.total(type, best)))
+            best = n;
+    m_selecting = true;
+    if (best != kRootNode)
+        showSource(TopDown, m_topDown->indexOfNode(best));
+    showSource(BottomUp, m_bottomUp->indexOfFrame(frame));
+    showSource(Functions, m_functions->indexOfFrame(frame));
+    m_selecting = false;
+}
+
+} // namespace scorch

@@ -1,0 +1,83 @@
+// CallTreeTables: the Top-down, Bottom-up and Flat function tables under the flame graph, with one filter
+// box for all three. It shows a TableData snapshot and reports which node/function the user selected.
+#pragma once
+
+#include "tables/modeldata.h"
+
+#include <QWidget>
+
+#include <array>
+#include <memory>
+
+class QAbstractItemModel;
+class QLineEdit;
+class QMenu;
+class QModelIndex;
+class QSortFilterProxyModel;
+class QTabWidget;
+class QTimer;
+class QTreeView;
+
+namespace scorch {
+
+class BottomUpModel;
+class FunctionListModel;
+class TopDownModel;
+
+class CallTreeTables final : public QWidget {
+    Q_OBJECT
+public:
+    enum Page { TopDown, BottomUp, Functions, PageCount };
+
+    explicit CallTreeTables(QWidget* parent = nullptr);
+    ~CallTreeTables() override;
+
+    void setTableData(std::shared_ptr<const TableData> data);
+    std::shared_ptr<const TableData> tableData() const { return m_data; }
+
+    /// Selects a node of the top-down tree (its function in the other tables); emits nothing.
+    void selectNode(NodeId node);
+    /// Selects a function (in the top-down tree: its heaviest node); emits nothing.
+    void selectFunction(FrameId frame);
+
+    /// Applies a filter at once (typing in the filter box applies it after a short pause).
+    void setFilter(const QString& text);
+    /// The context menu of a row ("Show Source"); the caller owns it.
+    QMenu* createContextMenu(Page page, const QModelIndex& index, QWidget* parent);
+    QTabWidget* tabs() const { return m_tabs; }
+    QTreeView* view(Page page) const { return m_pages[page].view; }
+    QSortFilterProxyModel* proxy(Page page) const { return m_pages[page].proxy; }
+    QLineEdit* filterEdit() const { return m_filter; }
+    TopDownModel* topDownModel() const { return m_topDown; }
+    BottomUpModel* bottomUpModel() const { return m_bottomUp; }
+    FunctionListModel* functionModel() const { return m_functions; }
+
+Q_SIGNALS:
+    /// The user selected a row of the top-down tree.
+    void nodeActivated(scorch::NodeId node);
+    /// The user selected a row of the bottom-up tree or the function list.
+    void functionActivated(scorch::FrameId frame);
+    /// "Show Source" on a row.
+    void sourceRequested(scorch::FrameId frame);
+
+private:
+    struct PageParts {
+        QTreeView* view = nullptr;
+        QSortFilterProxyModel* proxy = nullptr;
+    };
+    PageParts makePage(Page page, QAbstractItemModel* model, const QString& title);
+    void onCurrentChanged(Page page, const QModelIndex& current);
+    void showSource(Page page, const QModelIndex& source);
+
+    std::shared_ptr<const TableData> m_data;
+    QLineEdit* m_filter = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    TopDownModel* m_topDown = nullptr;
+    BottomUpModel* m_bottomUp = nullptr;
+    FunctionListModel* m_functions = nullptr;
+    QTimer* m_filterDelay = nullptr;
+    std::array<PageParts, PageCount> m_pages;
+    bool m_selecting = false; // programmatic selection in progress: do not re-emit
+};
+
+} // namespace scorch
