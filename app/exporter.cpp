@@ -164,6 +164,10 @@ QString exportChart(ExportKind kind, const FlameGraphView& view, const QString& 
             options.costType = static_cast<int>(data->costType);
             options.title = QFileInfo(source).fileName().toStdString();
             options.subtitle = data->profile->costTypes[data->costType].name;
+            // the window's colours: its scheme, its theme (System scheme, merged blocks), its diff colouring
+            options.palette = static_cast<FlameColorScheme>(view.colorScheme());
+            options.theme = FlamePalette::themeOf(view.palette());
+            options.diff = view.diffColoring();
             bytes = written([&](std::ostream& out) { writeFlameGraphSvg(*data->profile, options, out); });
             break;
         }

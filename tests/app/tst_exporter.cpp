@@ -6,11 +6,16 @@
 #include "profiletab.h"
 #include "widgettestutil.h"
 
+#include "scorch/import.h"
+
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QMenu>
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
+
+#include <map>
+#include <set>
 
 using namespace scorch;
 
@@ -91,6 +96,65 @@ private Q_SLOTS:
         QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
         QVERIFY(bytes.contains("<text id=\"title\"") && bytes.contains(">input.folded</text>"));
         QVERIFY(bytes.contains("function scorchInit"));
+    }
+
+    /// File > Export > Interactive SVG colours frames as the window shows them: for each colour scheme, the
+    /// fill of the exported frames equals the pixel the flame graph paints for the same frame.
+    void svgColoursAreTheWindows() {
+        SCORCH_REQUIRE_CORPUS();
+        QTemporaryDir dir;
+        const QString input = test::corpusDir() +
+                              QStringLiteral("/perf-script/inputs/flamegraph/test/perf-vertx-stacks-01.txt");
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        ProfileTab* tab = w.openFile(input);
+        QVERIFY(waitLoaded(tab));
+        FlameGraphView* view = tab->panel()->view();
+        const auto data = tab->panel()->data();
+        const CallTree& tree = data->tree;
+        // frames whose name occurs once and that are wide enough on screen to show their fill
+        std::map<std::string, int> seen;
+        for (NodeId n = 1; n < tree.size(); ++n)
+            ++seen[std::string(data->profile->nodeName(n))];
+        std::vector<NodeId> named;
+        for (NodeId n = 1; n < tree.size() && named.size() < 12; ++n)
+            if (seen[std::string(data->profile->nodeName(n))] == 1 && view->nodeRect(n).width() > 40)
+                named.push_back(n);
+        QVERIFY(named.size() >= 6);
+
+        for (const auto scheme : {FlameGraphView::ColorScheme::Hot, FlameGraphView::ColorScheme::Module,
+                                  FlameGraphView::ColorScheme::Kind, FlameGraphView::ColorScheme::System}) {
+            tab->panel()->setColorScheme(scheme);
+            const QImage shown = view->renderImage(view->size());
+            const QString svg = dir.filePath(QStringLiteral("colours.svg"));
+            QCOMPARE(w.exportCurrent(ExportKind::InteractiveSvg, svg), QString());
+            std::map<QString, QString> fills; // frame name -> fill
+            QXmlStreamReader xml(test::readAll(svg));
+            QString title;
+            while (!xml.atEnd()) {
+                xml.readNext();
+                if (xml.isStartElement() && xml.name() == u"title")
+                    title = xml.readElementText();
+                else if (xml.isStartElement() && xml.name() == u"rect" && !title.isEmpty())
+                    fills[title.left(title.lastIndexOf(QStringLiteral(" (")))] =
+                        xml.attributes().value(QStringLiteral("fill")).toString();
+            }
+            QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+            std::set<QString> distinct;
+            for (NodeId n : named) {
+                const QString name = QString::fromUtf8(data->profile->nodeName(n));
+                const QRectF r = view->nodeRect(n);
+                const QRgb pixel =
+                    shown.pixel(QPoint(static_cast<int>(r.right()) - 3, static_cast<int>(r.top()) + 2));
+                const QString expected =
+                    QStringLiteral("rgb(%1,%2,%3)").arg(qRed(pixel)).arg(qGreen(pixel)).arg(qBlue(pixel));
+                QVERIFY2(fills.count(name), qPrintable(name));
+                QCOMPARE(fills[name], expected);
+                distinct.insert(expected);
+            }
+            QVERIFY(distinct.size() >= 3); // the frames really are coloured apart
+        }
     }
 };
 

@@ -63,7 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     svg.inverted = size % 2 == 0;
     svg.width = 100 + static_cast<int>(size % 2000);
     svg.minWidth = static_cast<double>(size % 7) / 3.0;
-    svg.palette = static_cast<SvgPalette>(size % 12);
+    svg.palette = static_cast<SvgPalette>(size % 16);
     svg.title = std::string(reinterpret_cast<const char*>(data), std::min<std::size_t>(size, 40));
     std::ostringstream svgOut;
     writeFlameGraphSvg(p, svg, svgOut);

@@ -26,7 +26,14 @@ class FlameGraphView : public QWidget {
 public:
     enum class Orientation { Flame, Icicle };
     /// Differential: the data is a diff profile (scorch/diff.h), coloured by delta (see setDiffColoring()).
-    enum class ColorScheme { Hot, Module, Kind, System, Differential };
+    /// The window's schemes: the first five of core's FlameColorScheme, with the same values.
+    enum class ColorScheme {
+        Hot = static_cast<int>(FlameColorScheme::Hot),
+        Module = static_cast<int>(FlameColorScheme::Module),
+        Kind = static_cast<int>(FlameColorScheme::Kind),
+        System = static_cast<int>(FlameColorScheme::System),
+        Differential = static_cast<int>(FlameColorScheme::Differential),
+    };
 
     explicit FlameGraphView(QWidget* parent = nullptr);
     ~FlameGraphView() override;

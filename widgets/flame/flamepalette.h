@@ -1,8 +1,8 @@
-// FlamePalette: deterministic frame colours for the flame graph (same name -> same colour in every run).
+// FlamePalette: the flame graph's frame colours as QRgb, cached per frame id. The colour choice itself is
+// core's (scorch/flamecolors.h), shared with the SVG writer so an export looks like the window.
 #pragma once
 
-#include "scorch/diff.h"
-#include "scorch/profile.h"
+#include "scorch/flamecolors.h"
 
 #include <QColor>
 #include <QPalette>
@@ -11,21 +11,6 @@
 
 namespace scorch {
 
-enum class FlameColorScheme {
-    Hot,          ///< flamegraph.pl's warm palette, hashed by function name
-    Module,       ///< one hue per module (DSO), hashed by module path
-    Kind,         ///< by frame kind: native, kernel, JIT, inlined, unknown, process
-    System,       ///< shades of the widget palette (follows light/dark themes)
-    Differential, ///< a diff profile: red (grew) / blue (shrank) by delta, hatched when added or removed
-};
-
-/// How the differential scheme reads a diff profile's tree (see scorch/diff.h).
-struct DiffColoring {
-    DiffMetric metric = DiffMetric::Total;
-    int64_t greyBelow = 0; ///< |delta| below this is drawn neutral (the noise floor)
-    friend bool operator==(const DiffColoring&, const DiffColoring&) = default;
-};
-
 /// Colours of one scheme over one profile, cached per frame id. Not thread-safe (GUI thread only).
 class FlamePalette {
 public:
@@ -33,14 +18,17 @@ public:
 
     /// Switches to the differential scheme over `tree` (a diff profile's tree with before/after/delta
     /// costs, the one that is drawn); call after reset(). The colour scale spans the largest |delta|.
-    void setDiff(const CallTree* tree, const DiffColoring& coloring);
-    bool isDifferential() const { return m_diffTree != nullptr; }
+    void setDiff(const CallTree* tree, const DiffColoring& coloring) { m_colors.setDiff(tree, coloring); }
+    bool isDifferential() const { return m_colors.isDifferential(); }
+    /// The core colours this palette caches (scheme, theme, diff scale).
+    const FlameColors& colors() const { return m_colors; }
 
     /// Fill colour of a frame.
     QRgb frameColor(FrameId frame) const;
     /// Fill colour of a node of the drawn tree: by its frame, or by its delta in the differential scheme.
     QRgb nodeColor(const CallTree& tree, NodeId node) const {
-        return m_diffTree ? diffNodeColor(node) : frameColor(tree.frame(node));
+        return m_colors.isDifferential() ? toQRgb(m_colors.nodeColor(tree, node))
+                                         : frameColor(tree.frame(node));
     }
     /// Added and removed frames (differential scheme) are drawn with diagonal stripes of this colour over
     /// their fill; 0 = no stripes.
@@ -48,33 +36,40 @@ public:
 
     /// The differential colour of a delta: neutral grey for 0, towards red (> 0) or blue (< 0) as |delta|
     /// approaches `maxAbs`.
-    static QRgb diffColor(int64_t delta, int64_t maxAbs);
-    static QRgb neutralDiffColor() { return qRgb(221, 221, 216); }
+    static QRgb diffColor(int64_t delta, int64_t maxAbs) {
+        return toQRgb(FlameColors::diffColor(delta, maxAbs));
+    }
+    static QRgb neutralDiffColor() { return toQRgb(FlameColors::neutralDiffColor()); }
     /// Merged runs of tiny frames.
-    QRgb mergedColor() const { return m_merged; }
+    QRgb mergedColor() const { return toQRgb(m_colors.mergedColor()); }
     /// Frames matching the search.
-    QRgb matchColor() const { return m_match; }
+    QRgb matchColor() const { return toQRgb(FlameColors::matchColor()); }
     /// Background of the chart.
-    QRgb background() const { return m_background; }
+    QRgb background() const { return toQRgb(m_colors.theme().base); }
     /// `color` faded towards the background (non-matching frames while searching).
-    QRgb dimmed(QRgb color) const;
+    QRgb dimmed(QRgb color) const { return toQRgb(m_colors.dimmed(fromQRgb(color))); }
     /// Black or white, whichever reads better on `background`.
-    static QRgb textColorOn(QRgb background);
+    static QRgb textColorOn(QRgb background) {
+        return toQRgb(FlameColors::textColorOn(fromQRgb(background)));
+    }
 
     /// The colour of a frame without caching (used by tests and the legend).
     static QRgb computeColor(const Profile& profile, FrameId frame, FlameColorScheme scheme,
-                             const QPalette& palette);
+                             const QPalette& palette) {
+        return toQRgb(FlameColors::frameColor(profile, frame, scheme, themeOf(palette)));
+    }
+    /// The core theme of a widget palette (base, text, button, highlight of the active group).
+    static FlameTheme themeOf(const QPalette& palette);
+
+    static QRgb toQRgb(Rgb c) { return qRgb(c.r, c.g, c.b); }
+    static Rgb fromQRgb(QRgb c) {
+        return {static_cast<uint8_t>(qRed(c)), static_cast<uint8_t>(qGreen(c)),
+                static_cast<uint8_t>(qBlue(c))};
+    }
 
 private:
-    const Profile* m_profile = nullptr;
-    FlameColorScheme m_scheme = FlameColorScheme::Hot;
-    QPalette m_palette;
+    FlameColors m_colors;
     mutable std::vector<QRgb> m_cache; // 0 = not computed yet (computed colours are opaque)
-    QRgb m_merged = 0, m_match = 0, m_background = 0;
-    QRgb diffNodeColor(NodeId node) const;
-    const CallTree* m_diffTree = nullptr;
-    DiffColoring m_diff;
-    int64_t m_maxAbsDelta = 0;
 };
 
 } // namespace scorch

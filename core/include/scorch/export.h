@@ -3,6 +3,7 @@
 // puts the result in place with a temporary file and a rename, never over the profile's input file.
 #pragma once
 
+#include "scorch/flamecolors.h"
 #include "scorch/profile.h"
 
 #include <functional>
@@ -39,11 +40,16 @@ struct PprofOptions {
 /// Costs with decimals are written in their fixed-point scale (a comment says so).
 void writePprof(const Profile& profile, const PprofOptions& options, std::ostream& out);
 
-enum class SvgPalette { Hot, Mem, Io, Java, Js, Red, Green, Blue, Aqua, Yellow, Purple, Orange };
-/// The palette named `name` ("hot", "mem", ...); false when there is none of that name.
-bool svgPaletteFromName(std::string_view name, SvgPalette& palette);
+/// The SVG's colours are the window's (scorch/flamecolors.h): every scheme there, by the same names.
+using SvgPalette = FlameColorScheme;
+/// The palette named `name` ("hot", "module", "mem", ...); false when there is none of that name.
+inline bool svgPaletteFromName(std::string_view name, SvgPalette& palette) {
+    return flameColorSchemeFromName(name, palette);
+}
 /// All palette names, separated by '|'.
-std::string_view svgPaletteNames();
+inline std::string_view svgPaletteNames() {
+    return flameColorSchemeNames();
+}
 
 struct SvgOptions {
     int costType = 0;
@@ -51,6 +57,8 @@ struct SvgOptions {
     std::string subtitle;
     bool inverted = false; ///< icicle: roots at the top
     SvgPalette palette = SvgPalette::Hot;
+    FlameTheme theme;      ///< colours of the System scheme and of merged blocks (the window passes its own)
+    DiffColoring diff;     ///< how the differential scheme reads a diff profile
     int width = 1200;      ///< image width in pixels
     int frameHeight = 16;  ///< height of one frame row
     double minWidth = 0.1; ///< frames narrower than this (pixels) merge with narrow neighbours
@@ -58,8 +66,9 @@ struct SvgOptions {
 };
 
 /// A self-contained SVG flame graph with its own script: click to zoom, reset zoom, search (regular
-/// expression) with "Matched: x%", tooltips. Adjacent frames narrower than minWidth are drawn as one grey
-/// block of their combined width (their descendants are left out), so the file stays small for any profile.
+/// expression) with "Matched: x%", tooltips. Frames are FlameLayout's blocks at the image width (the
+/// window's level of detail): adjacent siblings narrower than minWidth are drawn as one grey block of their
+/// combined width (their descendants are left out), so the file stays small for any profile.
 void writeFlameGraphSvg(const Profile& profile, const SvgOptions& options, std::ostream& out);
 
 /// Writes `target` through `write` into a temporary file beside it, then renames it over `target`. Refuses

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "scorch/calltree.h"
+#include "scorch/costs.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -107,7 +108,8 @@ void FlameLayout::visit(const FlameViewport& vp, F&& f) const {
             continue;
         }
         const int64_t x0 = m_offset[n];
-        const int64_t x1 = x0 + total;
+        int64_t x1 = x0;
+        addCost(x1, total); // saturating: a corrupt profile may overflow
         if (static_cast<double>(x1) <= vp.start || static_cast<double>(x0) >= vp.end) {
             n = t.subtreeEnd(n);
             continue;
@@ -117,8 +119,10 @@ void FlameLayout::visit(const FlameViewport& vp, F&& f) const {
         if (w < vp.minFrameWidth) {
             if (depth >= vp.firstDepth) {
                 Run& r = runs[depth];
-                if (r.open && r.block.start + r.block.cost == x0) {
-                    r.block.cost += total;
+                int64_t runEnd = r.block.start;
+                addCost(runEnd, r.block.cost);
+                if (r.open && runEnd == x0) {
+                    addCost(r.block.cost, total);
                     r.block.width = static_cast<double>(r.block.cost) * scale;
                     ++r.block.count;
                 } else {

@@ -16,7 +16,7 @@ void FlameLayout::setTree(const CallTree* tree, std::size_t costType) {
     for (NodeId n = 0; n < tree->size(); ++n) {
         const uint32_t d = tree->depth(n);
         m_offset[n] = cursor[d];
-        cursor[d] += std::max<int64_t>(totals[n], 0);
+        addCost(cursor[d], std::max<int64_t>(totals[n], 0)); // saturating: a corrupt profile may overflow
         cursor[d + 1] = m_offset[n];
     }
 }

@@ -3,6 +3,8 @@
 #include "exporttestutil.h"
 
 #include "scorch/export.h"
+#include "scorch/flamecolors.h"
+#include "scorch/flamelayout.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -181,6 +183,59 @@ private Q_SLOTS:
         QVERIFY(!svg.script.contains(QStringLiteral("@"))); // every placeholder was filled in
     }
 
+    /// The SVG draws the window's layout: its frames are FlameLayout's blocks at the image width (same
+    /// level of detail: the same narrow frames merged), in the window's colours for the chosen scheme.
+    void framesAreTheWindowLayout() {
+        SCORCH_REQUIRE_CORPUS();
+        const Profile p =
+            importProfile((test::corpusDir() +
+                           QStringLiteral("/perf-script/inputs/flamegraph/test/perf-vertx-stacks-01.txt"))
+                              .toStdString());
+        for (const FlameColorScheme scheme : {FlameColorScheme::Hot, FlameColorScheme::Module,
+                                              FlameColorScheme::Kind, FlameColorScheme::Java}) {
+            for (const int width : {300, 1200, 5000}) {
+                SvgOptions o;
+                o.palette = scheme;
+                o.width = width;
+                o.minWidth = 2; // the window's minimum frame width: narrow neighbours merge
+                const ParsedSvg svg = parse(svgOf(p, o));
+                QVERIFY2(svg.error.isEmpty(), qPrintable(svg.error));
+                FlameLayout layout;
+                layout.setTree(&p.tree, 0);
+                FlameViewport vp;
+                vp.end = static_cast<double>(p.tree.grandTotal(0));
+                vp.pixelWidth = width - 20;
+                vp.firstDepth = 1;
+                vp.minFrameWidth = o.minWidth;
+                const std::vector<FlameBlock> blocks = layout.blocks(vp);
+                QCOMPARE(svg.frames.size(), blocks.size());
+                std::size_t merged = 0, coloured = 0;
+                for (std::size_t i = 0; i < blocks.size(); ++i) {
+                    const FlameBlock& b = blocks[i];
+                    const SvgFrame& f = svg.frames[i];
+                    QVERIFY(std::abs(f.x - (10 + b.x)) < 1e-3);
+                    QVERIFY(std::abs(f.width - b.width) < 1e-3);
+                    QCOMPARE(f.merged, b.merged());
+                    const FlameColors colors(&p, scheme);
+                    if (b.merged()) {
+                        ++merged;
+                        QVERIFY(
+                            f.title.startsWith(QString::number(b.count) + QStringLiteral(" narrow frames")));
+                        QCOMPARE(f.fill.toStdString(), cssRgb(colors.mergedColor()));
+                        continue;
+                    }
+                    QCOMPARE(nameOf(f), QString::fromUtf8(p.frameName(p.tree.frame(b.node))));
+                    const Rgb fill = b.tiny ? colors.mergedColor() : colors.frameColor(p.tree.frame(b.node));
+                    QCOMPARE(f.fill.toStdString(), cssRgb(fill));
+                    coloured += b.tiny ? 0 : 1;
+                }
+                QVERIFY(coloured > 20);
+                if (width == 300)
+                    QVERIFY(merged > 0); // at 300 pixels narrow neighbours of this profile merge
+            }
+        }
+    }
+
     /// 100 000 narrow siblings become one grey block of their combined width and count; nothing of them is
     /// drawn one by one, and the file stays small.
     void narrowFramesMerge() {
@@ -195,7 +250,7 @@ private Q_SLOTS:
         QCOMPARE(svg.frames.size(), std::size_t{3});
         const SvgFrame& merged = svg.frames[2];
         QVERIFY(merged.merged);
-        QCOMPARE(merged.fill, QStringLiteral("rgb(190,190,190)"));
+        QCOMPARE(merged.fill, QStringLiteral("rgb(184,184,184)")); // the window's grey on white
         QVERIFY(
             merged.title.startsWith(QStringLiteral("100000 narrow frames merged (100,000 samples, 50.00%)")));
         QVERIFY(std::abs(merged.width - 590) < 0.01);
@@ -266,8 +321,8 @@ private Q_SLOTS:
     void palettes() {
         const Profile p = importProfile(test::testData(QStringLiteral("perf/two-events.perf")).toStdString());
         std::set<QString> firstFills;
-        for (std::string_view name : {"hot", "mem", "io", "java", "js", "red", "green", "blue", "aqua",
-                                      "yellow", "purple", "orange"}) {
+        for (std::string_view name : {"hot", "module", "kind", "system", "diff", "mem", "io", "java", "js",
+                                      "red", "green", "blue", "aqua", "yellow", "purple", "orange"}) {
             SvgOptions o;
             QVERIFY(svgPaletteFromName(name, o.palette));
             QVERIFY(svgPaletteNames().find(name) != std::string_view::npos);
@@ -278,7 +333,7 @@ private Q_SLOTS:
             QVERIFY(!svg.frames.empty());
             firstFills.insert(svg.frames.front().fill);
         }
-        QVERIFY(firstFills.size() >= 10);
+        QVERIFY(firstFills.size() >= 13);
         SvgPalette none;
         QVERIFY(!svgPaletteFromName("rainbow", none));
 
