@@ -2,6 +2,7 @@
 // Destroying the loader cancels the import and drops its result; nothing reaches a deleted receiver.
 #pragma once
 
+#include "common/backgroundjob.h"
 #include "scorch/profile.h"
 
 #include <QObject>
@@ -21,7 +22,7 @@ public:
     void start(const QString& path);
     /// Asks the import to stop; cancelled() follows once it has.
     void cancel();
-    bool isRunning() const;
+    bool isRunning() const { return m_job.isRunning(); }
     QString path() const { return m_path; }
 
 Q_SIGNALS:
@@ -36,11 +37,12 @@ Q_SIGNALS:
     void cancelled();
 
 private:
-    struct Job;
-    void finish(std::shared_ptr<const Profile> profile, const QString& error, bool wasCancelled);
+    struct Result;
+    void finish(Result result);
 
-    std::shared_ptr<Job> m_job;
+    BackgroundJob m_job{this};
     QString m_path;
+    bool m_started = false;
 };
 
 } // namespace scorch

@@ -10,14 +10,12 @@
 #include "threadlist.h"
 
 #include <QFileInfo>
-#include <QFuture>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QThread>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace scorch {
 
@@ -196,20 +194,18 @@ void ProfileTab::rebuildTables(std::shared_ptr<const ChartData> data) {
     Q_ASSERT(QThread::currentThread() == thread());
     if (data)
         m_summary->setData(*data);
-    const uint64_t generation = ++m_tableGeneration;
     if (!data) {
+        m_tableJob.drop();
         m_tables->setTableData(nullptr);
         return;
     }
-    // Inverting the tree and summing functions can take a while on big profiles: off the GUI thread.
-    QtConcurrent::run([data] {
-        return TableData::build(data);
-    }).then(this, [this, generation](std::shared_ptr<const TableData> tables) {
-        if (generation != m_tableGeneration)
-            return; // superseded by newer chart data
-        m_tables->setTableData(std::move(tables));
-        Q_EMIT tablesUpdated();
-    });
+    // Inverting the tree and summing functions can take a while on big profiles: off the GUI thread. A
+    // build superseded by newer chart data is dropped.
+    m_tableJob.start([data](const JobContext&) { return TableData::build(data); },
+                     [this](std::shared_ptr<const TableData> tables) {
+                         m_tables->setTableData(std::move(tables));
+                         Q_EMIT tablesUpdated();
+                     });
 }
 
 } // namespace scorch

@@ -2,6 +2,7 @@
 // summary strip, the thread list, the flame graph and the call tree tables; or the error / cancel message.
 #pragma once
 
+#include "common/backgroundjob.h"
 #include "scorch/chartdata.h"
 
 #include <QStyle>
@@ -78,7 +79,7 @@ private:
     int m_percent = 0;
     std::shared_ptr<const Profile> m_profile;
     ProfileLoader* m_loader;
-    uint64_t m_tableGeneration = 0; // drops table builds superseded by newer chart data
+    BackgroundJob m_tableJob{this}; // the table rows of the newest chart data
 
     QStackedWidget* m_stack;
     QLabel* m_messageIcon = nullptr;

@@ -368,6 +368,7 @@ private Q_SLOTS:
         const NodeId root = data->tree.children(kRootNode)[0];
         const FrameId focus = data->tree.frame(data->tree.children(root)[0]);
         tab->panel()->addTransform({TreeTransform::Kind::Focus, focus});
+        QTRY_VERIFY(!tab->panel()->data()->transforms.empty()); // derived off the GUI thread
         QVERIFY(waitLoaded(tab));
         const QModelIndex first = tab->tables()->topDownModel()->index(0, 0);
         QCOMPARE(tab->tables()->topDownModel()->rowCount(), 1);

@@ -258,16 +258,29 @@ void FlameGraphPanel::closeSearch() {
 }
 
 void FlameGraphPanel::rederive() {
+    updateChips(); // the chips show the request at once; the chart follows when it is derived
     if (!m_profile) {
-        m_data.reset();
-    } else {
-        if (m_costType >= m_profile->costTypes.size())
-            m_costType = 0;
-        m_data = ChartData::derive(m_profile, m_costType, m_threads, m_transforms);
+        m_derive.drop();
+        showData(nullptr);
+        return;
     }
+    if (m_costType >= m_profile->costTypes.size())
+        m_costType = 0;
+    if (!ChartData::needsDerivedTree(*m_profile, m_threads, m_transforms)) {
+        m_derive.drop(); // a slower request still running is superseded
+        showData(ChartData::derive(m_profile, m_costType, m_threads, m_transforms));
+        return;
+    }
+    m_derive.start(
+        [profile = m_profile, costType = m_costType, threads = m_threads, transforms = m_transforms](
+            const JobContext&) { return ChartData::derive(profile, costType, threads, transforms); },
+        [this](std::shared_ptr<const ChartData> data) { showData(std::move(data)); });
+}
+
+void FlameGraphPanel::showData(std::shared_ptr<const ChartData> data) {
+    m_data = std::move(data);
     m_view->setData(m_data);
     m_view->setMinimumHeight(m_view->chartHeight());
-    updateChips();
     updateBreadcrumbs();
     scrollToRoot();
     Q_EMIT dataChanged(m_data);

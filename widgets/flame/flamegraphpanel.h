@@ -1,7 +1,10 @@
 // FlameGraphPanel: the flame graph tab: toolbar (orientation, colours, history), breadcrumbs, transform
-// chips, find bar and the scrollable FlameGraphView. Owns the re-derivation of ChartData.
+// chips, find bar and the scrollable FlameGraphView. Owns the re-derivation of ChartData: a thread subset
+// or transforms are applied on a pool thread (the newest request wins; the old chart stays until the new
+// one arrives); the whole profile without transforms needs no work and is shown at once.
 #pragma once
 
+#include "common/backgroundjob.h"
 #include "flame/flamegraphview.h"
 #include "scorch/chartdata.h"
 
@@ -54,7 +57,7 @@ public:
     void closeSearch();
 
 Q_SIGNALS:
-    /// After any re-derivation (profile, transforms, threads, cost type).
+    /// After any re-derivation (profile, transforms, threads, cost type), once the new data is shown.
     void dataChanged(std::shared_ptr<const scorch::ChartData> data);
 
 protected:
@@ -62,6 +65,7 @@ protected:
 
 private:
     void rederive();
+    void showData(std::shared_ptr<const ChartData> data);
     void updateChips();
     void updateBreadcrumbs();
     void updateHistoryActions();
@@ -74,6 +78,7 @@ private:
     std::vector<uint32_t> m_threads;
     std::vector<TreeTransform> m_transforms;
     bool m_restoring = false; // reading QSettings in the constructor: do not write them back
+    BackgroundJob m_derive{this};
 
     FlameGraphView* m_view;
     QScrollArea* m_scroll;

@@ -1,5 +1,6 @@
-// ChartData: an immutable snapshot of what a chart or table shows. Built off the GUI thread (thread
-// filter + transforms applied), handed to widgets by shared pointer, never modified afterwards.
+// ChartData: an immutable snapshot of what a chart or table shows (thread filter + transforms applied).
+// Deriving a tree copies and re-sums it, so the window does it off the GUI thread (FlameGraphPanel); the
+// snapshot is handed to widgets by shared pointer and never modified afterwards.
 #pragma once
 
 #include "scorch/profile.h"
@@ -30,6 +31,9 @@ struct ChartData {
     /// All threads, no transforms.
     static std::shared_ptr<const ChartData> fromProfile(std::shared_ptr<const Profile> profile,
                                                         std::size_t costType = 0);
+    /// False when derive() would show profile->tree itself (all threads, no transforms): no work to do.
+    static bool needsDerivedTree(const Profile& profile, const std::vector<uint32_t>& threads,
+                                 const std::vector<TreeTransform>& transforms);
     /// Re-derives the tree from profile with another thread subset / transform list / cost type.
     static std::shared_ptr<const ChartData> derive(std::shared_ptr<const Profile> profile,
                                                    std::size_t costType, std::vector<uint32_t> threads,

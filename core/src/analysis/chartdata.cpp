@@ -9,11 +9,22 @@ std::shared_ptr<const ChartData> ChartData::fromProfile(std::shared_ptr<const Pr
     return derive(std::move(profile), costType, {}, {});
 }
 
+namespace {
+bool subsetOfThreads(const Profile& profile, const std::vector<uint32_t>& threads) {
+    return !threads.empty() && threads.size() < profile.threads.size();
+}
+} // namespace
+
+bool ChartData::needsDerivedTree(const Profile& profile, const std::vector<uint32_t>& threads,
+                                 const std::vector<TreeTransform>& transforms) {
+    return subsetOfThreads(profile, threads) || !transforms.empty();
+}
+
 std::shared_ptr<const ChartData> ChartData::derive(std::shared_ptr<const Profile> profile,
                                                    std::size_t costType, std::vector<uint32_t> threads,
                                                    std::vector<TreeTransform> transforms) {
     std::optional<CallTree> derived;
-    if (!threads.empty() && threads.size() < profile->threads.size()) {
+    if (subsetOfThreads(*profile, threads)) {
         derived = profile->tree;
         derived->setSelfCosts(selfCostsForThreads(*profile, threads));
     }
