@@ -1,13 +1,13 @@
-// CompareView's synchronisation of the charts (zoom, selection, hover), the notices, breadcrumbs, totals,
-// tooltip and input filtering; construction, options and the diff build are in compareview.cpp.
+// CompareView's synchronisation of the charts (zoom, selection, hover), the notices, breadcrumbs, tooltip
+// and input filtering; construction, options and applying the diff build are in compareview.cpp.
 #include "compare/compareview.h"
 
 #include "common/qtprofile.h"
+#include "compare/comparesummary.h"
 #include "compare/difffunctionmodel.h"
 #include "flame/breadcrumbbar.h"
 #include "flame/searchbar.h"
 
-#include <QComboBox>
 #include <QContextMenuEvent>
 #include <QKeyEvent>
 #include <QLabel>
@@ -16,20 +16,11 @@
 #include <QScopedValueRollback>
 #include <QScrollArea>
 #include <QScrollBar>
-#include <QTableView>
 #include <QTimer>
 
 #include <algorithm>
 
 namespace scorch {
-
-namespace {
-
-QString percentText(double p) {
-    return (p > 0 ? QStringLiteral("+") : QString()) + QString::number(p, 'f', 1) + QLatin1Char('%');
-}
-
-} // namespace
 
 void CompareView::focusSearch() {
     m_search->show();
@@ -68,16 +59,9 @@ void CompareView::syncSelection(FlameGraphView* source, NodeId node) {
         if (v != source)
             v->selectNode(node);
     // the function's row in the table follows (without selecting anything back: only clicks and keys do)
-    const int row =
-        node != kRootNode && node < m_diff->tree.size() ? m_model->rowOfFrame(m_diff->tree.frame(node)) : -1;
-    const QModelIndex index = row >= 0 ? m_proxy->mapFromSource(m_model->index(row, 0)) : QModelIndex();
-    if (index.isValid()) {
-        m_table->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect |
-                                                              QItemSelectionModel::Rows);
-        m_table->scrollTo(index);
-    } else {
-        m_table->selectionModel()->clearSelection();
-    }
+    m_summary->showFunction(node != kRootNode && node < m_diff->tree.size()
+                                ? std::optional<FrameId>(m_diff->tree.frame(node))
+                                : std::nullopt);
     updateNotices();
 }
 
@@ -125,46 +109,11 @@ void CompareView::updateBreadcrumbs() {
     m_crumbs->setPath(std::move(crumbs));
 }
 
-void CompareView::updateTotals() {
-    if (!m_beforeProfile || !m_afterProfile || m_beforeProfile->costTypes.empty() ||
-        m_afterProfile->costTypes.empty() || m_beforeProfile->tree.size() == 0 ||
-        m_afterProfile->tree.size() == 0) {
-        m_totals->setText(tr("No profiles to compare"));
-        return;
-    }
-    const int64_t before = m_beforeProfile->tree.grandTotal(0), after = m_afterProfile->tree.grandTotal(0);
-    QString text = tr("<b>Before</b> %1 &nbsp;·&nbsp; <b>After</b> %2")
-                       .arg(toQString(formatCost(before, m_beforeProfile->costTypes[0])).toHtmlEscaped(),
-                            toQString(formatCost(after, m_afterProfile->costTypes[0])).toHtmlEscaped());
-    if (before != 0) {
-        const double ratio = static_cast<double>(after) / static_cast<double>(before);
-        text += tr(" &nbsp;·&nbsp; <b>After / Before</b> %1× (%2)")
-                    .arg(QString::number(ratio, 'f', 3), percentText(100.0 * (ratio - 1.0)));
-    }
-    if (m_beforeProfile->costTypes[0].name != m_afterProfile->costTypes[0].name)
-        text += tr(" &nbsp;·&nbsp; <b>comparing %1 with %2</b>")
-                    .arg(toQString(m_beforeProfile->costTypes[0].name).toHtmlEscaped(),
-                         toQString(m_afterProfile->costTypes[0].name).toHtmlEscaped());
-    if (m_options.normalize && m_diff)
-        text += tr(" &nbsp;·&nbsp; before scaled to %1")
-                    .arg(toQString(formatCost(m_diff->tree.grandTotal(kBefore), m_diff->costTypes[kBefore])));
-    if (m_diff && diffMatchesModules(*m_beforeProfile, *m_afterProfile, m_options))
-        text += tr(" &nbsp;·&nbsp; frames matched by function and module");
-    else if (m_diff)
-        text += tr(" &nbsp;·&nbsp; frames matched by function name");
-    m_totals->setText(text);
-}
-
-void CompareView::updateFilter() {
-    const auto show = static_cast<DiffFunctionProxy::Show>(std::clamp(m_showBox->currentIndex(), 0, 2));
-    m_proxy->setFilter(show, m_metric, m_hideNoise ? noiseThreshold() : 0);
-}
-
 void CompareView::selectFunction(FrameId frame) {
     if (!m_diff)
         return;
     FlameGraphView* primary = primaryView();
-    for (FlameGraphView* v : {primary, m_views[2], m_views[1], m_views[0]}) {
+    for (FlameGraphView* v : {primary, m_views[Diff], m_views[After], m_views[Before]}) {
         v->selectFunction(frame);
         const NodeId s = v->selectedNode();
         if (s != kRootNode && m_diff->tree.frame(s) == frame)
@@ -186,7 +135,8 @@ QString CompareView::nodeToolTip(NodeId n) const {
         const int64_t d = subCost(a, b);
         QString s = (d > 0 ? QStringLiteral("+") : QString()) + cost(d);
         if (b != 0)
-            s += QStringLiteral(" (") + percentText(100.0 * static_cast<double>(d) / static_cast<double>(b)) +
+            s += QStringLiteral(" (") +
+                 signedPercentText(100.0 * static_cast<double>(d) / static_cast<double>(b)) +
                  QLatin1Char(')');
         return s;
     };
@@ -223,17 +173,13 @@ void CompareView::scrollToRoot() {
     QTimer::singleShot(0, this, [this] {
         for (QScrollArea* s : m_scrolls) {
             QScrollBar* bar = s->verticalScrollBar();
-            bar->setValue(m_views[0]->orientation() == FlameGraphView::Orientation::Flame ? bar->maximum()
-                                                                                          : 0);
+            bar->setValue(
+                m_views[Before]->orientation() == FlameGraphView::Orientation::Flame ? bar->maximum() : 0);
         }
     });
 }
 
 bool CompareView::eventFilter(QObject* watched, QEvent* event) {
-    if (watched == m_table && event->type() == QEvent::KeyPress) { // the table handles it right after this
-        m_tableKeyNavigation = true;
-        QTimer::singleShot(0, this, [this] { m_tableKeyNavigation = false; });
-    }
     auto* v = qobject_cast<FlameGraphView*>(watched);
     if (!v)
         return QWidget::eventFilter(watched, event);

@@ -41,6 +41,11 @@ double percentOf(int64_t delta, int64_t before) {
 
 } // namespace
 
+QString signedPercentText(double percent) {
+    return (percent > 0 ? QStringLiteral("+") : QString()) + QString::number(percent, 'f', 1) +
+           QLatin1Char('%');
+}
+
 DiffFunctionModel::DiffFunctionModel(QObject* parent)
     : QAbstractTableModel(parent) {}
 
@@ -114,8 +119,7 @@ QVariant DiffFunctionModel::data(const QModelIndex& index, int role) const {
             if (f.totalBefore == 0)
                 return f.totalAfter == 0 ? QStringLiteral("0%") : tr("new");
             const double p = percentOf(f.totalDelta(), f.totalBefore);
-            return QString((p > 0 ? QStringLiteral("+") : QString()) + QString::number(p, 'f', 1) +
-                           QLatin1Char('%'));
+            return signedPercentText(p);
         }
         case SelfBefore:
             return toQString(formatCost(f.selfBefore, type));

@@ -52,6 +52,9 @@ private:
     std::vector<FunctionDelta> m_rows;
 };
 
+/// A change in percent as the comparison shows it: "+12.5%", "-3.0%", "0.0%".
+QString signedPercentText(double percent);
+
 class DiffFunctionProxy final : public QSortFilterProxyModel {
     Q_OBJECT
 public:

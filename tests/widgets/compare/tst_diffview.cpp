@@ -13,6 +13,7 @@
 
 #include <QApplication>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
@@ -41,6 +42,25 @@ std::shared_ptr<const Profile> shared(const std::string& folded) {
     return std::make_shared<const Profile>(test::fromFolded(folded));
 }
 
+/// The view's parts, found as a user's tools find them: by object name.
+template <typename T>
+T* part(const QWidget& v, const char* name) {
+    T* w = v.findChild<T*>(QLatin1String(name));
+    if (!w)
+        qFatal("no child %s", name);
+    return w;
+}
+FlameGraphView* chart(const QWidget& v, const char* side) { // "before", "after", "diff"
+    return part<FlameGraphView>(v, (std::string(side) + "Chart").c_str());
+}
+QLabel* noticeOf(const QWidget& v, const char* side) {
+    return part<QLabel>(v, (std::string(side) + "Notice").c_str());
+}
+/// The diff profile the charts show.
+std::shared_ptr<const Profile> diffOf(const QWidget& v) {
+    return chart(v, "diff")->data()->profile;
+}
+
 /// A compare view over the fixture, shown at a size where every frame is wide, animations off.
 std::unique_ptr<CompareView> makeView() {
     auto view = std::make_unique<CompareView>();
@@ -48,13 +68,14 @@ std::unique_ptr<CompareView> makeView() {
     view->show();
     view->setProfiles(shared(kBeforeText), shared(kAfterText), QStringLiteral("before"),
                       QStringLiteral("after"));
-    for (auto side : {CompareView::Side::Before, CompareView::Side::After, CompareView::Side::Diff})
-        view->view(side)->setAnimationDuration(0);
+    for (const char* side : {"before", "after", "diff"})
+        chart(*view, side)->setAnimationDuration(0);
     return view;
 }
 
 NodeId node(const CompareView& v, std::initializer_list<std::string_view> path) {
-    return test::nodeByPath(*v.diffProfile(), v.diffProfile()->tree, path);
+    const auto diff = diffOf(v);
+    return test::nodeByPath(*diff, diff->tree, path);
 }
 
 bool redish(QRgb c) {
@@ -88,9 +109,9 @@ private Q_SLOTS:
         auto v = makeView();
         QTRY_VERIFY(v->isReady());
         v->setMode(CompareView::Mode::SideBySide);
-        FlameGraphView* before = v->view(CompareView::Side::Before);
-        FlameGraphView* after = v->view(CompareView::Side::After);
-        FlameGraphView* diff = v->view(CompareView::Side::Diff);
+        FlameGraphView* before = chart(*v, "before");
+        FlameGraphView* after = chart(*v, "after");
+        FlameGraphView* diff = chart(*v, "diff");
         QTRY_VERIFY(before->isVisible() && before->width() > 300);
         const NodeId a = node(*v, {"m", "a"}), gone = node(*v, {"m", "gone"}), m = node(*v, {"m"});
         QVERIFY(a != kRootNode && gone != kRootNode);
@@ -107,8 +128,8 @@ private Q_SLOTS:
         QCOMPARE(after->visibleEnd() - after->visibleStart(), double(after->layout().width(a)));
         QCOMPARE(after->layout().width(a), int64_t(7));
         QCOMPARE(before->layout().width(a), int64_t(10));
-        QVERIFY(v->notice(CompareView::Side::After)->isHidden());
-        QCOMPARE(v->breadcrumbBar()->path().back().text, QStringLiteral("a"));
+        QVERIFY(noticeOf(*v, "after")->isHidden());
+        QCOMPARE(part<BreadcrumbBar>(*v, "compareCrumbs")->path().back().text, QStringLiteral("a"));
 
         // a frame that exists only before: the after side zooms to its caller and says so
         before->resetZoom();
@@ -116,12 +137,12 @@ private Q_SLOTS:
         QTest::mouseClick(before, Qt::LeftButton, {}, before->nodeRect(gone).center().toPoint());
         QCOMPARE(before->zoomRoot(), gone);
         QCOMPARE(after->zoomRoot(), m);
-        QLabel* notice = v->notice(CompareView::Side::After);
+        QLabel* notice = noticeOf(*v, "after");
         QVERIFY(!notice->isHidden());
         QVERIFY2(notice->text().contains(QStringLiteral("gone")) &&
                      notice->text().contains(QStringLiteral("removed")),
                  qPrintable(notice->text()));
-        QVERIFY(v->notice(CompareView::Side::Before)->isHidden());
+        QVERIFY(noticeOf(*v, "before")->isHidden());
 
         // keyboard selection on the after side moves the others' selection as well
         after->setFocus();
@@ -138,16 +159,16 @@ private Q_SLOTS:
         auto v = makeView();
         QTRY_VERIFY(v->isReady());
         v->focusSearch();
-        v->searchBar()->lineEdit()->setText(QStringLiteral("gone"));
-        for (auto side : {CompareView::Side::Before, CompareView::Side::After, CompareView::Side::Diff})
-            QTRY_COMPARE(v->view(side)->search().pattern, std::string("gone"));
+        part<SearchBar>(*v, "compareSearch")->lineEdit()->setText(QStringLiteral("gone"));
+        for (const char* side : {"before", "after", "diff"})
+            QTRY_COMPARE(chart(*v, side)->search().pattern, std::string("gone"));
 
-        FlameGraphView* diff = v->view(CompareView::Side::Diff);
+        FlameGraphView* diff = chart(*v, "diff");
         const NodeId b = node(*v, {"m", "b"});
         QTest::mouseMove(diff, diff->nodeRect(b).center().toPoint());
         QTRY_COMPARE(diff->hoveredNode(), std::optional<NodeId>(b));
-        QCOMPARE(v->view(CompareView::Side::Before)->hoveredNode(), std::optional<NodeId>(b));
-        QCOMPARE(v->view(CompareView::Side::After)->hoveredNode(), std::optional<NodeId>(b));
+        QCOMPARE(chart(*v, "before")->hoveredNode(), std::optional<NodeId>(b));
+        QCOMPARE(chart(*v, "after")->hoveredNode(), std::optional<NodeId>(b));
         // the tooltip names both costs and the change
         const QString tip = diff->toolTipText(diff->nodeRect(b).center().toPoint());
         QVERIFY2(tip.contains(QStringLiteral(">5&nbsp;")) && tip.contains(QStringLiteral(">9&nbsp;")) &&
@@ -158,7 +179,7 @@ private Q_SLOTS:
     void differentialColours() {
         auto v = makeView();
         QTRY_VERIFY(v->isReady());
-        FlameGraphView* diff = v->view(CompareView::Side::Diff);
+        FlameGraphView* diff = chart(*v, "diff");
         QTRY_VERIFY(diff->isVisible() && diff->width() > 600);
         const NodeId a = node(*v, {"m", "a"}), b = node(*v, {"m", "b"}), gone = node(*v, {"m", "gone"}),
                      added = node(*v, {"m", "new"});
@@ -201,15 +222,16 @@ private Q_SLOTS:
         QCOMPARE(bGrey | 0xFF000000u, FlamePalette::neutralDiffColor() | 0xFF000000u);
         v->setNoiseFloor({5, 0}, true); // hide: b's +4 is noise, gone's -4 too
         QCOMPARE(diff->layout().width(b), int64_t(0));
-        QCOMPARE(v->functionProxy()->rowCount(), 0); // no function changed by 5 or more
+        QCOMPARE(part<QTableView>(*v, "functions")->model()->rowCount(),
+                 0); // no function changed by 5 or more
     }
 
     void summaryTable() {
         auto v = makeView();
         QTRY_VERIFY(v->isReady());
-        QVERIFY2(v->totalsLabel()->text().contains(QStringLiteral("0.947")), // 18 / 19
-                 qPrintable(v->totalsLabel()->text()));
-        QAbstractItemModel* m = v->functionTable()->model();
+        QVERIFY2(part<QLabel>(*v, "totals")->text().contains(QStringLiteral("0.947")), // 18 / 19
+                 qPrintable(part<QLabel>(*v, "totals")->text()));
+        QAbstractItemModel* m = part<QTableView>(*v, "functions")->model();
         QCOMPARE(m->rowCount(), 6); // m a x b gone new
         auto name = [&](int row) {
             return m->index(row, DiffFunctionModel::Function).data().toString();
@@ -224,7 +246,7 @@ private Q_SLOTS:
         for (int r = 1; r < m->rowCount(); ++r)
             QVERIFY(value(r - 1, DiffFunctionModel::DeltaTotal) >= value(r, DiffFunctionModel::DeltaTotal));
         // a click on the Δ Self header sorts by it
-        QHeaderView* header = v->functionTable()->horizontalHeader();
+        QHeaderView* header = part<QTableView>(*v, "functions")->horizontalHeader();
         const QPoint section(header->sectionViewportPosition(DiffFunctionModel::DeltaSelf) + 5,
                              header->height() / 2);
         QTest::mouseClick(header->viewport(), Qt::LeftButton, {}, section);
@@ -237,11 +259,12 @@ private Q_SLOTS:
         }
         QCOMPARE(ascending ? name(0) : name(5), QStringLiteral("gone")); // self -4
         // improvements only
-        v->functionProxy()->setFilter(DiffFunctionProxy::Show::Improvements, DiffMetric::Total, 0);
+        auto* show = part<QComboBox>(*v, "showFunctions");
+        show->setCurrentIndex(2);   // Improvements (shrank)
         QCOMPARE(m->rowCount(), 4); // m -1, a -3, x -3, gone -4
         for (int r = 0; r < m->rowCount(); ++r)
             QVERIFY(value(r, DiffFunctionModel::DeltaTotal) < 0);
-        v->functionProxy()->setFilter(DiffFunctionProxy::Show::All, DiffMetric::Total, 0);
+        show->setCurrentIndex(0); // All functions
 
         // clicking a row selects the function in the charts
         int rowB = -1;
@@ -249,28 +272,28 @@ private Q_SLOTS:
             if (name(r) == QStringLiteral("b"))
                 rowB = r;
         QVERIFY(rowB >= 0);
-        QTableView* table = v->functionTable();
+        QTableView* table = part<QTableView>(*v, "functions");
         table->setFocus(); // focus alone (Qt makes a row current) selects nothing
         QTRY_VERIFY(table->hasFocus());
-        QCOMPARE(v->view(CompareView::Side::Diff)->selectedNode(), kRootNode);
+        QCOMPARE(chart(*v, "diff")->selectedNode(), kRootNode);
         const QRect cell = table->visualRect(m->index(rowB, 0));
         QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, cell.center());
         const NodeId b = node(*v, {"m", "b"});
-        QCOMPARE(v->view(CompareView::Side::Diff)->selectedNode(), b);
-        QCOMPARE(v->view(CompareView::Side::Before)->selectedNode(), b);
+        QCOMPARE(chart(*v, "diff")->selectedNode(), b);
+        QCOMPARE(chart(*v, "before")->selectedNode(), b);
         // a frame selected in a chart selects its function's row
         const NodeId gone = node(*v, {"m", "gone"});
-        v->view(CompareView::Side::Before)->selectNode(gone);
+        chart(*v, "before")->selectNode(gone);
         QCOMPARE(name(table->currentIndex().row()), QStringLiteral("gone"));
-        QCOMPARE(v->view(CompareView::Side::Diff)->selectedNode(), gone); // and nothing else moved
+        QCOMPARE(chart(*v, "diff")->selectedNode(), gone); // and nothing else moved
         table->setCurrentIndex(m->index(rowB, 0));
-        QCOMPARE(v->view(CompareView::Side::Diff)->selectedNode(), gone);
+        QCOMPARE(chart(*v, "diff")->selectedNode(), gone);
         // the keys move through the table and the charts follow
         QTest::keyClick(table, rowB + 1 < m->rowCount() ? Qt::Key_Down : Qt::Key_Up);
         const QString next = name(table->currentIndex().row());
         QVERIFY(next != QStringLiteral("b"));
-        const FlameGraphView* diff = v->view(CompareView::Side::Diff);
-        QCOMPARE(v->diffProfile()->nodeName(diff->selectedNode()), std::string_view(next.toStdString()));
+        const FlameGraphView* diff = chart(*v, "diff");
+        QCOMPARE(diffOf(*v)->nodeName(diff->selectedNode()), std::string_view(next.toStdString()));
     }
 
     void normalizeRebuilds() {
@@ -278,18 +301,18 @@ private Q_SLOTS:
         QTRY_VERIFY(v->isReady());
         const NodeId a = node(*v, {"m", "a"});
         v->zoomAll(a);
-        QCOMPARE(v->view(CompareView::Side::Diff)->zoomRoot(), a);
+        QCOMPARE(chart(*v, "diff")->zoomRoot(), a);
         DiffOptions o;
         o.normalize = true;
         v->setDiffOptions(o);
         QVERIFY(!v->isReady());
         QTRY_VERIFY(v->isReady());
         // the same stacks: the zoom stays where it was, in every chart
-        for (auto side : {CompareView::Side::Before, CompareView::Side::After, CompareView::Side::Diff})
-            QCOMPARE(v->view(side)->zoomRoot(), a);
-        QCOMPARE(v->diffProfile()->tree.grandTotal(scorch::kBefore),
+        for (const char* side : {"before", "after", "diff"})
+            QCOMPARE(chart(*v, side)->zoomRoot(), a);
+        QCOMPARE(diffOf(*v)->tree.grandTotal(scorch::kBefore),
                  int64_t(9 + 4 + 3)); // per stack floor(n * 18 / 19)
-        QCOMPARE(v->diffProfile()->tree.grandTotal(scorch::kAfter), int64_t(18));
+        QCOMPARE(diffOf(*v)->tree.grandTotal(scorch::kAfter), int64_t(18));
     }
 
     void cancelComparison() {
@@ -336,19 +359,19 @@ private Q_SLOTS:
         v.setProfiles(before, after, QStringLiteral("a"), QStringLiteral("b"));
         QTRY_VERIFY(v.isReady());
         auto parseFrames = [&] {
-            const Profile& d = *v.diffProfile();
+            const auto diff = diffOf(v);
+            const Profile& d = *diff;
             int count = 0;
             d.tree.forEachChild(node(v, {"prog", "main"}), [&](NodeId) { ++count; });
             return count;
         };
-        QVERIFY(v.totalsLabel()->text().contains(QStringLiteral("function and module")));
+        QVERIFY(part<QLabel>(v, "totals")->text().contains(QStringLiteral("function and module")));
         QCOMPARE(parseFrames(), 2);
-        QVERIFY(v.modulesCheckBox()->isChecked());
-        v.modulesCheckBox()->click();
-        QVERIFY(!v.diffOptions().matchModules);
+        QVERIFY(part<QCheckBox>(v, "matchModules")->isChecked());
+        part<QCheckBox>(v, "matchModules")->click();
         QTRY_VERIFY(v.isReady());
         QCOMPARE(parseFrames(), 1);
-        QVERIFY(v.totalsLabel()->text().contains(QStringLiteral("function name")));
+        QVERIFY(part<QLabel>(v, "totals")->text().contains(QStringLiteral("function name")));
     }
 
     void diffArgumentOpensComparison() {
@@ -370,7 +393,7 @@ private Q_SLOTS:
         QCOMPARE(tab->title(), QStringLiteral("before.folded ↔ after.folded"));
         QTRY_COMPARE_WITH_TIMEOUT(tab->state(), CompareTab::State::Loaded, 20000);
         QTRY_VERIFY(tab->view()->isReady());
-        QCOMPARE(tab->view()->diffProfile()->tree.grandTotal(kDelta), int64_t(-1));
+        QCOMPARE(diffOf(*tab->view())->tree.grandTotal(kDelta), int64_t(-1));
         QVERIFY(w.windowTitle().contains(QStringLiteral("↔")));
 
         // a missing file: the tab says which one, and the window survives
@@ -410,15 +433,15 @@ private Q_SLOTS:
         QVERIFY(fromTabs);
         QCOMPARE(fromTabs->state(), CompareTab::State::Loaded); // at once: the profiles were loaded
         QTRY_VERIFY(fromTabs->view()->isReady());
-        QCOMPARE(fromTabs->view()->diffProfile()->tree.grandTotal(scorch::kAfter), int64_t(18));
+        QCOMPARE(diffOf(*fromTabs->view())->tree.grandTotal(scorch::kAfter), int64_t(18));
 
         // with the options of `scorch diff`
         w.openArguments({QStringLiteral("--diff"), QStringLiteral("--normalize"), before, after});
         auto* normalized = qobject_cast<CompareTab*>(w.tabs()->currentWidget());
         QVERIFY(normalized && normalized != tab);
         QTRY_VERIFY_WITH_TIMEOUT(normalized->view()->isReady(), 20000);
-        QVERIFY(normalized->view()->diffOptions().normalize);
-        QCOMPARE(normalized->view()->diffProfile()->tree.grandTotal(scorch::kBefore), int64_t(9 + 4 + 3));
+        QVERIFY(part<QCheckBox>(*normalized->view(), "normalize")->isChecked());
+        QCOMPARE(diffOf(*normalized->view())->tree.grandTotal(scorch::kBefore), int64_t(9 + 4 + 3));
 
         // the executable checks the arguments before it loads the GUI
         QProcess bogus;
