@@ -80,8 +80,12 @@ private Q_SLOTS:
         // Focus on a: the grand total becomes a's total.
         QSignalSpy spy(&panel, &FlameGraphPanel::dataChanged);
         trigger(panel.view(), a, "focus");
-        QCOMPARE(panel.chips().size(), std::size_t{1}); // the chip at once, the chart when derived
+        QCOMPARE(panel.chips().size(), std::size_t{1}); // the chip at once, the chart when derived:
+        QCOMPARE(panel.data(), before);                 // derived off the GUI thread, delivered through
+        QCOMPARE(panel.view()->data(), before);         // its event loop; until then the old chart stays
+        QCOMPARE(spy.size(), 0);
         QTRY_COMPARE(spy.size(), 1);
+        QCOMPARE(panel.view()->data(), panel.data());
         QCOMPARE(panel.data()->tree.grandTotal(0), 30);
         QCOMPARE(panel.data()->transforms.size(), std::size_t{1});
         QCOMPARE(panel.chips().size(), std::size_t{1});
