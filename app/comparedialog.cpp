@@ -1,5 +1,7 @@
 #include "comparedialog.h"
 
+#include "profilefilters.h"
+
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFileDialog>
@@ -35,9 +37,7 @@ CompareDialog::CompareDialog(QList<Source> openTabs, QWidget* parent)
         auto* browse = new QPushButton(tr("Browse…"), this);
         connect(browse, &QPushButton::clicked, this, [this, box] {
             const QString file = QFileDialog::getOpenFileName(
-                this, tr("Choose a Profile"), QFileInfo(box->currentText()).path(),
-                tr("Profiles (*.txt *.perf *.script *.folded *.collapsed *.json *.gz *.zst *.xz);;All files "
-                   "(*)"));
+                this, tr("Choose a Profile"), QFileInfo(box->currentText()).path(), profileFileFilter());
             if (!file.isEmpty())
                 box->setEditText(file);
         });
@@ -45,7 +45,10 @@ CompareDialog::CompareDialog(QList<Source> openTabs, QWidget* parent)
         auto* row = new QHBoxLayout;
         row->addWidget(box, 1);
         row->addWidget(browse);
-        form->addRow(side == 0 ? tr("&Before:") : tr("&After:"), row);
+        // A label with the combo box as buddy, so that "&Before:" shows as an Alt+B mnemonic, not literally.
+        auto* label = new QLabel(side == 0 ? tr("&Before:") : tr("&After:"), this);
+        label->setBuddy(box);
+        form->addRow(label, row);
     }
     auto* hint =
         new QLabel(tr("Open tabs are listed; any two files may be compared, whatever their formats."), this);

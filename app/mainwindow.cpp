@@ -4,6 +4,7 @@
 #include "comparedialog.h"
 #include "comparetab.h"
 #include "flame/flamegraphpanel.h"
+#include "profilefilters.h"
 #include "profiletab.h"
 #include "record/recorddialog.h"
 #include "symbolpaths.h"
@@ -195,9 +196,8 @@ void MainWindow::closeTab(int index) {
 }
 
 void MainWindow::showOpenDialog() {
-    const QStringList files = QFileDialog::getOpenFileNames(
-        this, tr("Open Profiles"), QString(),
-        tr("Profiles (*.txt *.perf *.script *.folded *.collapsed *.gz *.zst *.xz);;All files (*)"));
+    const QStringList files =
+        QFileDialog::getOpenFileNames(this, tr("Open Profiles"), QString(), profileFileFilter());
     openFiles(files);
 }
 

@@ -1,9 +1,19 @@
 #include "common/qtprofile.h"
 
+#include "scorch/shortname.h"
+
 namespace scorch {
 
 QString frameDisplayName(const Profile& profile, FrameId frame) {
     return toQString(profile.frameName(frame));
+}
+
+QString frameShortName(const Profile& profile, FrameId frame) {
+    return toQString(shortenName(profile.frameName(frame)));
+}
+
+QString shortDisplayName(const QString& name) {
+    return toQString(shortenName(name.toStdString()));
 }
 
 QString costWithPercent(const Profile& profile, std::size_t costType, int64_t value, int64_t whole) {

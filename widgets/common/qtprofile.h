@@ -13,6 +13,10 @@ inline QString toQString(std::string_view s) {
 
 /// The frame's function name for display (invalid UTF-8 shows as U+FFFD).
 QString frameDisplayName(const Profile& profile, FrameId frame);
+/// The same, shortened for narrow places (chart labels, breadcrumbs, table cells): C++ template and parameter
+/// lists folded to "<…>" and "(…)" (scorch/shortname.h). Tooltips and copies keep the full name.
+QString frameShortName(const Profile& profile, FrameId frame);
+QString shortDisplayName(const QString& name);
 
 /// "1,234 samples (12.5%)"-style cost text for tooltips and tables.
 QString costWithPercent(const Profile& profile, std::size_t costType, int64_t value, int64_t whole);

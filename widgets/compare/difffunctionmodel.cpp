@@ -110,7 +110,7 @@ QVariant DiffFunctionModel::data(const QModelIndex& index, int role) const {
     if (role == Qt::DisplayRole) {
         switch (column) {
         case Function:
-            return frameDisplayName(*m_diff, f.frame);
+            return frameShortName(*m_diff, f.frame);
         case DeltaSelf:
             return signedCost(f.selfDelta(), type);
         case DeltaTotal:

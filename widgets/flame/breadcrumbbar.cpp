@@ -1,6 +1,7 @@
 #include "flame/breadcrumbbar.h"
 
 #include "common/layoututil.h"
+#include "common/qtprofile.h"
 
 #include <QFontMetrics>
 #include <QHBoxLayout>
@@ -30,8 +31,8 @@ void BreadcrumbBar::setPath(std::vector<Crumb> crumbs) {
     auto addCrumb = [&](const Crumb& c, bool last) {
         auto* b = new QToolButton(this);
         b->setAutoRaise(true);
-        b->setText(
-            fm.elidedText(c.text, Qt::ElideMiddle, 260).replace(QLatin1Char('&'), QStringLiteral("&&")));
+        b->setText(fm.elidedText(shortDisplayName(c.text), Qt::ElideLeft, 260)
+                       .replace(QLatin1Char('&'), QStringLiteral("&&")));
         b->setToolTip(c.text);
         b->setObjectName(QStringLiteral("crumb"));
         if (last) {
@@ -54,8 +55,8 @@ void BreadcrumbBar::setPath(std::vector<Crumb> crumbs) {
             auto* menu = new QMenu(more);
             for (std::size_t j = 1; j + kTail < n; ++j) {
                 const Crumb& c = m_crumbs[j];
-                connect(menu->addAction(fm.elidedText(c.text, Qt::ElideMiddle, 400)), &QAction::triggered,
-                        this, [this, node = c.node] { Q_EMIT crumbClicked(node); });
+                connect(menu->addAction(fm.elidedText(shortDisplayName(c.text), Qt::ElideLeft, 400)),
+                        &QAction::triggered, this, [this, node = c.node] { Q_EMIT crumbClicked(node); });
             }
             more->setMenu(menu);
             m_layout->addWidget(more);

@@ -122,7 +122,7 @@ const FlameRenderer::Text& FlameRenderer::textOf(const FlameScene& scene, FrameI
     auto it = m_texts.find(key);
     if (it == m_texts.end()) {
         Text t;
-        t.text = node == kRootNode ? scene.rootLabel : frameDisplayName(*scene.profile, frame);
+        t.text = node == kRootNode ? scene.rootLabel : frameShortName(*scene.profile, frame);
         shape(t, scene.font, fm);
         if (m_texts.size() > 200000)
             m_texts.clear();
@@ -189,7 +189,7 @@ void FlameRenderer::drawLabel(QPainter& p, const QFont& font, const Text& t, qre
     if (t.run.isEmpty() || m_ellipsisRun.isEmpty()) {
         const QFontMetricsF fm(font);
         p.drawText(QPointF(x, baselineY),
-                   t.width <= avail ? t.text : fm.elidedText(t.text, Qt::ElideRight, avail));
+                   t.width <= avail ? t.text : fm.elidedText(t.text, Qt::ElideLeft, avail));
         return;
     }
     const QPointF origin(x - t.run.positions().front().x(), baselineY - t.baseline);
@@ -337,7 +337,7 @@ void FlameRenderer::paint(QPainter& p, const FlameScene& scene, const QRect& exp
         else if (t.width <= visibleAvail)
             p.drawText(QPointF(tx, y + baseline), t.text);
         else if (visibleAvail > m_ellipsisWidth + fm.averageCharWidth())
-            p.drawText(QPointF(tx, y + baseline), fm.elidedText(t.text, Qt::ElideRight, visibleAvail));
+            p.drawText(QPointF(tx, y + baseline), fm.elidedText(t.text, Qt::ElideLeft, visibleAvail));
     });
     for (uint32_t depth = 0; depth <= maxDepth; ++depth)
         flush(depth);

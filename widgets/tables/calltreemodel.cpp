@@ -31,7 +31,7 @@ QVariant costCellData(const Profile& profile, std::size_t costType, int64_t whol
     case Qt::DisplayRole:
         switch (col) {
         case CostColumn::Function:
-            return frameDisplayName(profile, frame);
+            return frameShortName(profile, frame);
         case CostColumn::Module: {
             // The file name; the full path is in the tooltip.
             const std::string_view module = profile.strings.view(profile.frames[frame].module);
@@ -54,7 +54,8 @@ QVariant costCellData(const Profile& profile, std::size_t costType, int64_t whol
         break;
     case SortRole:
         switch (col) {
-        case CostColumn::Function:
+        case CostColumn::Function: // the full name: sorting and filtering see what the short name hides
+            return frameDisplayName(profile, frame);
         case CostColumn::Module:
             return costCellData(profile, costType, whole, frame, self, total, column, Qt::DisplayRole);
         case CostColumn::Self:

@@ -55,6 +55,7 @@ CallTreeTables::PageParts CallTreeTables::makePage(Page page, QAbstractItemModel
     parts.proxy->setSourceModel(model);
     parts.proxy->setSortRole(SortRole);
     parts.proxy->setFilterKeyColumn(static_cast<int>(CostColumn::Function));
+    parts.proxy->setFilterRole(SortRole); // the full function name, not the shortened one on display
     parts.proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
     parts.proxy->setRecursiveFilteringEnabled(page != Functions); // keep the ancestors of matches
 
@@ -62,6 +63,7 @@ CallTreeTables::PageParts CallTreeTables::makePage(Page page, QAbstractItemModel
     parts.view->setObjectName(title);
     parts.view->setModel(parts.proxy);
     parts.view->setUniformRowHeights(true);
+    parts.view->setTextElideMode(Qt::ElideLeft); // keep the end of a name (the method) visible
     parts.view->setSortingEnabled(true);
     parts.view->sortByColumn(static_cast<int>(CostColumn::Total), Qt::DescendingOrder);
     parts.view->setAlternatingRowColors(true);

@@ -276,6 +276,36 @@ private Q_SLOTS:
         QCOMPARE(selfSum, filtered);
     }
 
+    // C++ names are shown short in every table (the method stays readable); the tooltip, sorting and the
+    // filter box use the full name.
+    void longCppNamesShownShort() {
+        const std::string full =
+            "std::__detail::_Executor<char const*, std::allocator<std::__cxx11::sub_match<char "
+            "const*> >, std::__cxx11::regex_traits<char>, true>::_M_dfs(_Match_mode, long)";
+        const std::string other = "std::vector<int, std::allocator<int> >::_M_realloc_insert(int&&)";
+        auto profile = std::make_shared<const Profile>(
+            scorch::test::fromFolded("main;" + full + " 7\nmain;" + other + " 3\n"));
+        const auto chart = ChartData::fromProfile(profile);
+        CallTreeTables tables;
+        tables.setTableData(TableData::build(chart));
+        const QString shortName = QStringLiteral("std::__detail::_Executor<…>::_M_dfs(…)");
+        for (auto page : {CallTreeTables::Functions, CallTreeTables::BottomUp}) {
+            QTreeView* view = tables.view(page);
+            const QModelIndex row = findRow(*view->model(), shortName);
+            QVERIFY2(row.isValid(), "the short name is on display");
+            QVERIFY(row.data(Qt::ToolTipRole).toString().startsWith(QString::fromStdString(full)));
+            QCOMPARE(row.data(SortRole).toString(), QString::fromStdString(full));
+            QCOMPARE(view->textElideMode(), Qt::ElideLeft); // a clipped name keeps its end (the method)
+        }
+        // A template argument that the short name hides still finds the function.
+        auto* filter = tables.findChild<QLineEdit*>();
+        QVERIFY(filter);
+        filter->setText(QStringLiteral("regex_traits"));
+        QTreeView* flat = tables.view(CallTreeTables::Functions);
+        QTRY_COMPARE_WITH_TIMEOUT(flat->model()->rowCount(), 1, 10000);
+        QCOMPARE(flat->model()->index(0, 0).data().toString(), shortName);
+    }
+
     void corpusPerfScript() {
         const QString input =
             QStringLiteral(SCORCH_CORPUS_DIR "/perf-script/inputs/flamegraph/test/perf-funcab-cmd-01.txt");
