@@ -83,7 +83,10 @@ QWidget* ProfileTab::makeContentPage() {
     m_tableSplitter = new QSplitter(Qt::Horizontal, page);
     m_tableSplitter->addWidget(m_tables);
     m_tableSplitter->addWidget(m_source);
-    m_tableSplitter->setSizes({620, 780});
+    // The tables keep most of the width: the source panel is empty until a function is picked.
+    m_tableSplitter->setStretchFactor(0, 2);
+    m_tableSplitter->setStretchFactor(1, 1);
+    m_tableSplitter->setSizes({700, 300});
     m_chartSplitter->addWidget(m_tableSplitter);
     m_chartSplitter->setStretchFactor(0, 3);
     m_chartSplitter->setStretchFactor(1, 2);

@@ -4,6 +4,9 @@
 #include "tables/costdelegate.h"
 #include "tables/functionlistmodel.h"
 
+#include <algorithm>
+
+#include <QEvent>
 #include <QHeaderView>
 #include <QLineEdit>
 #include <QMenu>
@@ -74,11 +77,9 @@ CallTreeTables::PageParts CallTreeTables::makePage(Page page, QAbstractItemModel
     parts.view->setItemDelegateForColumn(static_cast<int>(CostColumn::TotalPercent), delegate);
     QHeaderView* header = parts.view->header();
     header->setStretchLastSection(false);
-    header->setSectionResizeMode(QHeaderView::Interactive);
-    header->setSectionResizeMode(static_cast<int>(CostColumn::Function), QHeaderView::Stretch);
-    header->resizeSection(static_cast<int>(CostColumn::Module), 160);
-    for (int c = static_cast<int>(CostColumn::Self); c < static_cast<int>(CostColumn::Count); ++c)
-        header->resizeSection(c, 90);
+    header->setSectionResizeMode(QHeaderView::Interactive); // every column can be widened by hand
+    header->setMinimumSectionSize(24);
+    parts.view->viewport()->installEventFilter(this); // fitColumns() on resize
     connect(parts.view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this, page](const QModelIndex& current) { onCurrentChanged(page, current); });
     parts.view->setContextMenuPolicy(Qt::CustomContextMenu);
@@ -97,13 +98,61 @@ void CallTreeTables::setTableData(std::shared_ptr<const TableData> data) {
     m_topDown->setTableData(m_data ? m_data->topDown : nullptr);
     m_bottomUp->setTableData(m_data ? m_data->bottomUp : nullptr);
     m_functions->setTableData(m_data ? m_data->functions : nullptr);
-    // Open the heaviest path a little so the tree does not start as one collapsed line.
+    // Open the hot path only, and only while it stays hot: each level's heaviest row (the tables sort by
+    // total) while it carries at least half of its parent, three levels at most, so that names keep their
+    // width instead of being indented away.
     QTreeView* topDown = m_pages[TopDown].view;
-    QModelIndex index = topDown->model()->index(0, 0);
-    for (int depth = 0; depth < 8 && index.isValid(); ++depth) {
+    const QAbstractItemModel* model = topDown->model();
+    const int total = static_cast<int>(CostColumn::Total);
+    QModelIndex index = model->index(0, 0);
+    for (int depth = 0; depth < 3 && index.isValid(); ++depth) {
         topDown->expand(index);
-        index = topDown->model()->index(0, 0, index);
+        const QModelIndex child = model->index(0, 0, index);
+        const double parentCost = model->index(index.row(), total, index.parent()).data(SortRole).toDouble();
+        const double childCost = model->index(0, total, index).data(SortRole).toDouble();
+        if (!child.isValid() || childCost * 2 < parentCost)
+            break;
+        index = child;
     }
+    for (int page = 0; page < PageCount; ++page)
+        fitColumns(static_cast<Page>(page));
+}
+
+void CallTreeTables::fitColumns(Page page) {
+    QTreeView* view = m_pages[page].view;
+    QHeaderView* header = view->header();
+    const int available = view->viewport()->width();
+    if (available <= 0)
+        return;
+    auto contentWidth = [&](int column) {
+        // (public through the base class; QTreeView makes its override protected)
+        return std::max(static_cast<const QAbstractItemView*>(view)->sizeHintForColumn(column),
+                        header->sectionSizeHint(column));
+    };
+    int numbers = 0;
+    for (int c = static_cast<int>(CostColumn::Self); c < static_cast<int>(CostColumn::Count); ++c) {
+        if (view->isColumnHidden(c))
+            continue;
+        const int width = contentWidth(c);
+        header->resizeSection(c, width);
+        numbers += width;
+    }
+    const int nameMin = available * 2 / 5;
+    const int module = static_cast<int>(CostColumn::Module);
+    const int moduleWidth = std::clamp(available - nameMin - numbers, 0, std::min(contentWidth(module), 220));
+    header->setSectionHidden(module, moduleWidth < 48);
+    if (moduleWidth >= 48)
+        header->resizeSection(module, moduleWidth);
+    header->resizeSection(static_cast<int>(CostColumn::Function),
+                          std::max(nameMin, available - numbers - (moduleWidth >= 48 ? moduleWidth : 0)));
+}
+
+bool CallTreeTables::eventFilter(QObject* watched, QEvent* event) {
+    if (event->type() == QEvent::Resize)
+        for (int page = 0; page < PageCount; ++page)
+            if (m_pages[page].view && watched == m_pages[page].view->viewport())
+                fitColumns(static_cast<Page>(page));
+    return QWidget::eventFilter(watched, event);
 }
 
 void CallTreeTables::setFilter(const QString& text) {

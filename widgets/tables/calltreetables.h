@@ -66,6 +66,10 @@ private:
         QSortFilterProxyModel* proxy = nullptr;
     };
     PageParts makePage(Page page, QAbstractItemModel* model, const QString& title);
+    /// Column widths for the page's current width: the numbers sized to their content, the name taking the
+    /// rest and at least 40% (the module column shrinks, then hides, to make room; it stays in the tooltip).
+    void fitColumns(Page page);
+    bool eventFilter(QObject* watched, QEvent* event) override;
     void onCurrentChanged(Page page, const QModelIndex& current);
     void showSource(Page page, const QModelIndex& source);
 

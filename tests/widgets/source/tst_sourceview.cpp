@@ -5,8 +5,10 @@
 #include "source/sourceview.h"
 #include "source/sourceviewedit.h"
 #include "tables/calltreemodel.h"
+
 #include "tables/calltreetables.h"
 #include "widgettestutil.h"
+#include <QHeaderView>
 
 #include <QElapsedTimer>
 #include <QLabel>
@@ -77,6 +79,7 @@ private Q_SLOTS:
     void noSourceInformation();
     void editorCommandExpansion();
     void defaultEditorCommand();
+    void namesKeepTheirWidthBesideTheSourcePanel();
     void profileTabFollowsSelection();
 };
 
@@ -346,6 +349,38 @@ void TestSourceView::defaultEditorCommand() {
     };
     restore("VISUAL", visual);
     restore("EDITOR", editor);
+}
+
+// At the size a newcomer's window has, with the source panel present, function names keep at least 40% of
+// every table's width and the source panel less than half of the tables' row.
+void TestSourceView::namesKeepTheirWidthBesideTheSourcePanel() {
+    for (const QSize size : {QSize(1024, 700), QSize(1600, 1000)}) {
+        ProfileTab tab(test::testData(QStringLiteral("perf/hot-srcline.perf")));
+        tab.resize(size);
+        tab.show();
+        QTRY_VERIFY_WITH_TIMEOUT(tab.state() == ProfileTab::State::Loaded && tab.tables()->tableData() &&
+                                     tab.tables()->tableData()->chart == tab.panel()->data(),
+                                 30000);
+        QVERIFY(tab.sourceView()->isVisible());
+        QVERIFY(tab.sourceView()->width() < tab.tables()->width());
+        for (auto page : {CallTreeTables::TopDown, CallTreeTables::BottomUp, CallTreeTables::Functions}) {
+            QTreeView* view = tab.tables()->view(page);
+            tab.tables()->tabs()->setCurrentWidget(view);
+            const int name = view->header()->sectionSize(static_cast<int>(CostColumn::Function));
+            QVERIFY2(name * 5 >= view->viewport()->width() * 2,
+                     qPrintable(QStringLiteral("%1x%2 page %3: name column %4 of %5 px")
+                                    .arg(size.width())
+                                    .arg(size.height())
+                                    .arg(page)
+                                    .arg(name)
+                                    .arg(view->viewport()->width())));
+            // The numbers are not cut: each cost column is as wide as its widest visible text.
+            for (int c = static_cast<int>(CostColumn::Self); c < static_cast<int>(CostColumn::Count); ++c)
+                if (!view->isColumnHidden(c))
+                    QVERIFY(view->header()->sectionSize(c) >=
+                            static_cast<const QAbstractItemView*>(view)->sizeHintForColumn(c));
+        }
+    }
 }
 
 void TestSourceView::profileTabFollowsSelection() {
