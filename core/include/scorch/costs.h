@@ -17,6 +17,10 @@ enum class CostUnit : uint8_t {
 
 std::string_view costUnitName(CostUnit unit);
 
+/// The unit of a perf event's sample period: nanoseconds for the software clocks (`cpu-clock`, `task-clock`,
+/// with or without modifiers such as `:pppH` or a `/.../` suffix), the plain event period otherwise.
+CostUnit periodUnit(std::string_view eventName);
+
 /// One kind of cost carried by a profile. Values are signed 64-bit fixed-point numbers: the real value is
 /// `value / 10^decimals` (folded files may carry decimal counts; diffs make values negative).
 struct CostType {

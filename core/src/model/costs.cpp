@@ -28,6 +28,12 @@ int64_t pow10(int exponent) {
     return r;
 }
 
+CostUnit periodUnit(std::string_view eventName) {
+    const std::size_t end = eventName.find_first_of(":/");
+    const std::string_view base = eventName.substr(0, end);
+    return base == "cpu-clock" || base == "task-clock" ? CostUnit::Nanoseconds : CostUnit::Period;
+}
+
 std::string formatCostValue(int64_t value, int decimals) {
     std::string s = std::to_string(value < 0 ? -(value + 1) + 1ull : static_cast<unsigned long long>(value));
     if (decimals > 0) {
@@ -61,11 +67,11 @@ std::string formatCost(int64_t value, const CostType& type) {
     case CostUnit::Nanoseconds: {
         const double a = std::abs(real);
         if (a >= 1e9)
-            std::snprintf(buf, sizeof buf, "%.3g s", real / 1e9);
+            std::snprintf(buf, sizeof buf, "%.4g s", real / 1e9);
         else if (a >= 1e6)
-            std::snprintf(buf, sizeof buf, "%.3g ms", real / 1e6);
+            std::snprintf(buf, sizeof buf, "%.4g ms", real / 1e6);
         else if (a >= 1e3)
-            std::snprintf(buf, sizeof buf, "%.3g µs", real / 1e3);
+            std::snprintf(buf, sizeof buf, "%.4g µs", real / 1e3);
         else
             std::snprintf(buf, sizeof buf, "%.0f ns", real);
         return buf;

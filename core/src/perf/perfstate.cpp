@@ -550,7 +550,7 @@ void PerfState::sample(Cursor& c, uint16_t misc) {
 
     if (a.samplesCost == UINT32_MAX) {
         if (st & SamplePeriod)
-            a.periodCost = m_builder->costType(a.name, CostUnit::Period);
+            a.periodCost = m_builder->costType(a.name, periodUnit(a.name));
         a.samplesCost = m_builder->costType(a.name + " samples", CostUnit::Samples);
     }
     CostValue costs[2] = {{a.samplesCost, 1}, {a.periodCost, static_cast<int64_t>(period & INT64_MAX)}};

@@ -29,6 +29,20 @@ std::string fixture(const char* name) {
 class TestImport : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // The software clocks count nanoseconds: their costs are times ("134.3 ms"), not bare periods.
+    void clockEventsAreTimes() {
+        const Profile p = importProfile(fixture("perf/hot-srcline.perf"));
+        QCOMPARE(p.costTypes[0].name, std::string("cpu-clock:pppH"));
+        QCOMPARE(p.costTypes[0].unit, CostUnit::Nanoseconds);
+        QCOMPARE(formatCost(p.tree.grandTotal(0), p.costTypes[0]), std::string("134.3 ms"));
+        QCOMPARE(periodUnit("task-clock"), CostUnit::Nanoseconds);
+        QCOMPARE(periodUnit("cpu-clock/period=1000/"), CostUnit::Nanoseconds);
+        QCOMPARE(periodUnit("cycles:u"), CostUnit::Period);
+        QCOMPARE(periodUnit("cpu-clocks"), CostUnit::Period);
+        QCOMPARE(formatCost(14'490'000'000, CostType{"t", CostUnit::Nanoseconds, 0}), std::string("14.49 s"));
+        QCOMPARE(formatCost(2'300'000, CostType{"t", CostUnit::Nanoseconds, 0}), std::string("2.3 ms"));
+    }
+
     void perfScriptEventsThreadsAndKinds() {
         const Profile p = importProfile(fixture("perf/two-events.perf"));
         QCOMPARE(p.meta.format, std::string("perf script"));

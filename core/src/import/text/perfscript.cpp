@@ -317,7 +317,7 @@ private:
         if (event != m_lastEvent) {
             m_lastEventStorage.assign(event);
             m_lastEvent = m_lastEventStorage;
-            m_costType = m_builder->costType(event, h.period ? CostUnit::Period : CostUnit::Samples);
+            m_costType = m_builder->costType(event, h.period ? periodUnit(event) : CostUnit::Samples);
         }
         m_value = h.period > 0 ? h.period : 1; // the Perl script counts a missing or zero period as 1
         if (h.hasTime)
