@@ -103,10 +103,10 @@ private:
     std::vector<NodeId> m_entryNode;
     std::vector<std::vector<int64_t>> m_entryCost; // [costType][entry]
     std::vector<uint64_t> m_entrySlots;            // open addressing over (thread, node) -> entry
-    struct StackSlot {
-        uint64_t hash = 0;
-        NodeId node = kRootNode; // kRootNode = empty slot
-        uint32_t depth = 0;
+    struct StackEntry {
+        uint64_t hash; // of the frame ids
+        NodeId node;
+        uint32_t depth;
     };
     struct LineEntry {
         FrameId frame;
@@ -117,8 +117,8 @@ private:
     std::vector<std::vector<int64_t>> m_lineSelf, m_lineTotal; // [costType][line entry]
     std::vector<uint64_t> m_lineSlots;                         // open addressing over LineEntry keys
     uint64_t m_lineStamp = 0;
-    std::vector<StackSlot> m_stackSlots; // whole-stack cache: hash of the frame ids -> leaf node
-    std::size_t m_stackCount = 0;
+    std::vector<StackEntry> m_stacks;   // whole-stack cache: hash of the frame ids -> leaf node
+    std::vector<uint64_t> m_stackSlots; // open addressing over m_stacks
     uint64_t m_position = 0;
     std::size_t m_maxNodes = SIZE_MAX;
     uint64_t m_samples = 0;

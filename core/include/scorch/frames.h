@@ -38,7 +38,6 @@ public:
     std::size_t size() const { return m_frames.size(); }
 
 private:
-    void grow();
     std::vector<Frame> m_frames;
     std::vector<uint64_t> m_slots; // (hash high bits << 32) | id, 0 = empty
 };

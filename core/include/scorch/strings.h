@@ -41,7 +41,6 @@ public:
 
 private:
     std::string_view store(std::string_view s);
-    void grow();
     uint64_t hash(std::string_view s) const;
 
     std::vector<std::string_view> m_views; // id -> text

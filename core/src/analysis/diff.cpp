@@ -1,8 +1,8 @@
 #include "scorch/diff.h"
 
+#include "model/pathtree.h"
 #include "scorch/analysis.h"
 #include "scorch/foldedwriter.h"
-#include "util/hash.h"
 
 #include <algorithm>
 #include <cctype>
@@ -107,22 +107,7 @@ Profile diffProfiles(const Profile& before, std::size_t beforeType, const Profil
 
     // The merged tree, built in one preorder pass per side: a node's merged id is its parent's merged id
     // plus its frame, so every input node costs one hash lookup (no walk back to the root per stack).
-    std::vector<NodeId> parent{kRootNode};
-    std::vector<FrameId> frame{FrameId{}};
-    std::vector<std::vector<int64_t>> self(4, std::vector<int64_t>(1, 0));
-    detail::FlatMap64 children;
-    auto childOf = [&](NodeId p, FrameId f) {
-        bool inserted;
-        const NodeId n = children.findOrInsert((static_cast<uint64_t>(p) << 32) | f.value,
-                                               static_cast<NodeId>(parent.size()), inserted);
-        if (inserted) {
-            parent.push_back(p);
-            frame.push_back(f);
-            for (auto& s : self)
-                s.push_back(0);
-        }
-        return n;
-    };
+    detail::PathTree tree(4);
     std::vector<NodeId> merged;
     std::vector<char> needed;
     auto addSide = [&](const Profile& in, std::size_t type, const std::vector<FrameId>& frames,
@@ -142,7 +127,7 @@ Profile diffProfiles(const Profile& before, std::size_t beforeType, const Profil
                 n = t.subtreeEnd(n) - 1;
                 continue;
             }
-            const NodeId m = merged[n] = childOf(merged[t.parent(n)], frames[t.frame(n).value]);
+            const NodeId m = merged[n] = tree.child(merged[t.parent(n)], frames[t.frame(n).value]);
             int64_t v = t.self(type, n);
             if (v == 0)
                 continue;
@@ -153,15 +138,15 @@ Profile diffProfiles(const Profile& before, std::size_t beforeType, const Profil
                                          : static_cast<int64_t>(scaled);
             }
             v = mulCost(v, factor);
-            addCost(self[slot][m], v);
-            addCost(self[kDelta][m], slot == kAfter ? v : v == INT64_MIN ? INT64_MAX : -v);
+            tree.addSelf(slot, m, v);
+            tree.addSelf(kDelta, m, slot == kAfter ? v : v == INT64_MIN ? INT64_MAX : -v);
             if (slot == kAfter)
-                addCost(self[kWidth][m], v);
+                tree.addSelf(kWidth, m, v);
         }
     };
     addSide(before, beforeType, beforeFrames, kBefore, options.normalize && totalBefore != totalAfter);
     addSide(after, afterType, afterFrames, kAfter, false);
-    out.tree = CallTree::fromParentArray(parent, frame, std::move(self), out.frames, out.strings);
+    out.tree = tree.finish(out.frames, out.strings);
 
     out.costTypes = {CostType{"before", unit, decimals}, CostType{"after", unit, decimals},
                      CostType{"delta", unit, decimals}, CostType{"width", unit, decimals}};

@@ -1,6 +1,7 @@
 #include "scorch/builder.h"
 
 #include "model/linecosts.h"
+#include "model/pathtree.h"
 #include "util/hash.h"
 
 #include <algorithm>
@@ -9,46 +10,13 @@
 
 namespace scorch {
 
-using detail::hashInt;
-using detail::makeSlot;
-using detail::slotTagMatches;
-using detail::slotValue;
+using detail::lineKey;
+using detail::probeIndex;
 
 namespace {
 
-template <typename Match>
-std::size_t probe(const std::vector<uint64_t>& slots, uint64_t h, Match&& match, bool& found) {
-    const std::size_t mask = slots.size() - 1;
-    for (std::size_t i = h & mask;; i = (i + 1) & mask) {
-        const uint64_t slot = slots[i];
-        if (!slot) {
-            found = false;
-            return i;
-        }
-        if (slotTagMatches(slot, h) && match(slotValue(slot))) {
-            found = true;
-            return i;
-        }
-    }
-}
-
-template <typename HashOf>
-void rehash(std::vector<uint64_t>& slots, HashOf&& hashOf) {
-    std::vector<uint64_t> bigger(slots.size() * 2, 0);
-    const std::size_t mask = bigger.size() - 1;
-    for (uint64_t slot : slots) {
-        if (!slot)
-            continue;
-        std::size_t i = hashOf(slotValue(slot)) & mask;
-        while (bigger[i])
-            i = (i + 1) & mask;
-        bigger[i] = slot;
-    }
-    slots.swap(bigger);
-}
-
-uint64_t pairKey(uint32_t a, uint32_t b) {
-    return hashInt((static_cast<uint64_t>(a) << 32) | b);
+uint64_t entryKey(uint32_t thread, NodeId node) {
+    return detail::hashInt((static_cast<uint64_t>(thread) << 32) | node);
 }
 
 } // namespace
@@ -59,7 +27,7 @@ TreeBuilder::TreeBuilder()
     , m_childSlots(4096, 0)
     , m_entrySlots(4096, 0)
     , m_lineSlots(64, 0)
-    , m_stackSlots(1024) {}
+    , m_stackSlots(1024, 0) {}
 
 FrameId TreeBuilder::frame(std::string_view name, std::string_view module, FrameKind kind) {
     Frame f;
@@ -110,40 +78,26 @@ uint32_t TreeBuilder::thread(std::string_view name, int64_t pid, int64_t tid) {
 }
 
 NodeId TreeBuilder::child(NodeId parent, FrameId frame) {
-    const uint64_t h = pairKey(parent, frame.value);
-    bool found;
-    const std::size_t i = probe(
-        m_childSlots, h, [&](uint32_t n) { return m_parent[n] == parent && m_frame[n] == frame; }, found);
-    if (found)
-        return slotValue(m_childSlots[i]);
-    if (m_parent.size() >= m_maxNodes)
-        throw LimitExceeded("the call tree has more than " + std::to_string(m_maxNodes) +
-                            " nodes (ImportOptions::maxNodes)");
-    const auto id = static_cast<NodeId>(m_parent.size());
-    m_parent.push_back(parent);
-    m_frame.push_back(frame);
-    m_childSlots[i] = makeSlot(h, id);
-    if (m_parent.size() * 2 > m_childSlots.size())
-        rehash(m_childSlots, [&](uint32_t n) { return pairKey(m_parent[n], m_frame[n].value); });
-    return id;
+    return detail::growChild(m_parent, m_frame, m_childSlots, parent, frame, [this](NodeId id) {
+        if (id >= m_maxNodes)
+            throw LimitExceeded("the call tree has more than " + std::to_string(m_maxNodes) +
+                                " nodes (ImportOptions::maxNodes)");
+    });
 }
 
 uint32_t TreeBuilder::entry(uint32_t thread, NodeId node) {
-    const uint64_t h = pairKey(thread, node);
-    bool found;
-    const std::size_t i = probe(
-        m_entrySlots, h, [&](uint32_t e) { return m_entryThread[e] == thread && m_entryNode[e] == node; },
-        found);
-    if (found)
-        return slotValue(m_entrySlots[i]);
+    const uint64_t h = entryKey(thread, node);
+    const detail::IndexProbe p = probeIndex(
+        m_entrySlots, h, [&](uint32_t e) { return m_entryThread[e] == thread && m_entryNode[e] == node; });
+    if (p.found())
+        return p.index;
     const auto id = static_cast<uint32_t>(m_entryNode.size());
     m_entryThread.push_back(thread);
     m_entryNode.push_back(node);
     for (auto& costs : m_entryCost)
         costs.push_back(0);
-    m_entrySlots[i] = makeSlot(h, id);
-    if (m_entryNode.size() * 2 > m_entrySlots.size())
-        rehash(m_entrySlots, [&](uint32_t e) { return pairKey(m_entryThread[e], m_entryNode[e]); });
+    detail::insertIndex(m_entrySlots, p, h, id, m_entryNode.size(),
+                        [&](uint32_t e) { return entryKey(m_entryThread[e], m_entryNode[e]); });
     return id;
 }
 
@@ -151,34 +105,21 @@ NodeId TreeBuilder::leafNode(std::span<const FrameId> rootToLeaf) {
     // Most samples repeat an earlier stack exactly: one hash over the frame ids finds its leaf node without
     // a (parent, frame) lookup per frame. The match is verified by walking the candidate's parents.
     const uint64_t h = hashBytes({reinterpret_cast<const char*>(rootToLeaf.data()), rootToLeaf.size_bytes()});
-    const std::size_t mask = m_stackSlots.size() - 1;
-    std::size_t i = h & mask;
-    for (;; i = (i + 1) & mask) {
-        const StackSlot& slot = m_stackSlots[i];
-        if (slot.node == kRootNode)
-            break;
-        if (slot.hash == h && slot.depth == rootToLeaf.size() && samePath(slot.node, rootToLeaf))
-            return slot.node;
-    }
+    const detail::IndexProbe p = probeIndex(m_stackSlots, h, [&](uint32_t e) {
+        const StackEntry& s = m_stacks[e];
+        return s.hash == h && s.depth == rootToLeaf.size() && samePath(s.node, rootToLeaf);
+    });
+    if (p.found())
+        return m_stacks[p.index].node;
     NodeId n = kRootNode;
     for (FrameId f : rootToLeaf)
         n = child(n, f);
     if (n == kRootNode)
         return n;
-    m_stackSlots[i] = {h, n, static_cast<uint32_t>(rootToLeaf.size())};
-    if (++m_stackCount * 2 > m_stackSlots.size()) {
-        std::vector<StackSlot> bigger(m_stackSlots.size() * 2);
-        const std::size_t bigMask = bigger.size() - 1;
-        for (const StackSlot& slot : m_stackSlots) {
-            if (slot.node == kRootNode)
-                continue;
-            std::size_t j = slot.hash & bigMask;
-            while (bigger[j].node != kRootNode)
-                j = (j + 1) & bigMask;
-            bigger[j] = slot;
-        }
-        m_stackSlots.swap(bigger);
-    }
+    const auto id = static_cast<uint32_t>(m_stacks.size());
+    m_stacks.push_back({h, n, static_cast<uint32_t>(rootToLeaf.size())});
+    detail::insertIndex(m_stackSlots, p, h, id, m_stacks.size(),
+                        [&](uint32_t e) { return m_stacks[e].hash; });
     return n;
 }
 
@@ -206,34 +147,22 @@ void TreeBuilder::addSample(uint32_t thread, std::span<const FrameId> rootToLeaf
     addLineCosts(rootToLeaf, costs, lines);
 }
 
-namespace {
-uint64_t lineKey(FrameId frame, SourceLine where) {
-    return hashInt((static_cast<uint64_t>(frame.value) << 32 | where.file.value) ^
-                   hashInt(0x9e3779b97f4a7c15ull + where.line));
-}
-} // namespace
-
 uint32_t TreeBuilder::lineEntry(FrameId frame, SourceLine where) {
     const uint64_t h = lineKey(frame, where);
-    bool found;
-    const std::size_t i = probe(
-        m_lineSlots, h,
-        [&](uint32_t e) {
-            const LineEntry& l = m_lines[e];
-            return l.frame == frame && l.where.file == where.file && l.where.line == where.line;
-        },
-        found);
-    if (found)
-        return slotValue(m_lineSlots[i]);
+    const detail::IndexProbe p = probeIndex(m_lineSlots, h, [&](uint32_t e) {
+        const LineEntry& l = m_lines[e];
+        return l.frame == frame && l.where.file == where.file && l.where.line == where.line;
+    });
+    if (p.found())
+        return p.index;
     const auto id = static_cast<uint32_t>(m_lines.size());
     m_lines.push_back({frame, where, UINT64_MAX});
     for (auto& v : m_lineSelf)
         v.push_back(0);
     for (auto& v : m_lineTotal)
         v.push_back(0);
-    m_lineSlots[i] = makeSlot(h, id);
-    if (m_lines.size() * 2 > m_lineSlots.size())
-        rehash(m_lineSlots, [&](uint32_t e) { return lineKey(m_lines[e].frame, m_lines[e].where); });
+    detail::insertIndex(m_lineSlots, p, h, id, m_lines.size(),
+                        [&](uint32_t e) { return lineKey(m_lines[e].frame, m_lines[e].where); });
     return id;
 }
 

@@ -5,10 +5,7 @@
 namespace scorch {
 
 using detail::hashInt;
-using detail::makeSlot;
 using detail::mix64;
-using detail::slotTagMatches;
-using detail::slotValue;
 
 std::string_view frameKindName(FrameKind kind) {
     switch (kind) {
@@ -38,36 +35,16 @@ FrameTable::FrameTable()
     : m_frames(1)
     , m_slots(1024, 0) {}
 
-void FrameTable::grow() {
-    std::vector<uint64_t> slots(m_slots.size() * 2, 0);
-    const std::size_t mask = slots.size() - 1;
-    for (uint64_t slot : m_slots) {
-        if (!slot)
-            continue;
-        std::size_t i = hashFrame(m_frames[slotValue(slot)]) & mask;
-        while (slots[i])
-            i = (i + 1) & mask;
-        slots[i] = slot;
-    }
-    m_slots.swap(slots);
-}
-
 FrameId FrameTable::intern(const Frame& frame) {
     const uint64_t h = hashFrame(frame);
-    const std::size_t mask = m_slots.size() - 1;
-    std::size_t i = h & mask;
-    for (;; i = (i + 1) & mask) {
-        const uint64_t slot = m_slots[i];
-        if (!slot)
-            break;
-        if (slotTagMatches(slot, h) && m_frames[slotValue(slot)] == frame)
-            return {slotValue(slot)};
-    }
+    const detail::IndexProbe p =
+        detail::probeIndex(m_slots, h, [&](uint32_t i) { return m_frames[i] == frame; });
+    if (p.found())
+        return {p.index};
     const auto id = static_cast<uint32_t>(m_frames.size());
     m_frames.push_back(frame);
-    m_slots[i] = makeSlot(h, id);
-    if (m_frames.size() * 2 > m_slots.size())
-        grow();
+    detail::insertIndex(m_slots, p, h, id, m_frames.size(),
+                        [&](uint32_t i) { return hashFrame(m_frames[i]); });
     return {id};
 }
 

@@ -1,7 +1,10 @@
-// Internal: a builder's line entries (unsorted, costs per cost type) -> Profile::lineCosts.
+// Internal: a builder's line entries (unsorted, costs per cost type) -> Profile::lineCosts, and the hash
+// both builders index their (frame, file, line) entries by.
 #pragma once
 
 #include "scorch/profile.h"
+
+#include "util/hash.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -10,6 +13,12 @@
 #include <vector>
 
 namespace scorch::detail {
+
+/// The hash of a line entry's key: (frame, file, line).
+inline uint64_t lineKey(FrameId frame, SourceLine where) {
+    return hashInt((static_cast<uint64_t>(frame.value) << 32 | where.file.value) ^
+                   hashInt(0x9e3779b97f4a7c15ull + where.line));
+}
 
 /// `lines[i]` has `.frame` (FrameId) and `.where` (SourceLine); `self[t][i]`/`total[t][i]` are its costs.
 /// The result is sorted by (frame, file, line); its cost type k is the builder's `typeOrder[k]`.

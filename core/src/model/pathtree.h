@@ -1,4 +1,6 @@
-// Internal: builds a CallTree from whole root->leaf paths (used by bottom-up inversion and transforms).
+// Internal: growing a call tree node by node. growChild() is the one way a tree gets a child (TreeBuilder,
+// PathTree, the diff's merged tree); PathTree builds a CallTree from whole root->leaf paths (bottom-up
+// inversion, transforms) or node by node (diff).
 #pragma once
 
 #include "scorch/calltree.h"
@@ -12,12 +14,36 @@
 
 namespace scorch::detail {
 
+inline uint64_t childKey(NodeId parent, FrameId frame) {
+    return hashInt((static_cast<uint64_t>(parent) << 32) | frame.value);
+}
+
+/// The child of `parent` for `frame` in a tree held as parent and frame arrays (node 0 the root, nobody's
+/// child) whose `slots` index (parent, frame) -> node (see probeIndex). A new node is appended after
+/// `onNew(id)` ran, which may throw (nothing changes then) or grow the owner's per-node arrays.
+template <typename OnNew>
+NodeId growChild(std::vector<NodeId>& parents, std::vector<FrameId>& frames, std::vector<uint64_t>& slots,
+                 NodeId parent, FrameId frame, OnNew&& onNew) {
+    const uint64_t h = childKey(parent, frame);
+    const IndexProbe p =
+        probeIndex(slots, h, [&](uint32_t n) { return parents[n] == parent && frames[n] == frame; });
+    if (p.found())
+        return p.index;
+    const auto id = static_cast<NodeId>(parents.size());
+    onNew(id);
+    parents.push_back(parent);
+    frames.push_back(frame);
+    insertIndex(slots, p, h, id, parents.size(), [&](uint32_t n) { return childKey(parents[n], frames[n]); });
+    return id;
+}
+
 class PathTree {
 public:
     explicit PathTree(std::size_t costTypes)
         : m_parent{0}
         , m_frame{FrameId{}}
-        , m_self(costTypes, std::vector<int64_t>(1, 0)) {}
+        , m_self(costTypes, std::vector<int64_t>(1, 0))
+        , m_children(1024, 0) {}
 
     /// Adds `self[t]` of every cost type t at the end of `path` (root first); an empty path adds to the root.
     template <typename CostOf>
@@ -29,28 +55,25 @@ public:
             addCost(m_self[t][n], costOf(t));
     }
 
+    /// The child of `p` for `f`, made when new.
+    NodeId child(NodeId p, FrameId f) {
+        return growChild(m_parent, m_frame, m_children, p, f, [&](NodeId) {
+            for (auto& s : m_self)
+                s.push_back(0);
+        });
+    }
+    /// Adds `value` to the self cost of type `type` of node `n`.
+    void addSelf(std::size_t type, NodeId n, int64_t value) { addCost(m_self[type][n], value); }
+
     CallTree finish(const FrameTable& frames, const StringTable& strings) {
         return CallTree::fromParentArray(m_parent, m_frame, std::move(m_self), frames, strings);
     }
 
 private:
-    NodeId child(NodeId p, FrameId f) {
-        bool inserted;
-        const NodeId n = m_children.findOrInsert((static_cast<uint64_t>(p) << 32) | f.value,
-                                                 static_cast<NodeId>(m_parent.size()), inserted);
-        if (inserted) {
-            m_parent.push_back(p);
-            m_frame.push_back(f);
-            for (auto& s : m_self)
-                s.push_back(0);
-        }
-        return n;
-    }
-
     std::vector<NodeId> m_parent;
     std::vector<FrameId> m_frame;
     std::vector<std::vector<int64_t>> m_self;
-    FlatMap64 m_children;
+    std::vector<uint64_t> m_children; // (parent, frame) -> node
 };
 
 /// Calls f(node) for every node that has a non-zero self cost of any type.

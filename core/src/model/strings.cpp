@@ -6,10 +6,7 @@
 
 namespace scorch {
 
-using detail::makeSlot;
 using detail::mix64;
-using detail::slotTagMatches;
-using detail::slotValue;
 
 uint64_t hashBytes(std::string_view s, uint64_t seed) {
     constexpr uint64_t k0 = 0xa0761d6478bd642full, k1 = 0xe7037ed1a0b428dbull, k2 = 0x8ebc6af09c88c6e3ull;
@@ -92,52 +89,24 @@ std::string_view StringTable::store(std::string_view s) {
     return {dst, s.size()};
 }
 
-void StringTable::grow() {
-    std::vector<uint64_t> slots(m_slots.size() * 2, 0);
-    const std::size_t mask = slots.size() - 1;
-    for (uint64_t slot : m_slots) {
-        if (!slot)
-            continue;
-        std::size_t i = hash(m_views[slotValue(slot)]) & mask;
-        while (slots[i])
-            i = (i + 1) & mask;
-        slots[i] = slot;
-    }
-    m_slots.swap(slots);
-}
-
 StringId StringTable::find(std::string_view s) const {
     if (s.empty())
         return {};
-    const uint64_t h = hash(s);
-    const std::size_t mask = m_slots.size() - 1;
-    for (std::size_t i = h & mask;; i = (i + 1) & mask) {
-        const uint64_t slot = m_slots[i];
-        if (!slot)
-            return {};
-        if (slotTagMatches(slot, h) && m_views[slotValue(slot)] == s)
-            return {slotValue(slot)};
-    }
+    const detail::IndexProbe p =
+        detail::probeIndex(m_slots, hash(s), [&](uint32_t i) { return m_views[i] == s; });
+    return p.found() ? StringId{p.index} : StringId{};
 }
 
 StringId StringTable::intern(std::string_view s) {
     if (s.empty())
         return {};
     const uint64_t h = hash(s);
-    std::size_t mask = m_slots.size() - 1;
-    std::size_t i = h & mask;
-    for (;; i = (i + 1) & mask) {
-        const uint64_t slot = m_slots[i];
-        if (!slot)
-            break;
-        if (slotTagMatches(slot, h) && m_views[slotValue(slot)] == s)
-            return {slotValue(slot)};
-    }
+    const detail::IndexProbe p = detail::probeIndex(m_slots, h, [&](uint32_t i) { return m_views[i] == s; });
+    if (p.found())
+        return {p.index};
     const auto id = static_cast<uint32_t>(m_views.size());
     m_views.push_back(store(s));
-    m_slots[i] = makeSlot(h, id);
-    if (m_views.size() * 2 > m_slots.size())
-        grow();
+    detail::insertIndex(m_slots, p, h, id, m_views.size(), [&](uint32_t i) { return hash(m_views[i]); });
     return {id};
 }
 

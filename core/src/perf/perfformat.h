@@ -105,6 +105,8 @@ public:
 
     std::size_t left() const { return static_cast<std::size_t>(m_end - m_p); }
     uint64_t offset() const { return m_base + static_cast<uint64_t>(m_p - m_begin); }
+    /// The file's name, for messages.
+    const std::string* name() const { return m_name; }
     template <typename T>
     T get() {
         need(sizeof(T));

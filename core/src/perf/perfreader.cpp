@@ -72,10 +72,9 @@ public:
             throw PerfDataUnsupported(m_name + ": perf.data version 1 (PERFFILE) is not read natively");
         const uint64_t headerSize = header.u64();
         if (headerSize == kPipeHeaderSize) {
-            m_state.pipeMode = true;
             // build-ids follow the samples: modules are opened at the end, once they are known, and no
             // partial profile (which would open them) is made
-            m_state.deferSymbolization();
+            m_state.setPipeMode();
             records(kPipeHeaderSize, m_data.size());
         } else {
             if (headerSize < kFileHeaderSize)
@@ -116,11 +115,10 @@ public:
         trace("records read");
         if (m_control.progress)
             m_control.progress(m_total, m_total);
-        m_state.meta.compression = compression;
-        m_state.meta.inputBytes = m_data.size();
+        m_state.setInput(compression, m_data.size());
         if (!build) {
             Profile p;
-            p.meta = m_state.meta;
+            p.meta = m_state.meta();
             return p;
         }
         return m_state.finish(m_control.cancel);
@@ -149,7 +147,7 @@ private:
             }
             m_state.addAttr(parseAttr(attr, at), ids);
         }
-        if (m_state.attrs.empty())
+        if (!m_state.hasAttrs())
             throw ImportError(m_name + ": no event attributes (byte offset " + std::to_string(offset) + ")");
     }
 
@@ -415,7 +413,7 @@ private:
             throw ImportCancelled();
         if (m_control.progress)
             m_control.progress(std::min<uint64_t>(pos, m_total ? m_total : pos), m_total);
-        if (m_control.partial && !m_state.pipeMode && m_state.samples() > 0) {
+        if (m_control.partial && !m_state.pipeMode() && m_state.samples() > 0) {
             const auto now = std::chrono::steady_clock::now();
             if (std::chrono::duration<double>(now - m_lastPartial).count() >= m_control.partialInterval) {
                 m_control.partial(m_state.snapshot(m_control.cancel));
@@ -476,7 +474,7 @@ forEachPerfDataSample(const std::string& path,
     const ImportOptions options;
     const ImportControl control;
     detail::PerfDataReader reader(mapping.bytes, path, options, control, mapping.bytes.size());
-    reader.state().sampleHook = sample;
+    reader.state().setSampleHook(sample);
     return reader.run(source->compression(), false).meta;
 }
 

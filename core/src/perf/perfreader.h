@@ -3,6 +3,7 @@
 
 #include "scorch/bytesource.h"
 #include "scorch/import.h"
+#include "symbols/addressspace.h"
 
 #include <cstdint>
 #include <functional>
@@ -39,16 +40,11 @@ Profile importPerfDataWithPerfScript(const std::string& path, const std::string&
                                      const ImportOptions& options, const ImportControl& control);
 
 /// One mapping of a process, as the unwinder needs it.
-struct UnwindMap {
-    uint64_t start = 0, end = 0, pgoff = 0;
-    std::string_view path; ///< empty or not a file: cannot be unwound through
-};
-
 /// Unwinds `--call-graph dwarf` samples (x86-64): the copied user stack and registers of a sample are
 /// unwound with libdw's CFI unwinder (one Dwfl per process, modules reported as the unwinder reaches them).
 class DwarfUnwinder {
 public:
-    using FindMap = std::function<const UnwindMap*(int64_t pid, uint64_t address)>;
+    using FindMap = std::function<const Mapping*(int64_t pid, uint64_t address)>;
     explicit DwarfUnwinder(FindMap findMap);
     ~DwarfUnwinder();
     DwarfUnwinder(const DwarfUnwinder&) = delete;

@@ -13,32 +13,9 @@ using namespace perf;
 
 namespace {
 
-bool startsWith(std::string_view s, std::string_view prefix) {
-    return s.substr(0, prefix.size()) == prefix;
-}
-
-MapEntry::Kind mapKind(std::string_view path) {
-    if (startsWith(path, "//anon") || startsWith(path, "/anon_hugepage") || startsWith(path, "/dev/zero") ||
-        startsWith(path, "[anon") || startsWith(path, "/memfd:") || startsWith(path, "/tmp/perf-"))
-        return MapEntry::Kind::Jit;
-    if (path == "[vdso]")
-        return MapEntry::Kind::File; // symbolized from perf's build-id cache, where perf record copies it
-    if (startsWith(path, "[") || path.empty())
-        return MapEntry::Kind::Other; // [stack], [heap], [vsyscall]: no file to read
-    return MapEntry::Kind::File;
-}
-
 /// Lower-case hex of raw build-id bytes.
 std::string hexBytes(std::string_view bytes) {
     return toHex(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
-}
-
-/// perf record's id position in a sample (for finding the event of a sample when there are several).
-std::size_t idSlot(uint64_t sampleType) {
-    if (sampleType & SampleIdentifier)
-        return 0;
-    return static_cast<std::size_t>(
-        std::popcount(sampleType & (SampleIp | SampleTid | SampleTime | SampleAddr)));
 }
 
 RawProfileOptions rawOptions(const ImportOptions& options) {
@@ -54,167 +31,84 @@ PerfState::PerfState(const std::string& name, const ImportOptions& options)
     , m_options(options)
     , m_symbolizer(std::make_unique<Symbolizer>(symbolizerOptions(options)))
     , m_builder(std::make_unique<RawProfileBuilder>(*m_symbolizer, rawOptions(options))) {
-    meta.source = name;
-    meta.format = "perf.data";
+    m_meta.source = name;
+    m_meta.format = "perf.data";
     // the reader calls the builder from its one thread: samples are merged on another while it reads on
     m_builder->pipelineSamples();
 }
 
 PerfState::~PerfState() = default;
 
+void PerfState::setPipeMode() {
+    m_pipeMode = true;
+    m_builder->deferSymbolization();
+}
+
+void PerfState::setInput(const std::string& compression, uint64_t bytes) {
+    m_meta.compression = compression;
+    m_meta.inputBytes = bytes;
+}
+
 void PerfState::warn(uint64_t offset, std::string message) {
-    ++meta.warningCount;
-    if (meta.warnings.size() < ProfileMeta::kMaxKeptWarnings) {
+    ++m_meta.warningCount;
+    if (m_meta.warnings.size() < ProfileMeta::kMaxKeptWarnings) {
         if (message.find("byte offset") == std::string::npos && offset)
             message += " (byte offset " + std::to_string(offset) + ")";
-        meta.warnings.push_back({0, std::move(message)});
+        m_meta.warnings.push_back({0, std::move(message)});
     }
+}
+
+void PerfState::checkArchitecture(const Attr& a) const {
+    if (a.dwarfStacks() && !m_arch.empty() && m_arch != "x86_64")
+        throw PerfDataUnsupported(m_name + ": --call-graph dwarf recording of architecture " + m_arch +
+                                  " (only x86_64 stacks are unwound natively)");
 }
 
 void PerfState::addAttr(Attr attr, const std::vector<uint64_t>& ids) {
-    if ((attr.sampleType & SampleRegsUser) && attr.regsUser && attr.stackUser && !m_arch.empty() &&
-        m_arch != "x86_64")
-        throw PerfDataUnsupported(m_name + ": --call-graph dwarf recording of architecture " + m_arch +
-                                  " (only x86_64 stacks are unwound natively)");
-    if (!attrs.empty() && idSlot(attr.sampleType) != idSlot(attrs.front().sampleType))
+    checkArchitecture(attr);
+    if (!m_attrs.fits(attr))
         throw PerfDataUnsupported(m_name + ": events with different sample layouts");
-    for (uint64_t id : ids)
-        m_idToAttr.emplace(id, attrs.size());
-    attrs.push_back(std::move(attr));
+    m_attrs.add(std::move(attr), ids);
 }
+
+// --- feature sections ---
 
 void PerfState::feature(unsigned bit, Cursor c) {
-    switch (bit) {
-    case FeatHostname:
-        meta.recording.emplace_back("hostname", c.string());
-        break;
-    case FeatOsRelease:
-        meta.recording.emplace_back("os release", c.string());
-        break;
-    case FeatVersion:
-        meta.recording.emplace_back("perf version", c.string());
-        break;
-    case FeatArch:
-        m_arch = c.string();
-        meta.recording.emplace_back("architecture", m_arch);
-        for (const Attr& a : attrs)
-            if ((a.sampleType & SampleRegsUser) && a.regsUser && a.stackUser && m_arch != "x86_64")
-                throw PerfDataUnsupported(m_name + ": --call-graph dwarf recording of architecture " +
-                                          m_arch + " (only x86_64 stacks are unwound natively)");
-        break;
-    case FeatNrCpus: {
-        const uint32_t online = c.u32(), available = c.u32();
-        meta.recording.emplace_back("cpus", std::to_string(available) + " online " + std::to_string(online));
-        break;
-    }
-    case FeatCpuDesc:
-        meta.recording.emplace_back("cpu", c.string());
-        break;
-    case FeatCmdline: {
-        const uint32_t n = c.u32();
-        std::string line;
-        for (uint32_t i = 0; i < n && i < 4096; ++i)
-            line += (i ? " " : "") + c.string();
-        meta.recording.emplace_back("command line", line);
-        break;
-    }
-    case FeatEventDesc: {
-        const uint32_t n = c.u32(), attrSize = c.u32();
-        for (uint32_t i = 0; i < n; ++i) {
-            c.skip(attrSize);
-            const uint32_t ids = c.u32();
-            std::string name = c.string();
-            c.skip(uint64_t(ids) * 8);
-            if (i < attrs.size() && !name.empty())
-                attrs[i].name = std::move(name);
-        }
-        break;
-    }
-    case FeatBuildId:
-        while (c.left() >= 8) {
-            const uint64_t at = c.offset();
-            c.skip(4);
-            const uint16_t misc = c.get<uint16_t>();
-            const uint16_t size = c.get<uint16_t>();
-            if (size < 8 + 4 + 24 || size - 8u > c.left()) {
-                warn(at, "corrupt build-id entry");
-                break;
-            }
-            Cursor e(c.bytes(size - 8u), at + 8, &m_name);
-            buildIdEntry(misc, e);
-        }
-        break;
-    default:
-        break;
-    }
+    readFeature(bit, c, *this);
 }
 
-bool PerfState::hasTime() const {
-    return !attrs.empty() && (attrs.front().sampleType & SampleTime) &&
-           (attrs.front().flags & kAttrSampleIdAll);
+void PerfState::note(std::string key, std::string value) {
+    m_meta.recording.emplace_back(std::move(key), std::move(value));
 }
 
-const Attr* PerfState::attrOf(std::string_view sample) const {
-    if (attrs.size() == 1)
-        return &attrs.front();
-    if (attrs.empty())
-        return nullptr;
-    const uint64_t type = attrs.front().sampleType;
-    if (!(type & (SampleId | SampleIdentifier)))
-        return &attrs.front();
-    const std::size_t at = 8 + 8 * idSlot(type);
-    if (sample.size() < at + 8)
-        return nullptr;
-    uint64_t id;
-    std::memcpy(&id, sample.data() + at, 8);
-    const auto it = m_idToAttr.find(id);
-    return it == m_idToAttr.end() ? nullptr : &attrs[it->second];
+void PerfState::architecture(const std::string& arch) {
+    m_arch = arch;
+    m_meta.recording.emplace_back("architecture", m_arch);
+    for (const Attr& a : m_attrs.all())
+        if (a.dwarfStacks() && m_arch != "x86_64")
+            throw PerfDataUnsupported(m_name + ": --call-graph dwarf recording of architecture " + m_arch +
+                                      " (only x86_64 stacks are unwound natively)");
 }
 
-uint64_t PerfState::recordTime(uint32_t type, std::string_view record) const {
-    uint64_t t = 0;
-    if (type == RecordSample) {
-        const Attr* a = attrOf(record);
-        if (!a || !(a->sampleType & SampleTime))
-            return 0;
-        const std::size_t at = 8 + 8 * static_cast<std::size_t>(std::popcount(
-                                           a->sampleType & (SampleIdentifier | SampleIp | SampleTid)));
-        if (record.size() >= at + 8)
-            std::memcpy(&t, record.data() + at, 8);
-        return t;
-    }
-    const uint64_t st = attrs.front().sampleType;
-    const std::size_t after = static_cast<std::size_t>(
-        std::popcount(st & (SampleId | SampleStreamId | SampleCpu | SampleIdentifier)));
-    if (record.size() >= 8 + 8 * (after + 1))
-        std::memcpy(&t, record.data() + record.size() - 8 * (after + 1), 8);
-    return t;
+void PerfState::eventName(std::size_t event, std::string name) {
+    if (event < m_attrs.size() && !name.empty())
+        m_attrs.setName(event, std::move(name));
 }
 
-void PerfState::buildIdEntry(uint16_t misc, Cursor& e) {
-    e.skip(4); // pid
-    const std::string_view id = e.bytes(24);
-    std::string_view path = e.bytes(e.left());
-    path = path.substr(0, path.find('\0'));
-    // With PERF_RECORD_MISC_BUILD_ID_SIZE byte 20 holds the length; otherwise 20 bytes (SHA-1).
-    std::size_t len = 20;
-    if ((misc & kMiscBuildIdSize) && static_cast<unsigned char>(id[20]) <= 20)
-        len = static_cast<unsigned char>(id[20]);
-    const std::string_view file = intern(path), hex = intern(hexBytes(id.substr(0, len)));
+void PerfState::buildId(std::string_view path, std::string_view id) {
+    const std::string_view file = intern(path), hex = intern(hexBytes(id));
     m_buildIds[file] = hex;
     // mappings (and modules) seen before their build-id: give it to them, so that the file is verified
-    for (auto& [pid, space] : m_spaces)
-        for (auto& [start, entry] : space)
-            if (entry.map.path == file && entry.buildId.empty()) {
-                entry.buildId = hex;
-                if (entry.handle.valid())
-                    m_symbolizer->setBuildId(entry.handle, hex);
-            }
+    m_maps.forEach([&](Mapping& m) {
+        if (m.path == file && m.buildId.empty()) {
+            m.buildId = hex;
+            if (m.module.valid())
+                m_symbolizer->setBuildId(m.module, hex);
+        }
+    });
 }
 
-void PerfState::deferSymbolization() {
-    m_builder->deferSymbolization();
-}
+// --- records ---
 
 void PerfState::record(uint32_t type, Cursor& c) {
     c.skip(4);
@@ -228,42 +122,15 @@ void PerfState::record(uint32_t type, Cursor& c) {
     case RecordMmap2:
         mmap(c, misc, type == RecordMmap2);
         break;
-    case RecordComm: {
-        const int64_t pid = static_cast<int32_t>(c.u32()), tid = static_cast<int32_t>(c.u32());
-        std::string_view comm = c.bytes(c.left());
-        comm = comm.substr(0, comm.find('\0'));
-        if (misc & kMiscCommExec) {
-            ++m_mapGeneration;
-            m_spaces.erase(pid);
-            if (m_unwinder)
-                m_unwinder->invalidate(pid);
-        }
-        m_comms[tid] = std::string(comm);
-        m_threads.erase(tid);
+    case RecordComm:
+        comm(c, misc);
         break;
-    }
-    case RecordFork: {
-        const int64_t pid = static_cast<int32_t>(c.u32()), ppid = static_cast<int32_t>(c.u32());
-        const int64_t tid = static_cast<int32_t>(c.u32()), ptid = static_cast<int32_t>(c.u32());
-        if (pid != ppid) {
-            ++m_mapGeneration;
-            const auto parent = m_spaces.find(ppid);
-            if (parent != m_spaces.end())
-                m_spaces[pid] = parent->second;
-            else
-                m_spaces.erase(pid);
-            if (m_unwinder)
-                m_unwinder->invalidate(pid);
-        }
-        const auto comm = m_comms.find(ptid);
-        if (comm != m_comms.end())
-            m_comms[tid] = comm->second;
-        m_threads.erase(tid);
+    case RecordFork:
+        fork(c);
         break;
-    }
     case RecordHeaderBuildId: // pipe mode: after the samples of the modules they belong to
         if (c.left() >= 4 + 24)
-            buildIdEntry(misc, c);
+            readBuildIdEntry(misc, c, *this);
         break;
     case RecordExit:
     case RecordHeaderEventType:
@@ -284,14 +151,41 @@ void PerfState::record(uint32_t type, Cursor& c) {
     }
 }
 
+void PerfState::comm(Cursor& c, uint16_t misc) {
+    const int64_t pid = static_cast<int32_t>(c.u32()), tid = static_cast<int32_t>(c.u32());
+    std::string_view comm = c.bytes(c.left());
+    comm = comm.substr(0, comm.find('\0'));
+    if (misc & kMiscCommExec) {
+        m_maps.exec(pid);
+        if (m_unwinder)
+            m_unwinder->invalidate(pid);
+    }
+    m_comms[tid] = std::string(comm);
+    m_threads.erase(tid);
+}
+
+void PerfState::fork(Cursor& c) {
+    const int64_t pid = static_cast<int32_t>(c.u32()), ppid = static_cast<int32_t>(c.u32());
+    const int64_t tid = static_cast<int32_t>(c.u32()), ptid = static_cast<int32_t>(c.u32());
+    if (pid != ppid) {
+        m_maps.fork(pid, ppid);
+        if (m_unwinder)
+            m_unwinder->invalidate(pid);
+    }
+    const auto comm = m_comms.find(ptid);
+    if (comm != m_comms.end())
+        m_comms[tid] = comm->second;
+    m_threads.erase(tid);
+}
+
 void PerfState::mmap(Cursor& c, uint16_t misc, bool v2) {
     const int64_t pid = static_cast<int32_t>(c.u32());
     c.skip(4);
-    MapEntry e;
-    e.map.start = c.u64();
+    Mapping m;
+    m.start = c.u64();
     const uint64_t len = c.u64();
-    e.map.pgoff = c.u64();
-    e.map.end = e.map.start + len;
+    m.pgoff = c.u64();
+    m.end = m.start + len;
     std::string_view buildId;
     if (v2) {
         const std::string_view ident = c.bytes(24);
@@ -307,77 +201,24 @@ void PerfState::mmap(Cursor& c, uint16_t misc, bool v2) {
     const uint16_t mode = misc & kMiscCpuModeMask;
     if (mode == kMiscKernel || mode == kMiscGuestKernel || pid == -1)
         return; // kernel and its modules: kernel addresses are symbolized by address (kallsyms)
-    e.map.path = intern(path);
-    e.kind = mapKind(path);
+    m.path = intern(path);
+    m.kind = mappingKind(path);
     if (buildId.empty()) {
-        const auto it = m_buildIds.find(e.map.path);
+        const auto it = m_buildIds.find(m.path);
         if (it != m_buildIds.end())
             buildId = it->second;
     }
-    e.buildId = buildId;
-    if (len == 0 || e.map.end < e.map.start)
+    m.buildId = buildId;
+    if (len == 0 || m.end < m.start)
         return;
-    addMap(pid, e);
-    if (m_unwinder && e.kind == MapEntry::Kind::File)
+    m_maps.map(pid, m);
+    if (m_unwinder && m.kind == Mapping::Kind::File)
         m_unwinder->invalidate(pid); // its Dwfl may hold a module where the new file now is
-}
-
-void PerfState::addMap(int64_t pid, MapEntry entry) {
-    ++m_mapGeneration;
-    AddressSpace& space = m_spaces[pid];
-    // Cut away what the new mapping overlaps (perf splits maps the same way).
-    auto it = space.lower_bound(entry.map.start);
-    if (it != space.begin()) {
-        auto prev = std::prev(it);
-        if (prev->second.map.end > entry.map.start) {
-            if (prev->second.map.end > entry.map.end) {
-                MapEntry tail = prev->second;
-                tail.map.pgoff += entry.map.end - tail.map.start;
-                tail.map.start = entry.map.end;
-                tail.handle = {};
-                space.emplace(tail.map.start, tail);
-            }
-            prev->second.map.end = entry.map.start;
-        }
-    }
-    it = space.lower_bound(entry.map.start);
-    while (it != space.end() && it->first < entry.map.end) {
-        if (it->second.map.end > entry.map.end) {
-            MapEntry tail = it->second;
-            tail.map.pgoff += entry.map.end - tail.map.start;
-            tail.map.start = entry.map.end;
-            tail.handle = {};
-            space.erase(it);
-            space.emplace(tail.map.start, tail);
-            break;
-        }
-        it = space.erase(it);
-    }
-    space.emplace(entry.map.start, entry);
-}
-
-const MapEntry* PerfState::findMap(int64_t pid, uint64_t address) const {
-    if (m_lastGeneration == m_mapGeneration && m_lastPid == pid && address >= m_lastMap->map.start &&
-        address < m_lastMap->map.end)
-        return m_lastMap;
-    const auto s = m_spaces.find(pid);
-    if (s == m_spaces.end())
-        return nullptr;
-    auto it = s->second.upper_bound(address);
-    if (it == s->second.begin())
-        return nullptr;
-    --it;
-    if (address >= it->second.map.end)
-        return nullptr;
-    m_lastGeneration = m_mapGeneration;
-    m_lastPid = pid;
-    m_lastMap = &it->second;
-    return m_lastMap;
 }
 
 RawFrame PerfState::resolve(int64_t pid, uint64_t ip, bool kernel, bool returnAddress) {
     RawFrame f = resolveAddress(pid, ip, kernel, returnAddress);
-    if (sampleHook)
+    if (m_sampleHook)
         m_ips.push_back(f.address);
     return f;
 }
@@ -394,20 +235,18 @@ RawFrame PerfState::resolveAddress(int64_t pid, uint64_t ip, bool kernel, bool r
         f.module = m_kernel;
         return f;
     }
-    const MapEntry* m = findMap(pid, ip);
+    const Mapping* m = m_maps.find(pid, ip);
     if (!m)
         return f;
-    if (m->kind == MapEntry::Kind::Jit) {
-        if (!m->handle.valid())
-            m->handle = m_symbolizer->jitMap(pid);
-        f.module = m->handle;
-        return f;
+    if (m->kind == Mapping::Kind::Jit) {
+        if (!m->module.valid())
+            m->module = m_symbolizer->jitMap(pid);
+        f.module = m->module;
+        return f; // perf maps list absolute addresses
     }
-    if (!m->handle.valid())
-        m->handle = m_symbolizer->module(m->map.path, m->buildId);
-    f.module = m->handle;
-    f.address = ip - m->map.start + m->map.pgoff;
-    return f;
+    if (!m->module.valid())
+        m->module = m_symbolizer->module(m->path, m->buildId);
+    return m->frame(ip, returnAddress);
 }
 
 uint32_t PerfState::thread(int64_t pid, int64_t tid) {
@@ -421,26 +260,45 @@ uint32_t PerfState::thread(int64_t pid, int64_t tid) {
     return t;
 }
 
+// --- samples ---
+
 void PerfState::sample(Cursor& c, uint16_t misc) {
-    const Attr* found = attrOf(std::string_view(c.bytes(0).data() - 8, c.left() + 8));
-    if (!found) {
+    Attr* a = m_attrs.of(std::string_view(c.bytes(0).data() - 8, c.left() + 8));
+    if (!a) {
         warn(c.offset() - 8, "sample of an unknown event skipped");
         return;
     }
-    Attr& a = const_cast<Attr&>(*found);
+    const uint64_t st = a->sampleType;
+    const SampleHead h = readSampleHead(c, *a);
+    const bool dwarf = (st & SampleRegsUser) && (st & SampleStackUser) && a->regsUser;
+    m_frames.clear();
+    m_ips.clear();
+    if (st & SampleCallchain)
+        readCallchain(c, misc, h, dwarf);
+    skipRawAndBranches(c, *a);
+    if (dwarf)
+        unwindUserStack(c, *a, h);
+    if (m_frames.empty() && (st & SampleIp)) // no call chain: the sampled instruction alone
+        m_frames.push_back(resolve(
+            h.pid, h.ip, (misc & kMiscCpuModeMask) == kMiscKernel || h.ip >= (uint64_t(1) << 63), false));
+    if (m_sampleHook)
+        m_sampleHook(h.pid, h.tid, m_ips);
+    addSample(*a, h);
+}
+
+PerfState::SampleHead PerfState::readSampleHead(Cursor& c, const Attr& a) {
     const uint64_t st = a.sampleType;
-    uint64_t ip = 0, time = 0, period = 1;
-    int64_t pid = -1, tid = -1;
+    SampleHead h;
     if (st & SampleIdentifier)
         c.skip(8);
     if (st & SampleIp)
-        ip = c.u64();
+        h.ip = c.u64();
     if (st & SampleTid) {
-        pid = static_cast<int32_t>(c.u32());
-        tid = static_cast<int32_t>(c.u32());
+        h.pid = static_cast<int32_t>(c.u32());
+        h.tid = static_cast<int32_t>(c.u32());
     }
     if (st & SampleTime)
-        time = c.u64();
+        h.time = c.u64();
     if (st & SampleAddr)
         c.skip(8);
     if (st & SampleId)
@@ -450,7 +308,7 @@ void PerfState::sample(Cursor& c, uint16_t misc) {
     if (st & SampleCpu)
         c.skip(8);
     if (st & SamplePeriod)
-        period = c.u64();
+        h.period = c.u64();
     if (st & SampleRead) {
         const uint64_t rf = a.readFormat;
         const uint64_t perValue = 8 * (1 + ((rf & ReadId) ? 1 : 0) + ((rf & ReadLost) ? 1 : 0));
@@ -465,34 +323,34 @@ void PerfState::sample(Cursor& c, uint16_t misc) {
             c.skip(times + perValue);
         }
     }
-    const bool dwarf = (st & SampleRegsUser) && (st & SampleStackUser) && a.regsUser;
-    m_frames.clear();
-    m_ips.clear();
-    bool haveUser = false;
-    if (st & SampleCallchain) {
-        const uint64_t n = c.u64();
-        if (n > c.left() / 8)
-            c.fail("callchain of " + std::to_string(n) + " entries does not fit in its sample");
-        bool kernel = (misc & kMiscCpuModeMask) == kMiscKernel;
-        bool first = true;
-        for (uint64_t i = 0; i < n; ++i) {
-            const uint64_t entry = c.u64();
-            if (entry >= kContextMax) {
-                kernel = entry == kContextKernel || entry == kContextGuestKernel || entry == kContextHv;
-                first = true;
-                continue;
-            }
-            if (dwarf && !kernel)
-                continue; // user frames come from unwinding the stack copy
-            if (m_frames.size() < m_options.maxStackDepth)
-                m_frames.push_back(resolve(pid, entry, kernel, !first));
-            haveUser = haveUser || !kernel;
-            first = false;
+    return h;
+}
+
+void PerfState::readCallchain(Cursor& c, uint16_t misc, const SampleHead& h, bool dwarf) {
+    const uint64_t n = c.u64();
+    if (n > c.left() / 8)
+        c.fail("callchain of " + std::to_string(n) + " entries does not fit in its sample");
+    bool kernel = (misc & kMiscCpuModeMask) == kMiscKernel;
+    bool first = true;
+    for (uint64_t i = 0; i < n; ++i) {
+        const uint64_t entry = c.u64();
+        if (entry >= kContextMax) {
+            kernel = entry == kContextKernel || entry == kContextGuestKernel || entry == kContextHv;
+            first = true;
+            continue;
         }
+        if (dwarf && !kernel)
+            continue; // user frames come from unwinding the stack copy
+        if (m_frames.size() < m_options.maxStackDepth)
+            m_frames.push_back(resolve(h.pid, entry, kernel, !first));
+        first = false;
     }
-    if (st & SampleRaw)
+}
+
+void PerfState::skipRawAndBranches(Cursor& c, const Attr& a) {
+    if (a.sampleType & SampleRaw)
         c.skip(c.u32());
-    if (st & SampleBranchStack) {
+    if (a.sampleType & SampleBranchStack) {
         const uint64_t n = c.u64();
         if (a.branchSampleType & kBranchHwIndex)
             c.skip(8);
@@ -500,67 +358,63 @@ void PerfState::sample(Cursor& c, uint16_t misc) {
             c.fail("branch stack does not fit in its sample");
         c.skip(n * 24);
     }
-    if (dwarf) {
-        const uint64_t abi = c.u64();
-        m_regs.clear();
-        if (abi) {
-            const int nregs = std::popcount(a.regsUser);
-            for (int i = 0; i < nregs; ++i)
-                m_regs.push_back(c.u64());
-        }
-        const uint64_t size = c.u64();
-        std::string_view stack = c.bytes(size);
-        if (size) {
-            const uint64_t dynSize = c.u64();
-            stack = stack.substr(0, std::min<uint64_t>(dynSize, size));
-        }
-        ++m_dwarfSamples;
-        if (abi == 2 && !m_regs.empty()) { // PERF_SAMPLE_REGS_ABI_64
-            if (!m_unwinder)
-                m_unwinder = std::make_unique<DwarfUnwinder>([this](int64_t p, uint64_t address) {
-                    const MapEntry* m = findMap(p, address);
-                    return m && m->kind == MapEntry::Kind::File && !startsWith(m->map.path, "[") ? &m->map
-                                                                                                 : nullptr;
-                });
-            constexpr int kSp = 7; // PERF_REG_X86_SP
-            uint64_t sp = 0;
-            if (a.regsUser >> kSp & 1)
-                sp = m_regs[static_cast<std::size_t>(std::popcount(a.regsUser & ((uint64_t(1) << kSp) - 1)))];
-            m_unwound.clear();
-            // A damaged stack copy could lead the unwinder around in circles: at most 1024 frames (perf:
-            // 127).
-            const std::size_t room = std::min<std::size_t>(
-                1024,
-                m_options.maxStackDepth > m_frames.size() ? m_options.maxStackDepth - m_frames.size() : 0);
-            if (!m_unwinder->unwind(pid, tid, a.regsUser, m_regs, sp, stack, room, m_unwound))
-                ++m_unwindFailures;
-            for (const DwarfUnwinder::Frame& f : m_unwound)
-                m_frames.push_back(resolve(pid, f.pc, false, !f.activation));
-            haveUser = haveUser || !m_unwound.empty();
-        } else if (abi != 0) {
-            throw PerfDataUnsupported(m_name + ": 32-bit user registers in a --call-graph dwarf sample");
-        }
-    }
-    if (m_frames.empty() && (st & SampleIp))
-        m_frames.push_back(
-            resolve(pid, ip, (misc & kMiscCpuModeMask) == kMiscKernel || ip >= (uint64_t(1) << 63), false));
-    (void)haveUser;
-    if (sampleHook)
-        sampleHook(pid, tid, m_ips);
+}
 
+void PerfState::unwindUserStack(Cursor& c, const Attr& a, const SampleHead& h) {
+    const uint64_t abi = c.u64();
+    m_regs.clear();
+    if (abi) {
+        const int nregs = std::popcount(a.regsUser);
+        for (int i = 0; i < nregs; ++i)
+            m_regs.push_back(c.u64());
+    }
+    const uint64_t size = c.u64();
+    std::string_view stack = c.bytes(size);
+    if (size) {
+        const uint64_t dynSize = c.u64();
+        stack = stack.substr(0, std::min<uint64_t>(dynSize, size));
+    }
+    ++m_dwarfSamples;
+    if (abi == 2 && !m_regs.empty()) { // PERF_SAMPLE_REGS_ABI_64
+        if (!m_unwinder)
+            m_unwinder = std::make_unique<DwarfUnwinder>([this](int64_t p, uint64_t address) {
+                const Mapping* m = m_maps.find(p, address);
+                return m && m->kind == Mapping::Kind::File && !m->path.starts_with("[") ? m : nullptr;
+            });
+        constexpr int kSp = 7; // PERF_REG_X86_SP
+        uint64_t sp = 0;
+        if (a.regsUser >> kSp & 1)
+            sp = m_regs[static_cast<std::size_t>(std::popcount(a.regsUser & ((uint64_t(1) << kSp) - 1)))];
+        m_unwound.clear();
+        // A damaged stack copy could lead the unwinder around in circles: at most 1024 frames (perf: 127).
+        const std::size_t room = std::min<std::size_t>(
+            1024, m_options.maxStackDepth > m_frames.size() ? m_options.maxStackDepth - m_frames.size() : 0);
+        if (!m_unwinder->unwind(h.pid, h.tid, a.regsUser, m_regs, sp, stack, room, m_unwound))
+            ++m_unwindFailures;
+        for (const DwarfUnwinder::Frame& f : m_unwound)
+            m_frames.push_back(resolve(h.pid, f.pc, false, !f.activation));
+    } else if (abi != 0) {
+        throw PerfDataUnsupported(m_name + ": 32-bit user registers in a --call-graph dwarf sample");
+    }
+}
+
+void PerfState::addSample(Attr& a, const SampleHead& h) {
+    const uint64_t st = a.sampleType;
     if (a.samplesCost == UINT32_MAX) {
         if (st & SamplePeriod)
             a.periodCost = m_builder->costType(a.name, periodUnit(a.name));
         a.samplesCost = m_builder->costType(a.name + " samples", CostUnit::Samples);
     }
-    CostValue costs[2] = {{a.samplesCost, 1}, {a.periodCost, static_cast<int64_t>(period & INT64_MAX)}};
+    CostValue costs[2] = {{a.samplesCost, 1}, {a.periodCost, static_cast<int64_t>(h.period & INT64_MAX)}};
     const std::size_t ncosts = a.periodCost == UINT32_MAX ? 1 : 2;
-    m_builder->addSample(thread(pid, tid), m_frames, std::span<const CostValue>(costs, ncosts),
-                         (st & SampleTime) ? static_cast<double>(time) / 1e9 : -1.0);
+    m_builder->addSample(thread(h.pid, h.tid), m_frames, std::span<const CostValue>(costs, ncosts),
+                         (st & SampleTime) ? static_cast<double>(h.time) / 1e9 : -1.0);
 }
 
+// --- the profile ---
+
 ProfileMeta PerfState::currentMeta() const {
-    ProfileMeta m = meta;
+    ProfileMeta m = m_meta;
     m.samples = m_builder->samples();
     return m;
 }
@@ -579,7 +433,7 @@ Profile PerfState::finish(const std::atomic<bool>* cancel) {
                     " --call-graph dwarf samples could not be unwound");
     if (m_builder->samples() == 0)
         throw ImportError(m_name + ": no samples found in perf.data" +
-                          (meta.warnings.empty() ? std::string() : "; " + meta.warnings.front().message));
+                          (m_meta.warnings.empty() ? std::string() : "; " + m_meta.warnings.front().message));
     return m_builder->finish(currentMeta(), cancel);
 }
 

@@ -1,11 +1,15 @@
-// Internal: what the perf.data reader knows while it walks the records: events, processes' address spaces,
-// thread names, and the RawProfileBuilder the samples go to.
+// Internal: what the perf.data reader knows while it walks the records: the events, the processes' address
+// spaces, thread names, and the RawProfileBuilder the samples go to.
 #pragma once
 
+#include "perf/perfattrs.h"
+#include "perf/perffeatures.h"
 #include "perf/perfformat.h"
 #include "perf/perfreader.h"
+#include "perf/processmaps.h"
 #include "scorch/rawprofile.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -15,82 +19,86 @@
 
 namespace scorch::detail {
 
-struct Attr {
-    uint32_t type = 0;
-    uint64_t config = 0, sampleType = 0, readFormat = 0, flags = 0, branchSampleType = 0, regsUser = 0;
-    uint32_t stackUser = 0;
-    std::string name;
-    uint32_t samplesCost = UINT32_MAX, periodCost = UINT32_MAX; ///< created on the first sample
-};
-
-struct MapEntry {
-    UnwindMap map; ///< start, end, pgoff, path (interned)
-    std::string_view buildId;
-    enum class Kind : uint8_t { File, Jit, Other } kind = Kind::File;
-    mutable ModuleHandle handle;
-};
-
-class PerfState {
+class PerfState : private FeatureSink {
 public:
-    PerfState(const std::string& name, const ImportOptions& options);
-    ~PerfState();
+    using SampleHook = std::function<void(int64_t pid, int64_t tid, std::span<const uint64_t> ips)>;
 
-    bool pipeMode = false;
+    PerfState(const std::string& name, const ImportOptions& options);
+    ~PerfState() override;
+
+    /// A pipe-mode file (`perf record -o -`): build-ids come after the samples, so modules are opened at
+    /// the end.
+    void setPipeMode();
+    bool pipeMode() const { return m_pipeMode; }
     /// Called with each sample's absolute addresses (forEachPerfDataSample).
-    std::function<void(int64_t, int64_t, std::span<const uint64_t>)> sampleHook;
-    std::vector<Attr> attrs;
-    ProfileMeta meta;
+    void setSampleHook(SampleHook hook) { m_sampleHook = std::move(hook); }
+    const ProfileMeta& meta() const { return m_meta; }
+    void setInput(const std::string& compression, uint64_t bytes);
 
     void addAttr(Attr attr, const std::vector<uint64_t>& ids);
+    bool hasAttrs() const { return !m_attrs.empty(); }
+    /// Feature section `bit` (see readFeature).
     void feature(unsigned bit, perf::Cursor c);
     /// True when every record carries a timestamp, so records can be ordered by time.
-    bool hasTime() const;
-    uint64_t recordTime(uint32_t type, std::string_view record) const;
+    bool hasTime() const { return m_attrs.hasTime(); }
+    uint64_t recordTime(uint32_t type, std::string_view record) const {
+        return m_attrs.recordTime(type, record);
+    }
     void record(uint32_t type, perf::Cursor& c);
-    void warn(uint64_t offset, std::string message);
-    /// Modules are opened at the end (pipe mode: build-ids come after the samples).
-    void deferSymbolization();
+    void warn(uint64_t offset, std::string message) override;
 
     uint64_t samples() const { return m_builder->samples(); }
     Profile snapshot(const std::atomic<bool>* cancel);
     Profile finish(const std::atomic<bool>* cancel);
 
 private:
-    using AddressSpace = std::map<uint64_t, MapEntry>; // by start
-    const Attr* attrOf(std::string_view sample) const;
+    /// The fixed fields of a sample before its call chain.
+    struct SampleHead {
+        uint64_t ip = 0, time = 0, period = 1;
+        int64_t pid = -1, tid = -1;
+    };
     void sample(perf::Cursor& c, uint16_t misc);
+    SampleHead readSampleHead(perf::Cursor& c, const Attr& a);
+    void readCallchain(perf::Cursor& c, uint16_t misc, const SampleHead& h, bool dwarf);
+    void skipRawAndBranches(perf::Cursor& c, const Attr& a);
+    void unwindUserStack(perf::Cursor& c, const Attr& a, const SampleHead& h);
+    void addSample(Attr& a, const SampleHead& h);
+
     void mmap(perf::Cursor& c, uint16_t misc, bool v2);
-    void addMap(int64_t pid, MapEntry entry);
-    const MapEntry* findMap(int64_t pid, uint64_t address) const;
+    void comm(perf::Cursor& c, uint16_t misc);
+    void fork(perf::Cursor& c);
     RawFrame resolve(int64_t pid, uint64_t ip, bool kernel, bool returnAddress);
-    /// One build-id entry (feature section or pipe-mode record) after its header: pid, id, path.
-    void buildIdEntry(uint16_t misc, perf::Cursor& e);
     RawFrame resolveAddress(int64_t pid, uint64_t ip, bool kernel, bool returnAddress);
     uint32_t thread(int64_t pid, int64_t tid);
     std::string_view intern(std::string_view s) { return *m_strings.emplace(s).first; }
     ProfileMeta currentMeta() const;
+    void checkArchitecture(const Attr& a) const;
+
+    // FeatureSink
+    void note(std::string key, std::string value) override;
+    void architecture(const std::string& arch) override;
+    void eventName(std::size_t event, std::string name) override;
+    void buildId(std::string_view path, std::string_view id) override;
 
     const std::string& m_name;
     const ImportOptions& m_options;
+    bool m_pipeMode = false;
+    SampleHook m_sampleHook;
+    EventAttrs m_attrs;
+    ProfileMeta m_meta;
     std::unique_ptr<Symbolizer> m_symbolizer;
     std::unique_ptr<RawProfileBuilder> m_builder;
     std::unique_ptr<DwarfUnwinder> m_unwinder;
     ModuleHandle m_kernel; ///< registered on the first kernel frame
     std::unordered_set<std::string> m_strings;
-    std::unordered_map<uint64_t, std::size_t> m_idToAttr;
     std::unordered_map<std::string_view, std::string_view> m_buildIds; // path -> hex
-    std::unordered_map<int64_t, AddressSpace> m_spaces;                // by pid
-    // findMap's last hit (consecutive frames mostly fall into the same mapping); any change of m_spaces
-    // bumps m_mapGeneration, which drops it
-    uint64_t m_mapGeneration = 0;
-    mutable uint64_t m_lastGeneration = UINT64_MAX;
-    mutable int64_t m_lastPid = 0;
-    mutable const MapEntry* m_lastMap = nullptr;
+    ProcessMaps m_maps;
     std::unordered_map<int64_t, std::string> m_comms; // by tid
     std::unordered_map<int64_t, uint32_t> m_threads;  // by tid, reset when the comm changes
     std::string m_arch;
+    // the sample being read
     std::vector<RawFrame> m_frames;
-    std::vector<uint64_t> m_ips; // absolute, for sampleHook
+    std::vector<uint64_t> m_ips; // absolute, for the sample hook
     std::vector<DwarfUnwinder::Frame> m_unwound;
     std::vector<uint64_t> m_regs;
     std::map<uint32_t, uint64_t> m_unknownTypes;

@@ -44,7 +44,7 @@ bool perfReg(const Context& c, int index, uint64_t& value) {
 }
 
 Dwfl_Module* reportModule(Context& c, uint64_t pc) {
-    const UnwindMap* m = (*c.findMap)(c.pid, pc);
+    const Mapping* m = (*c.findMap)(c.pid, pc);
     if (!m || m->path.empty())
         return nullptr;
     const Dwarf_Addr base = m->start - m->pgoff;
@@ -318,7 +318,7 @@ DwarfUnwinder::Impl::Fast DwarfUnwinder::Impl::fastUnwind(int64_t pid, const Con
         out.push_back({ip, first});
         if (out.size() - before >= maxFrames)
             return ++fast, Fast::Done;
-        const UnwindMap* m = findMap(pid, ip);
+        const Mapping* m = findMap(pid, ip);
         if (!m || m->path.empty() || (!first && ip == m->start))
             return libdw();
         CfiModule& module = cfiModule(m->path);

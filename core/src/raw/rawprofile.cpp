@@ -27,43 +27,6 @@ using detail::mix64;
 
 namespace {
 
-/// Open-addressing index of values that live in a vector elsewhere: slots hold index + 1 (0 = empty).
-class IndexTable {
-public:
-    template <typename Equal>
-    uint32_t* find(uint64_t hash, Equal&& equal) {
-        if (m_slots.empty())
-            m_slots.assign(1024, 0);
-        const std::size_t mask = m_slots.size() - 1;
-        for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
-            if (m_slots[i] == 0 || equal(m_slots[i] - 1))
-                return &m_slots[i];
-        }
-    }
-    /// Stores index in the empty slot `find` returned; `rehash(i)` gives the hash of index i.
-    template <typename Rehash>
-    void insert(uint32_t* slot, uint32_t index, Rehash&& rehash) {
-        *slot = index + 1;
-        if (++m_size * 2 <= m_slots.size())
-            return;
-        std::vector<uint32_t> old(m_slots.size() * 2, 0);
-        old.swap(m_slots);
-        const std::size_t mask = m_slots.size() - 1;
-        for (uint32_t v : old) {
-            if (v == 0)
-                continue;
-            std::size_t i = rehash(v - 1) & mask;
-            while (m_slots[i] != 0)
-                i = (i + 1) & mask;
-            m_slots[i] = v;
-        }
-    }
-
-private:
-    std::vector<uint32_t> m_slots;
-    std::size_t m_size = 0;
-};
-
 uint64_t hashRaw(const RawFrame& f) {
     return mix64(hashInt(f.address),
                  (static_cast<uint64_t>(f.module.value) << 1 | f.returnAddress) ^ 0x9e3779b97f4a7c15ull);
@@ -98,7 +61,7 @@ struct RawProfileBuilder::Impl {
     std::vector<RawFrame> addrs;   ///< unique raw frames
     std::vector<bool> modulesSeen; ///< per module handle: preloaded
     bool deferred = false;         ///< deferSymbolization()
-    IndexTable addrTable;
+    detail::IndexTable addrTable;
     struct Stack {
         uint32_t thread, first, size;
         uint64_t count;
@@ -108,7 +71,7 @@ struct RawProfileBuilder::Impl {
     std::vector<Stack> stacks;
     std::vector<uint32_t> stackAddrs;            ///< root -> leaf address ids, concatenated
     std::vector<std::vector<int64_t>> stackCost; ///< [type][stack]
-    IndexTable stackTable;
+    detail::IndexTable stackTable;
     std::vector<uint32_t> scratch;
     std::vector<uint32_t> dirty; ///< stacks with samples since the last snapshot
     uint64_t samples = 0;
@@ -132,12 +95,12 @@ struct RawProfileBuilder::Impl {
 
     uint32_t addrId(const RawFrame& f) {
         const uint64_t h = hashRaw(f);
-        uint32_t* slot = addrTable.find(h, [&](uint32_t i) {
+        const detail::IndexProbe slot = addrTable.find(h, [&](uint32_t i) {
             const RawFrame& a = addrs[i];
             return a.address == f.address && a.module == f.module && a.returnAddress == f.returnAddress;
         });
-        if (*slot)
-            return *slot - 1;
+        if (slot.found())
+            return slot.index;
         const auto id = static_cast<uint32_t>(addrs.size());
         addrs.push_back(f);
         if (f.module.valid() && !deferred) { // a module's first address: open it meanwhile
@@ -148,7 +111,7 @@ struct RawProfileBuilder::Impl {
                 symbolizer.preload(f.module);
             }
         }
-        addrTable.insert(slot, id, [&](uint32_t i) { return hashRaw(addrs[i]); });
+        addrTable.insert(slot, h, id, [&](uint32_t i) { return hashRaw(addrs[i]); });
         addrTotal.store(addrs.size(), std::memory_order_relaxed);
         if (options.symbolizeAhead && !deferred && addrs.size() % 64 == 0 && aheadDue())
             wakeAhead();
@@ -402,7 +365,7 @@ void RawProfileBuilder::Impl::addSampleLocked(uint32_t thread, std::span<const R
     uint64_t h = hashInt(thread + 0x51ed27ull);
     for (const RawFrame& f : leafToRoot)
         h = mix64(h ^ hashRaw(f), 0x9fb21c651e98df25ull);
-    uint32_t* slot = stackTable.find(h, [&](uint32_t s) {
+    const detail::IndexProbe slot = stackTable.find(h, [&](uint32_t s) {
         const Stack& st = stacks[s];
         if (st.hash != h || st.thread != thread || st.size != leafToRoot.size())
             return false;
@@ -416,8 +379,8 @@ void RawProfileBuilder::Impl::addSampleLocked(uint32_t thread, std::span<const R
         return true;
     });
     uint32_t s;
-    if (*slot) {
-        s = *slot - 1;
+    if (slot.found()) {
+        s = slot.index;
     } else {
         auto& ids = scratch;
         ids.clear();
@@ -429,7 +392,7 @@ void RawProfileBuilder::Impl::addSampleLocked(uint32_t thread, std::span<const R
         stackAddrs.insert(stackAddrs.end(), ids.begin(), ids.end());
         for (auto& c : stackCost)
             c.push_back(0);
-        stackTable.insert(slot, s, [&](uint32_t i) { return stacks[i].hash; });
+        stackTable.insert(slot, h, s, [&](uint32_t i) { return stacks[i].hash; });
     }
     ++stacks[s].count;
     if (!stacks[s].dirty) {

@@ -10,6 +10,14 @@
 
 namespace scorch::detail {
 
+namespace {
+
+uint64_t entryKey(uint32_t thread, uint32_t node) {
+    return hashInt(static_cast<uint64_t>(thread) << 32 | node);
+}
+
+} // namespace
+
 IncrementalTree::IncrementalTree()
     : m_parent(1, kRootNode)
     , m_frame(1, FrameId{})
@@ -49,30 +57,14 @@ uint32_t IncrementalTree::newChild(uint32_t parent, FrameId frame) {
     return node;
 }
 
-namespace {
-uint64_t lineHash(FrameId frame, SourceLine where) {
-    return hashInt((static_cast<uint64_t>(frame.value) << 32 | where.file.value) ^
-                   hashInt(0x9e3779b97f4a7c15ull + where.line));
-}
-} // namespace
-
 uint32_t IncrementalTree::lineEntry(FrameId frame, SourceLine where) {
-    if (m_lineSlots.empty())
-        m_lineSlots.assign(1024, 0);
-    auto probe = [&](uint64_t h) {
-        const std::size_t mask = m_lineSlots.size() - 1;
-        std::size_t i = h & mask;
-        while (m_lineSlots[i] != 0) {
-            const Line& l = m_lines[m_lineSlots[i] - 1];
-            if (l.frame == frame && l.where.file == where.file && l.where.line == where.line)
-                break;
-            i = (i + 1) & mask;
-        }
-        return i;
-    };
-    std::size_t i = probe(lineHash(frame, where));
-    if (m_lineSlots[i] != 0)
-        return m_lineSlots[i] - 1;
+    const uint64_t h = lineKey(frame, where);
+    const IndexProbe p = m_lineIndex.find(h, [&](uint32_t e) {
+        const Line& l = m_lines[e];
+        return l.frame == frame && l.where.file == where.file && l.where.line == where.line;
+    });
+    if (p.found())
+        return p.index;
     const auto id = static_cast<uint32_t>(m_lines.size());
     m_lines.push_back({frame, where});
     m_lineStamp.push_back(UINT32_MAX);
@@ -80,18 +72,7 @@ uint32_t IncrementalTree::lineEntry(FrameId frame, SourceLine where) {
         v.push_back(0);
     for (auto& v : m_lineTotal)
         v.push_back(0);
-    m_lineSlots[i] = id + 1;
-    if (m_lines.size() * 2 > m_lineSlots.size()) {
-        std::vector<uint32_t> slots(m_lineSlots.size() * 2, 0);
-        const std::size_t mask = slots.size() - 1;
-        for (uint32_t l = 0; l < m_lines.size(); ++l) {
-            std::size_t j = lineHash(m_lines[l].frame, m_lines[l].where) & mask;
-            while (slots[j] != 0)
-                j = (j + 1) & mask;
-            slots[j] = l + 1;
-        }
-        m_lineSlots.swap(slots);
-    }
+    m_lineIndex.insert(p, h, id, [&](uint32_t e) { return lineKey(m_lines[e].frame, m_lines[e].where); });
     return id;
 }
 
@@ -238,14 +219,17 @@ void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<co
 
 void IncrementalTree::addStackEntries(uint32_t thread, uint32_t node, std::span<const uint32_t> rootToLeaf,
                                       std::span<const uint32_t> refLineEntry) {
-    bool inserted = false;
-    const uint32_t entry = m_entries.findOrInsert(static_cast<uint64_t>(thread) << 32 | node,
-                                                  static_cast<uint32_t>(m_entryNode.size()), inserted);
-    if (inserted) {
+    const uint64_t h = entryKey(thread, node);
+    const IndexProbe p =
+        m_entries.find(h, [&](uint32_t e) { return m_entryThread[e] == thread && m_entryNode[e] == node; });
+    uint32_t entry = p.index;
+    if (!p.found()) {
+        entry = static_cast<uint32_t>(m_entryNode.size());
         m_entryThread.push_back(thread);
         m_entryNode.push_back(node);
         for (auto& v : m_entryCost)
             v.push_back(0);
+        m_entries.insert(p, h, entry, [&](uint32_t e) { return entryKey(m_entryThread[e], m_entryNode[e]); });
     }
     Stack s{entry, static_cast<uint32_t>(m_stackLines.size()), 0, UINT32_MAX};
     const std::size_t n = rootToLeaf.size();

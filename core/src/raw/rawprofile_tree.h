@@ -63,7 +63,7 @@ private:
     std::vector<uint32_t> m_entryThread;
     std::vector<NodeId> m_entryNode;
     std::vector<std::vector<int64_t>> m_entryCost; // [type][entry]
-    FlatMap64 m_entries;                           // (thread << 32 | node) -> entry
+    IndexTable m_entries;                          // (thread, node) -> entry
     // (frame, file, line) entries: per-line costs
     struct Line {
         FrameId frame;
@@ -71,7 +71,7 @@ private:
     };
     std::vector<Line> m_lines;
     std::vector<std::vector<int64_t>> m_lineSelf, m_lineTotal; // [type][line]
-    std::vector<uint32_t> m_lineSlots;                         // open addressing: line + 1, 0 = empty
+    IndexTable m_lineIndex;                                    // (frame, file, line) -> line
     std::vector<uint32_t> m_lineStamp;                         // last stack that touched the line
     // per stack: its entry, the line entries it touches (each once) and the leaf's line entry
     struct Stack {

@@ -3,31 +3,24 @@
 #include "scorch/recording.h"
 
 #include "scorch/rawprofile.h"
+#include "symbols/addressspace.h"
 
 #include <algorithm>
 #include <map>
 
 namespace scorch {
 
-namespace {
-
-struct Mapping {
-    uint64_t start, end, offset, timeNs;
-    ModuleHandle handle;
-};
-
-} // namespace
-
 struct RecordingFeeder::Impl {
     Symbolizer& symbolizer;
     RawProfileBuilder& builder;
-    std::vector<Mapping> mappings; // sorted by start
+    detail::AddressSpace mappings; ///< every module the recording saw, with the time it appeared
     std::size_t knownModules = 0;
     std::map<int64_t, uint32_t> threads;
     bool costSet = false;
     uint32_t cost = 0;
     uint64_t startNs = 0;
     std::vector<RawFrame> frames;
+    std::vector<detail::Mapping> added;
 
     Impl(Symbolizer& s, RawProfileBuilder& b)
         : symbolizer(s)
@@ -36,31 +29,19 @@ struct RecordingFeeder::Impl {
     void addModules(const Recording& r) {
         if (r.modules.size() < knownModules)
             knownModules = 0, mappings.clear();
+        added.clear();
         for (std::size_t i = knownModules; i < r.modules.size(); ++i) {
             const RecordedModule& m = r.modules[i];
-            mappings.push_back({m.start, m.end, m.offset, m.timeNs, symbolizer.module(m.path, m.buildId)});
+            detail::Mapping mapping;
+            mapping.start = m.start;
+            mapping.end = m.end;
+            mapping.pgoff = m.offset;
+            mapping.timeNs = m.timeNs;
+            mapping.module = symbolizer.module(m.path, m.buildId);
+            added.push_back(mapping);
         }
         knownModules = r.modules.size();
-        std::stable_sort(mappings.begin(), mappings.end(),
-                         [](const Mapping& a, const Mapping& b) { return a.start < b.start; });
-    }
-
-    /// The mapping that covered `ip` at `timeNs`: the latest one seen before then, else the earliest one.
-    const Mapping* find(uint64_t ip, uint64_t timeNs) const {
-        auto it = std::upper_bound(mappings.begin(), mappings.end(), ip,
-                                   [](uint64_t a, const Mapping& m) { return a < m.start; });
-        const Mapping* best = nullptr;
-        int looked = 0;
-        while (it != mappings.begin() && looked++ < 16) {
-            --it;
-            if (ip >= it->end)
-                continue;
-            const bool before = it->timeNs <= timeNs;
-            if (!best || (before && (best->timeNs > timeNs || it->timeNs > best->timeNs)) ||
-                (!before && best->timeNs > timeNs && it->timeNs < best->timeNs))
-                best = &*it;
-        }
-        return best;
+        mappings.add(added);
     }
 };
 
@@ -91,15 +72,14 @@ void RecordingFeeder::feed(const Recording& r, const std::atomic<bool>* cancel) 
         d->frames.clear();
         for (uint32_t i = 0; i < s.count; ++i) {
             const uint64_t ip = r.ips[s.first + i];
-            RawFrame f;
-            f.returnAddress = i > 0;
-            if (const Mapping* m = d->find(ip, s.timeNs)) {
-                f.module = m->handle;
-                f.address = ip - m->start + m->offset;
+            if (const detail::Mapping* m = d->mappings.findAt(ip, s.timeNs)) {
+                d->frames.push_back(m->frame(ip, i > 0));
             } else {
+                RawFrame f;
                 f.address = ip;
+                f.returnAddress = i > 0;
+                d->frames.push_back(f);
             }
-            d->frames.push_back(f);
         }
         const double time =
             d->startNs && s.timeNs >= d->startNs ? static_cast<double>(s.timeNs - d->startNs) / 1e9 : -1.0;

@@ -1,4 +1,5 @@
-// Internal hashing helpers shared by the interners and the tree builder.
+// Internal hashing helpers and the two generic open-addressing tables (IndexTable, FlatMap64) that the
+// interners, the tree builders and the raw-profile builder use.
 #pragma once
 
 #include <cstddef>
@@ -16,7 +17,10 @@ inline uint64_t hashInt(uint64_t x) {
     return mix64(x ^ 0xa0761d6478bd642full, 0xe7037ed1a0b428dbull);
 }
 
-/// Open-addressing table helpers: slots hold (tag << 32 | value + 1); 0 means empty.
+/// The open-addressing index of items that live elsewhere (in the owner's vectors, by index): linear probing
+/// over slots of (hash tag << 32 | index + 1), 0 = empty; a table of a power-of-two size grows (doubles) when
+/// more than half full. The slots are a plain vector, so that classes of the public API can hold one without
+/// this header; internal owners use IndexTable.
 inline uint64_t makeSlot(uint64_t hash, uint32_t value) {
     return (hash & 0xffffffff00000000ull) | (static_cast<uint64_t>(value) + 1);
 }
@@ -27,12 +31,76 @@ inline bool slotTagMatches(uint64_t slot, uint64_t hash) {
     return (slot & 0xffffffff00000000ull) == (hash & 0xffffffff00000000ull);
 }
 
+/// Where probeIndex() stopped: at the item found, or at the empty slot where it belongs.
+struct IndexProbe {
+    static constexpr uint32_t kAbsent = UINT32_MAX;
+    std::size_t slot;
+    uint32_t index; ///< the item found, or kAbsent
+    bool found() const { return index != kAbsent; }
+};
+
+/// Looks for the item of hash `h` that `equal(index)` accepts (called only on a matching tag).
+template <typename Equal>
+IndexProbe probeIndex(const std::vector<uint64_t>& slots, uint64_t h, Equal&& equal) {
+    const std::size_t mask = slots.size() - 1;
+    for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+        const uint64_t slot = slots[i];
+        if (!slot)
+            return {i, IndexProbe::kAbsent};
+        if (slotTagMatches(slot, h) && equal(slotValue(slot)))
+            return {i, slotValue(slot)};
+    }
+}
+
+/// Stores item `index` of hash `h` at the empty slot `p` found; `count` = the items indexed with it. When
+/// that fills more than half of the table it doubles, placing every item by `hashOf(index)`.
+template <typename HashOf>
+void insertIndex(std::vector<uint64_t>& slots, const IndexProbe& p, uint64_t h, uint32_t index,
+                 std::size_t count, HashOf&& hashOf) {
+    slots[p.slot] = makeSlot(h, index);
+    if (count * 2 <= slots.size())
+        return;
+    std::vector<uint64_t> bigger(slots.size() * 2, 0);
+    const std::size_t mask = bigger.size() - 1;
+    for (uint64_t slot : slots) {
+        if (!slot)
+            continue;
+        std::size_t i = hashOf(slotValue(slot)) & mask;
+        while (bigger[i])
+            i = (i + 1) & mask;
+        bigger[i] = slot;
+    }
+    slots.swap(bigger);
+}
+
+/// probeIndex() and insertIndex() over a table of one's own.
+class IndexTable {
+public:
+    explicit IndexTable(std::size_t capacity = 1024)
+        : m_slots(capacity, 0) {}
+
+    template <typename Equal>
+    IndexProbe find(uint64_t h, Equal&& equal) const {
+        return probeIndex(m_slots, h, equal);
+    }
+    /// After find() failed: stores item `index` (already stored by the owner, so that hashOf(index) works).
+    template <typename HashOf>
+    void insert(const IndexProbe& p, uint64_t h, uint32_t index, HashOf&& hashOf) {
+        insertIndex(m_slots, p, h, index, ++m_size, hashOf);
+    }
+    std::size_t size() const { return m_size; }
+
+private:
+    std::vector<uint64_t> m_slots;
+    std::size_t m_size = 0;
+};
+
 } // namespace scorch::detail
 
 namespace scorch::detail {
 
-/// Open-addressing map from a 64-bit key to a 32-bit value (e.g. (parent, frame) -> child): one flat array,
-/// no per-entry allocation.
+/// Open-addressing map from a 64-bit key to a 32-bit value, the key stored in the table (for keys that are
+/// not items of a vector; see IndexTable for those): one flat array, no per-entry allocation.
 class FlatMap64 {
 public:
     FlatMap64()

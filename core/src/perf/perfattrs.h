@@ -1,0 +1,48 @@
+// Internal: the events of a perf.data file (one perf_event_attr each) and how to tell which event a record
+// belongs to and when it happened.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace scorch::detail {
+
+struct Attr {
+    uint32_t type = 0;
+    uint64_t config = 0, sampleType = 0, readFormat = 0, flags = 0, branchSampleType = 0, regsUser = 0;
+    uint32_t stackUser = 0;
+    std::string name;
+    uint32_t samplesCost = UINT32_MAX, periodCost = UINT32_MAX; ///< created on the first sample
+
+    /// A `--call-graph dwarf` event: samples carry user registers and a copy of the user stack.
+    bool dwarfStacks() const;
+};
+
+class EventAttrs {
+public:
+    /// False when `attr` puts the sample id elsewhere than the events so far (one layout per file).
+    bool fits(const Attr& attr) const;
+    void add(Attr attr, const std::vector<uint64_t>& ids);
+
+    bool empty() const { return m_attrs.empty(); }
+    std::size_t size() const { return m_attrs.size(); }
+    const std::vector<Attr>& all() const { return m_attrs; }
+    void setName(std::size_t i, std::string name) { m_attrs[i].name = std::move(name); }
+
+    /// The event of a sample record (header included), or null.
+    Attr* of(std::string_view sample);
+    const Attr* of(std::string_view sample) const;
+    /// True when every record carries a timestamp, so records can be ordered by time.
+    bool hasTime() const;
+    /// The timestamp of a record (header included); 0 when it has none.
+    uint64_t recordTime(uint32_t type, std::string_view record) const;
+
+private:
+    std::vector<Attr> m_attrs;
+    std::unordered_map<uint64_t, std::size_t> m_idToAttr;
+};
+
+} // namespace scorch::detail
