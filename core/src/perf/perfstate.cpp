@@ -55,7 +55,7 @@ PerfState::PerfState(const std::string& name, const ImportOptions& options)
     , m_symbolizer(std::make_unique<Symbolizer>(symbolizerOptions(options)))
     , m_builder(std::make_unique<RawProfileBuilder>(*m_symbolizer, rawOptions(options))) {
     meta.source = name;
-    meta.format = "perf.data";
+    meta.format = Format::PerfData;
     // the reader calls the builder from its one thread: samples are merged on another while it reads on
     m_builder->pipelineSamples();
 }
@@ -63,12 +63,9 @@ PerfState::PerfState(const std::string& name, const ImportOptions& options)
 PerfState::~PerfState() = default;
 
 void PerfState::warn(uint64_t offset, std::string message) {
-    ++meta.warningCount;
-    if (meta.warnings.size() < ProfileMeta::kMaxKeptWarnings) {
-        if (message.find("byte offset") == std::string::npos && offset)
-            message += " (byte offset " + std::to_string(offset) + ")";
-        meta.warnings.push_back({0, std::move(message)});
-    }
+    if (message.find("byte offset") == std::string::npos && offset)
+        message += " (byte offset " + std::to_string(offset) + ")";
+    meta.warn(std::move(message));
 }
 
 void PerfState::addAttr(Attr attr, const std::vector<uint64_t>& ids) {
