@@ -1,6 +1,7 @@
 #include "summarybar.h"
 
 #include "common/qtprofile.h"
+#include "scorch/import.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -48,7 +49,7 @@ QLabel* SummaryBar::addField(const QString& caption, QLabel** captionLabel) {
 
 void SummaryBar::setProfile(const Profile& profile) {
     const QLocale locale;
-    QString format = toQString(profile.meta.format);
+    QString format = toQString(formatName(profile.meta.format));
     if (!profile.meta.compression.empty())
         format += tr(" (%1)").arg(toQString(profile.meta.compression));
     m_format->setText(format);

@@ -18,7 +18,7 @@ core/src import/text  util model io
 core/src import/json  util model io
 core/src import/pprof util model io
 core/src perf         util model io symbols
-core/src raw          util model symbols
+core/src raw          util model io symbols
 core/src sampler      util model symbols raw
 core/src import       util model io symbols import/text import/json import/pprof perf raw
 widgets  common

@@ -176,19 +176,8 @@ int withProfile(const std::string& file, const ImportOptions& options,
                 const std::function<int(Profile&)>& f) {
     try {
         Profile profile = importProfile(file, options);
-        if (profile.meta.warningCount > 0 && !profile.meta.warnings.empty()) {
-            const ImportWarning& w = profile.meta.warnings.front();
-            const auto count = static_cast<unsigned long long>(profile.meta.warningCount);
-            if (w.line > 0)
-                std::fprintf(
-                    stderr, "scorch: warning: %s: %llu line(s) skipped or repaired; first at line %llu: %s\n",
-                    profile.meta.source.c_str(), count, static_cast<unsigned long long>(w.line),
-                    w.message.c_str());
-            else
-                std::fprintf(stderr, "scorch: warning: %s: %llu warning(s); first: %s%s\n",
-                             profile.meta.source.c_str(), count, w.message.c_str(),
-                             count > 1 ? " (`scorch info` lists them)" : "");
-        }
+        if (const std::string summary = profile.meta.warningSummary(); !summary.empty())
+            std::fprintf(stderr, "scorch: warning: %s\n", summary.c_str());
         return f(profile);
     } catch (const ImportError& e) {
         return fail(e.what());
@@ -200,7 +189,7 @@ int withProfile(const std::string& file, const ImportOptions& options,
 /// The unnamed-event cost type of perf script input ("samples") is counted along with any event.
 int defaultCostType(const Profile& p, int& alwaysIncluded) {
     alwaysIncluded = -1;
-    if (p.meta.format != "perf script")
+    if (p.meta.format != Format::PerfScript)
         return 0;
     const int unnamed = p.costTypeIndex("samples");
     for (std::size_t i = 0; i < p.costTypes.size(); ++i)
@@ -264,7 +253,7 @@ int collapse(int argc, char** argv) {
                 return fail(p.meta.source + ": no event named \"" + event + "\" (the file has: " + names +
                             ")");
             }
-        } else if (p.meta.format == "differential folded stacks") {
+        } else if (p.meta.format == Format::FoldedDiff) {
             folded.costType = 0;
             folded.secondCostType = 1;
         }
@@ -362,7 +351,7 @@ int info(int argc, char** argv) {
             stacks += tree.hasSelfCost(n) ? 1 : 0;
         std::ostream& o = std::cout;
         o << "file:          " << p.meta.source << '\n';
-        o << "format:        " << p.meta.format;
+        o << "format:        " << formatName(p.meta.format);
         if (!p.meta.compression.empty())
             o << " (" << p.meta.compression << "-compressed)";
         o << '\n';
@@ -513,7 +502,7 @@ int convert(int argc, char** argv) {
         FoldedOptions folded;
         folded.costType = type;
         folded.alwaysIncludedCostType = event.empty() ? always : -1;
-        if (event.empty() && p.meta.format == "differential folded stacks") {
+        if (event.empty() && p.meta.format == Format::FoldedDiff) {
             folded.costType = 0;
             folded.secondCostType = 1;
         }

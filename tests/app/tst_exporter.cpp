@@ -78,7 +78,7 @@ private Q_SLOTS:
         const QString json = dir.filePath(QStringLiteral("out.speedscope.json"));
         QCOMPARE(w.exportCurrent(ExportKind::Speedscope, json), QString());
         const Profile fromJson = importProfile(json.toStdString());
-        QCOMPARE(fromJson.meta.format, std::string("speedscope"));
+        QCOMPARE(fromJson.meta.format, Format::Speedscope);
         QCOMPARE(fromJson.tree.grandTotal(0), original.tree.grandTotal(0));
 
         const QString pb = dir.filePath(QStringLiteral("out.pb.gz"));

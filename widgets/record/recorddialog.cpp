@@ -287,7 +287,7 @@ void RecordDialog::poll() {
                 return std::shared_ptr<const Profile>();
             ProfileMeta meta;
             meta.source = "live";
-            meta.format = "Scorch recording";
+            meta.format = Format::ScorchRecording;
             return std::make_shared<const Profile>(live->builder.snapshot(std::move(meta)));
         });
     }

@@ -16,26 +16,15 @@ namespace scorch {
 
 class ByteSource;
 
-enum class Format {
-    Unknown,
-    PerfScript,
-    Folded,
-    FoldedDiff,
-    Speedscope,
-    PerfData,
-    Json, ///< JSON that is none of the JSON formats below
-    Binary,
-    Empty,
-    ChromeCpuProfile, ///< Chrome/V8 .cpuprofile (`nodes` or the older `head` shape)
-    ChromeTrace,      ///< Chrome Trace Event Format (array or {traceEvents}), CPU profile or B/E/X events
-    Pprof,            ///< pprof profile.proto (gzipped or raw)
-    D3Json,           ///< d3-flame-graph hierarchical JSON {name, value, children}
-    ScorchRecording,  ///< Scorch's own sampler recordings (docs/recording-format.md)
-};
+/// The display name of a format ("perf script", "folded stacks", ...).
 std::string_view formatName(Format format);
 
-/// Guesses the format from the first bytes of the (decompressed) input.
+/// Guesses the format from the first bytes of the (decompressed) input: the first format of the importer
+/// table (core/src/import/import.cpp) whose sniffer accepts them, Format::Unknown when none does.
 Format detectFormat(std::string_view head);
+
+/// The importers read this many bytes (more when the first line is longer) for detectFormat.
+inline constexpr std::size_t kDetectBytes = 64 * 1024;
 
 struct ImportOptions {
     /// perf script: name unresolved frames `[module <addr>]` instead of `[module]` (stackcollapse --addrs).

@@ -22,6 +22,26 @@ struct ThreadInfo {
     uint64_t samples = 0;
 };
 
+/// What a profile was read from: an input format, or what detection found instead (then the import fails).
+enum class Format {
+    Unknown,
+    PerfScript,
+    Folded,
+    FoldedDiff,
+    Speedscope,
+    PerfData,
+    Json, ///< JSON that is none of the JSON formats below
+    Binary,
+    Empty,
+    ChromeCpuProfile,   ///< Chrome/V8 .cpuprofile (`nodes` or the older `head` shape)
+    ChromeTrace,        ///< Chrome Trace Event Format (array or {traceEvents}), CPU profile or B/E/X events
+    Pprof,              ///< pprof profile.proto (gzipped or raw)
+    D3Json,             ///< d3-flame-graph hierarchical JSON {name, value, children}
+    ScorchRecording,    ///< Scorch's own sampler recordings (docs/recording-format.md)
+    PerfDataPerfScript, ///< perf.data read through `perf script` (the native reader does not support it)
+    Comparison,         ///< made by Scorch: the difference of two profiles (diff.h)
+};
+
 /// Something the importer skipped or repaired. `line` is 1-based; 0 when the warning has no line.
 struct ImportWarning {
     uint64_t line = 0;
@@ -30,7 +50,7 @@ struct ImportWarning {
 
 struct ProfileMeta {
     std::string source;                       ///< file name as given by the user ("-" for standard input)
-    std::string format;                       ///< detected format, e.g. "perf script"
+    Format format = Format::Unknown;          ///< what it was read from; formatName() (import.h) names it
     std::string compression;                  ///< "gzip", "zstd", "xz" or empty
     uint64_t inputBytes = 0;                  ///< bytes read (after decompression)
     uint64_t samples = 0;                     ///< sample records (folded: lines)
@@ -40,6 +60,14 @@ struct ProfileMeta {
     /// Facts about the recording as (key, value), e.g. perf.data's hostname, os release, command line.
     std::vector<std::pair<std::string, std::string>> recording;
     static constexpr std::size_t kMaxKeptWarnings = 20;
+
+    /// Counts a warning and keeps it while fewer than kMaxKeptWarnings are kept: the one place where
+    /// warnings are capped. Returns whether it was kept.
+    bool warn(std::string message, uint64_t line = 0);
+    /// A warning about the whole import, put before the others (the last kept one gives way when full).
+    void warnFirst(std::string message);
+    /// One line for a terminal: how many warnings and the first one; empty when nothing was kept.
+    std::string warningSummary() const;
 };
 
 /// Self costs of the tree split by thread: entry i says that thread[i] spent cost[type][i] in node[i].

@@ -162,7 +162,7 @@ Profile diffProfiles(const Profile& before, std::size_t beforeType, const Profil
         for (NodeId n : out.threadCosts.node)
             out.threadCosts.cost[c].push_back(out.tree.self(c, n));
     out.meta.source = before.meta.source + " -> " + after.meta.source;
-    out.meta.format = "comparison";
+    out.meta.format = Format::Comparison;
     out.meta.samples = before.meta.samples + after.meta.samples;
     return out;
 }

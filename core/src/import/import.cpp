@@ -1,13 +1,13 @@
+// importProfile: reads the head of the input, detects its format and hands the input to the importer of that
+// format, all through one table (kImporters below) of every format with its sniffer and importer.
 #include "scorch/import.h"
-#include "scorch/recording.h"
 
 #include "import/json/jsonimporters.h"
 #include "import/pprof/pprofimport.h"
 #include "import/text/textimporters.h"
-#include "io/chunkpipeline.h"
 #include "perf/perfreader.h"
+#include "raw/recordingimport.h"
 #include "scorch/bytesource.h"
-#include "symbols/symbolizeroptions.h"
 #include "util/textutil.h"
 
 #include <algorithm>
@@ -16,89 +16,83 @@ namespace scorch {
 
 using namespace detail;
 
-std::string_view formatName(Format format) {
-    switch (format) {
-    case Format::PerfScript:
-        return "perf script";
-    case Format::Folded:
-        return "folded stacks";
-    case Format::Speedscope:
-        return "speedscope";
-    case Format::FoldedDiff:
-        return "differential folded stacks";
-    case Format::PerfData:
-        return "perf.data";
-    case Format::Json:
-        return "JSON";
-    case Format::Binary:
-        return "binary data";
-    case Format::ScorchRecording:
-        return "Scorch recording";
-    case Format::Empty:
-        return "empty";
-    case Format::ChromeCpuProfile:
-        return "Chrome .cpuprofile";
-    case Format::ChromeTrace:
-        return "Chrome trace";
-    case Format::Pprof:
-        return "pprof";
-    case Format::D3Json:
-        return "d3 JSON";
-    case Format::Unknown:
-        break;
-    }
-    return "unknown";
-}
-
 namespace {
 
-constexpr std::size_t kHeadBytes = 64 * 1024;
+/// Reads the whole input as one format. `head` holds the bytes already read from `source` (those
+/// detectFormat looked at); `name` names the input in messages. Throws ImportError or ImportCancelled.
+using ImportFunction = Profile (*)(ByteSource& source, std::string head, const std::string& name,
+                                   const ImportOptions& options, const ImportControl& control);
 
-bool looksLikeFoldedCount(std::string_view tok) {
-    if (!tok.empty() && tok[0] == '-')
-        tok.remove_prefix(1);
-    const std::size_t dot = tok.find('.');
-    if (dot == std::string_view::npos)
-        return allDigits(tok);
-    return allDigits(tok.substr(0, dot)) && allDigits(tok.substr(dot + 1));
+/// One entry of the importer table.
+struct Importer {
+    Format format;
+    std::string_view name;                ///< formatName(format), as messages and the window show it
+    bool (*sniff)(std::string_view head); ///< whether the head is this format (given that no entry above
+                                          ///< took it)
+    ImportFunction import;                ///< reads it; the profile must have samples
+};
+
+[[noreturn]] Profile refuseEmpty(ByteSource&, std::string, const std::string& name, const ImportOptions&,
+                                 const ImportControl&) {
+    throw ImportError(name + ": the file is empty");
 }
 
-std::string_view lastToken(std::string_view& line) {
-    const std::size_t sp = line.find_last_of(" \t");
-    if (sp == std::string_view::npos)
-        return {};
-    const std::string_view tok = line.substr(sp + 1);
-    line = rtrim(line.substr(0, sp));
-    return tok;
+[[noreturn]] Profile refuseBinary(ByteSource&, std::string head, const std::string& name,
+                                  const ImportOptions&, const ImportControl&) {
+    std::size_t offset = 0;
+    while (offset < head.size() && (static_cast<unsigned char>(head[offset]) >= 0x20 ||
+                                    head[offset] == '\n' || head[offset] == '\t' || head[offset] == '\r'))
+        ++offset;
+    throw ImportError(
+        name + ": binary data (byte offset " + std::to_string(offset) +
+        "), not a profile format Scorch reads (perf script text, folded stacks, speedscope, Chrome "
+        "profiles and traces, pprof or d3 JSON)");
 }
 
-/// An indented (or not) `ADDRESS SYMBOL (MODULE)` line.
-bool looksLikePerfFrame(std::string_view line) {
-    line = ltrim(line);
-    std::size_t i = 0;
-    while (i < line.size() && isWordChar(line[i]))
-        ++i;
-    return i > 0 && i < line.size() && isSpace(line[i]) && line.find(" (") != std::string_view::npos &&
-           line.back() == ')';
+bool sniffEmpty(std::string_view head) {
+    return head.empty();
 }
 
-/// An unindented line that ends with "EVENT:" and has a numeric pid/tid field after the comm.
-bool looksLikePerfHeader(std::string_view line) {
-    if (line.empty() || isSpace(line[0]))
-        return false;
-    line = rtrim(line);
-    if (line.size() < 4 || line.back() != ':')
-        return false;
-    for (std::size_t i = 1; i + 1 < line.size(); ++i) {
-        if (!isSpace(line[i - 1]) || !isDigit(line[i]))
-            continue;
-        std::size_t j = i;
-        while (j < line.size() && (isDigit(line[j]) || line[j] == '/'))
-            ++j;
-        if (j < line.size() && isSpace(line[j]))
+/// NUL bytes, or more than one control character in 20, in the first 4 KiB.
+bool sniffBinary(std::string_view head) {
+    const std::string_view probe = head.substr(0, 4096);
+    std::size_t control = 0;
+    for (char c : probe) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u == 0)
             return true;
+        if (u < 0x20 && c != '\n' && c != '\r' && c != '\t')
+            ++control;
     }
-    return false;
+    return control * 20 > probe.size();
+}
+
+// The importer table: every format Scorch reads, and the detection outcomes it refuses with an error.
+// detectFormat tries the sniffers in this order and takes the first that accepts the head, so an entry may
+// assume that none of the entries above it took the input (JSON sniffers: not binary; folded: not perf
+// script). To add a format: a Format value (scorch/profile.h), a sniffer and an importer beside the parser
+// in its folder (import/text, import/json, import/pprof, ...), and one line here.
+constexpr Importer kImporters[] = {
+    {Format::Empty, "empty", sniffEmpty, refuseEmpty},
+    {Format::ScorchRecording, "Scorch recording", sniffRecording, importRecording},
+    {Format::PerfData, "perf.data", sniffPerfData, importPerfData},
+    {Format::Pprof, "pprof", sniffPprof, importPprof},
+    {Format::Binary, "binary data", sniffBinary, refuseBinary},
+    {Format::Speedscope, "speedscope", sniffSpeedscope, importSpeedscope},
+    {Format::ChromeCpuProfile, "Chrome .cpuprofile", sniffChromeCpuProfile, importChromeCpuProfile},
+    {Format::ChromeTrace, "Chrome trace", sniffChromeTrace, importChromeTrace},
+    {Format::D3Json, "d3 JSON", sniffD3Json, importD3Json},
+    {Format::Json, "JSON", sniffOtherJson, refuseOtherJson},
+    {Format::PerfScript, "perf script", sniffPerfScript, importPerfScript},
+    {Format::Folded, "folded stacks", sniffFolded, importFolded},
+    {Format::FoldedDiff, "differential folded stacks", sniffFoldedDiff, importFoldedDiff},
+};
+
+const Importer* findImporter(Format format) {
+    for (const Importer& entry : kImporters)
+        if (entry.format == format)
+            return &entry;
+    return nullptr;
 }
 
 std::string printable(std::string_view s) {
@@ -110,85 +104,23 @@ std::string printable(std::string_view s) {
 
 } // namespace
 
-Format detectFormat(std::string_view head) {
-    if (head.empty())
-        return Format::Empty;
-    if (head.starts_with(kRecordingMagic))
-        return Format::ScorchRecording;
-    if (head.starts_with("PERFILE2") || head.starts_with("PERFFILE"))
-        return Format::PerfData;
-    if (looksLikePprof(head))
-        return Format::Pprof;
-    const std::string_view probe = head.substr(0, 4096);
-    std::size_t control = 0;
-    for (char c : probe) {
-        const auto u = static_cast<unsigned char>(c);
-        if (u == 0)
-            return Format::Binary;
-        if (u < 0x20 && c != '\n' && c != '\r' && c != '\t')
-            ++control;
+std::string_view formatName(Format format) {
+    if (const Importer* entry = findImporter(format))
+        return entry->name;
+    switch (format) { // what no importer reads
+    case Format::PerfDataPerfScript:
+        return "perf.data (through perf script)";
+    case Format::Comparison:
+        return "comparison";
+    default:
+        return "unknown";
     }
-    if (control * 20 > probe.size())
-        return Format::Binary;
-    std::string_view body = ltrim(head);
-    if (body.starts_with("\xef\xbb\xbf"))
-        body = ltrim(body.substr(3));
-    if (body.starts_with('{')) {
-        if (head.find("speedscope.app/file-format-schema") != std::string_view::npos)
-            return Format::Speedscope;
-        return sniffJson(body);
-    }
-    if (body.starts_with('[')) { // a JSON array, unless it is a folded frame like "[unknown];..."
-        const std::string_view next = ltrim(body.substr(1));
-        if (next.empty() || std::string_view("{[\"]-0123456789").find(next[0]) != std::string_view::npos)
-            return sniffJson(body);
-    }
+}
 
-    // Look at complete lines only (the head may end in the middle of one).
-    std::string_view text = head;
-    if (head.size() >= kHeadBytes) {
-        const std::size_t nl = text.rfind('\n');
-        if (nl != std::string_view::npos)
-            text = text.substr(0, nl + 1);
-    }
-    int perfHeaders = 0, perfFrames = 0, folded = 0, foldedDiff = 0, other = 0, lines = 0;
-    std::size_t pos = 0;
-    while (pos < text.size() && lines < 400) {
-        std::size_t nl = text.find('\n', pos);
-        if (nl == std::string_view::npos)
-            nl = text.size();
-        const std::string_view line = rtrim(text.substr(pos, nl - pos));
-        pos = nl + 1;
-        if (line.empty() || line[0] == '#')
-            continue;
-        ++lines;
-        if (looksLikePerfFrame(line)) {
-            ++perfFrames;
-            continue;
-        }
-        if (looksLikePerfHeader(line)) {
-            ++perfHeaders;
-            continue;
-        }
-        std::string_view rest = line;
-        const std::string_view last = lastToken(rest);
-        if (!last.empty() && looksLikeFoldedCount(last) && !rest.empty()) {
-            ++folded;
-            std::string_view rest2 = rest;
-            const std::string_view prev = lastToken(rest2);
-            if (!prev.empty() && looksLikeFoldedCount(prev) && !rest2.empty())
-                ++foldedDiff;
-            continue;
-        }
-        ++other;
-    }
-    if (perfHeaders + perfFrames > 0 && perfHeaders + perfFrames >= folded)
-        return Format::PerfScript;
-    if (folded > 0 && folded >= 4 * other) {
-        if (foldedDiff == folded)
-            return Format::FoldedDiff;
-        return Format::Folded;
-    }
+Format detectFormat(std::string_view head) {
+    for (const Importer& entry : kImporters)
+        if (entry.sniff(head))
+            return entry.format;
     return Format::Unknown;
 }
 
@@ -203,7 +135,7 @@ Profile importFrom(std::unique_ptr<ByteSource> source, const std::string& name, 
     // Read the head for format detection: at least one whole line (up to the line limit), 64 KiB at most
     // otherwise. The pipeline continues from these bytes.
     std::string head;
-    std::size_t want = kHeadBytes;
+    std::size_t want = kDetectBytes;
     for (bool eof = false; !eof;) {
         std::size_t have = head.size();
         head.resize(want);
@@ -218,32 +150,11 @@ Profile importFrom(std::unique_ptr<ByteSource> source, const std::string& name, 
         head.resize(have);
         if (head.find('\n') != std::string::npos || want >= options.maxLineBytes)
             break;
-        want = std::min(want * 4, std::max(options.maxLineBytes, kHeadBytes));
+        want = std::min(want * 4, std::max(options.maxLineBytes, kDetectBytes));
     }
     const Format format = options.format != Format::Unknown ? options.format : detectFormat(head);
-    switch (format) {
-    case Format::Empty:
-        throw ImportError(name + ": the file is empty");
-    case Format::PerfData:
-        return importPerfData(*source, std::move(head), name, options, control);
-    case Format::Json:
-        throw ImportError(name +
-                          ": this JSON is none of the JSON formats Scorch reads: speedscope (a \"$schema\" "
-                          "naming speedscope), Chrome .cpuprofile (\"nodes\" or \"head\" with "
-                          "\"callFrame\"s), Chrome trace events (an array of events with \"ph\", or "
-                          "{\"traceEvents\": [...]}) or d3-flame-graph JSON ({\"name\", \"value\", "
-                          "\"children\"})");
-    case Format::Binary: {
-        std::size_t offset = 0;
-        while (offset < head.size() && (static_cast<unsigned char>(head[offset]) >= 0x20 ||
-                                        head[offset] == '\n' || head[offset] == '\t' || head[offset] == '\r'))
-            ++offset;
-        throw ImportError(
-            name + ": binary data (byte offset " + std::to_string(offset) +
-            "), not a profile format Scorch reads (perf script text, folded stacks, speedscope, Chrome "
-            "profiles and traces, pprof or d3 JSON)");
-    }
-    case Format::Unknown: {
+    const Importer* importer = findImporter(format);
+    if (!importer) {
         std::string_view first = ltrim(head);
         first = first.substr(0, first.find('\n'));
         throw ImportError(
@@ -253,64 +164,10 @@ Profile importFrom(std::unique_ptr<ByteSource> source, const std::string& name, 
             "it starts with \"" +
             printable(first) + "\"");
     }
-    case Format::ScorchRecording: {
-        std::string bytes = std::move(head);
-        readRest(*source, control, [&](std::string_view block) { bytes.append(block); });
-        Profile p = profileFromRecording(parseRecording(bytes, name), name, control.cancel,
-                                         symbolizerOptions(options));
-        p.meta.inputBytes = bytes.size();
-        p.meta.compression = source->compression();
-        if (p.meta.samples == 0)
-            throw ImportError(name + ": the recording has no samples");
-        return p;
-    }
-    default:
-        break;
-    }
-
-    if (format == Format::Pprof || format == Format::ChromeCpuProfile || format == Format::ChromeTrace ||
-        format == Format::D3Json) {
-        using Importer = Profile (*)(ByteSource&, std::string, const std::string&, const ImportOptions&,
-                                     const ImportControl&);
-        const Importer importer = format == Format::Pprof              ? importPprof
-                                  : format == Format::ChromeCpuProfile ? importChromeCpuProfile
-                                  : format == Format::ChromeTrace      ? importChromeTrace
-                                                                       : importD3Json;
-        Profile p = importer(*source, std::move(head), name, options, control);
-        if (p.meta.samples == 0)
-            throw ImportError(name + ": no samples found in " + std::string(formatName(format)) + " input");
-        return p;
-    }
-    if (format == Format::Speedscope) {
-        Profile p = importSpeedscope(*source, std::move(head), name, options, control);
-        if (p.meta.samples == 0)
-            throw ImportError(name + ": no samples found in speedscope input");
-        return p;
-    }
-    const Boundary boundary = format == Format::PerfScript ? Boundary::BlankLine : Boundary::Line;
-    auto makeParser = [&]() -> std::unique_ptr<ChunkParser> {
-        if (format == Format::PerfScript)
-            return makePerfScriptParser(options);
-        return makeFoldedParser(format == Format::FoldedDiff, options);
-    };
-    PipelineResult result =
-        runPipeline(*source, std::move(head), boundary, makeParser, options, control, name);
-
-    ProfileMeta meta;
-    meta.source = name;
-    meta.format = std::string(formatName(format));
-    meta.compression = source->compression();
-    meta.inputBytes = result.bytes;
-    meta.warningCount = result.diagnostics.count();
-    meta.warnings = result.diagnostics.resolve();
-    if (result.builder.samples() == 0) {
-        std::string why = name + ": no samples found in " + std::string(formatName(format)) + " input";
-        if (!meta.warnings.empty())
-            why +=
-                "; line " + std::to_string(meta.warnings.front().line) + ": " + meta.warnings.front().message;
-        throw ImportError(why);
-    }
-    return result.builder.finish(std::move(meta));
+    Profile p = importer->import(*source, std::move(head), name, options, control);
+    if (p.meta.samples == 0)
+        throw ImportError(name + ": no samples found in " + std::string(importer->name) + " input");
+    return p;
 }
 
 } // namespace

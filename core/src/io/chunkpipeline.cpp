@@ -63,8 +63,6 @@ std::vector<ImportWarning> Diagnostics::resolve() const {
         out.push_back({e.before ? base - before + e.line - 1 : base + e.line - 1, e.message});
     }
     std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.line < b.line; });
-    if (out.size() > ProfileMeta::kMaxKeptWarnings)
-        out.resize(ProfileMeta::kMaxKeptWarnings);
     return out;
 }
 

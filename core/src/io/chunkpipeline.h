@@ -30,7 +30,8 @@ struct Chunk {
     std::size_t maxLineBytes = SIZE_MAX; ///< longer lines are skipped with a warning
 };
 
-/// Warnings of one worker (or of the reader): all are counted, the first few kept with their position.
+/// Warnings of one worker (or of the reader): all are counted, the first few kept with their position (more
+/// than a profile keeps: which come first in the file is known only once every chunk is counted).
 class Diagnostics {
 public:
     /// Subsequent warn() calls refer to lines of this chunk.
@@ -41,7 +42,7 @@ public:
     void noteChunkLines(uint64_t index, uint64_t lines) { m_chunkLines.emplace_back(index, lines); }
     void merge(Diagnostics&& other);
     uint64_t count() const { return m_count; }
-    /// With file line numbers, sorted, at most ProfileMeta::kMaxKeptWarnings.
+    /// The kept warnings with file line numbers, sorted; ProfileMeta::warn keeps the first of them.
     std::vector<ImportWarning> resolve() const;
 
 private:

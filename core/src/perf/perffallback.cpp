@@ -99,8 +99,12 @@ Profile importPerfDataWithPerfScript(const std::string& path, const std::string&
     textControl.partial = nullptr;
     Profile p = importProfile(out.path, textOptions, textControl);
     p.meta.source = name;
-    p.meta.format = "perf.data (through perf script)";
+    p.meta.format = Format::PerfDataPerfScript;
     return p;
+}
+
+bool sniffPerfData(std::string_view head) {
+    return head.starts_with("PERFILE2") || head.starts_with("PERFFILE");
 }
 
 Profile importPerfData(ByteSource& source, std::string head, const std::string& name,
@@ -145,9 +149,7 @@ Profile importPerfData(ByteSource& source, std::string head, const std::string& 
                                   "; falling back to perf script failed: " + fallback.what());
             }
         }();
-        p.meta.warnings.insert(p.meta.warnings.begin(),
-                               {0, std::string(e.what()) + ": read through `perf script` instead"});
-        ++p.meta.warningCount;
+        p.meta.warnFirst(std::string(e.what()) + ": read through `perf script` instead");
         return p;
     }
 }

@@ -29,6 +29,10 @@ Profile importPerfDataNative(std::string_view data, const std::string& compressi
                              const ImportOptions& options, const ImportControl& control,
                              bool releasable = false);
 
+/// perf.data (PERFILE2, or the old PERFFILE), by its magic: the sniffer of the importer table
+/// (import/import.cpp).
+bool sniffPerfData(std::string_view head);
+
 /// Native reader (`head` holds the bytes already read from `source`), falling back to `perf script -i`
 /// through the perf script importer when the file is not supported natively and perf is installed (the
 /// profile then says so in its warnings).

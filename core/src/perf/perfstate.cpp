@@ -32,7 +32,7 @@ PerfState::PerfState(const std::string& name, const ImportOptions& options)
     , m_symbolizer(std::make_unique<Symbolizer>(symbolizerOptions(options)))
     , m_builder(std::make_unique<RawProfileBuilder>(*m_symbolizer, rawOptions(options))) {
     m_meta.source = name;
-    m_meta.format = "perf.data";
+    m_meta.format = Format::PerfData;
     // the reader calls the builder from its one thread: samples are merged on another while it reads on
     m_builder->pipelineSamples();
 }
@@ -50,12 +50,9 @@ void PerfState::setInput(const std::string& compression, uint64_t bytes) {
 }
 
 void PerfState::warn(uint64_t offset, std::string message) {
-    ++m_meta.warningCount;
-    if (m_meta.warnings.size() < ProfileMeta::kMaxKeptWarnings) {
-        if (message.find("byte offset") == std::string::npos && offset)
-            message += " (byte offset " + std::to_string(offset) + ")";
-        m_meta.warnings.push_back({0, std::move(message)});
-    }
+    if (message.find("byte offset") == std::string::npos && offset)
+        message += " (byte offset " + std::to_string(offset) + ")";
+    m_meta.warn(std::move(message));
 }
 
 void PerfState::checkArchitecture(const Attr& a) const {

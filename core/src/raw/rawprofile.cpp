@@ -609,9 +609,7 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
         else
             message += "file:line unknown, " + std::to_string(r.unresolved) + " of " +
                        std::to_string(r.addresses) + " addresses without a function name";
-        ++meta.warningCount;
-        if (meta.warnings.size() < ProfileMeta::kMaxKeptWarnings)
-            meta.warnings.push_back({0, std::move(message)});
+        meta.warn(std::move(message));
     }
     Profile profile = tree.profile(std::move(meta));
     detail::trace("tree built");

@@ -2,8 +2,13 @@
 // it was at the sample's time) and hands the samples to RawProfileBuilder, which symbolizes them.
 #include "scorch/recording.h"
 
+#include "io/chunkpipeline.h"
+#include "raw/recordingimport.h"
+#include "scorch/bytesource.h"
+#include "scorch/import.h"
 #include "scorch/rawprofile.h"
 #include "symbols/addressspace.h"
+#include "symbols/symbolizeroptions.h"
 
 #include <algorithm>
 #include <map>
@@ -101,17 +106,33 @@ Profile profileFromRecording(const Recording& recording, const std::string& name
     feeder.feed(recording, cancel);
     ProfileMeta meta;
     meta.source = name;
-    meta.format = "Scorch recording";
-    for (const std::string& note : recording.notes) {
-        ++meta.warningCount;
-        if (meta.warnings.size() < ProfileMeta::kMaxKeptWarnings)
-            meta.warnings.push_back({0, note});
-    }
-    if (recording.lost) {
-        ++meta.warningCount;
-        meta.warnings.push_back({0, std::to_string(recording.lost) + " samples were lost while recording"});
-    }
+    meta.format = Format::ScorchRecording;
+    for (const std::string& note : recording.notes)
+        meta.warn(note);
+    if (recording.lost)
+        meta.warn(std::to_string(recording.lost) + " samples were lost while recording");
     return builder.finish(std::move(meta), cancel);
 }
+
+namespace detail {
+
+bool sniffRecording(std::string_view head) {
+    return head.starts_with(kRecordingMagic);
+}
+
+Profile importRecording(ByteSource& source, std::string head, const std::string& name,
+                        const ImportOptions& options, const ImportControl& control) {
+    std::string bytes = std::move(head);
+    readRest(source, control, [&](std::string_view block) { bytes.append(block); });
+    Profile p =
+        profileFromRecording(parseRecording(bytes, name), name, control.cancel, symbolizerOptions(options));
+    p.meta.inputBytes = bytes.size();
+    p.meta.compression = source.compression();
+    if (p.meta.samples == 0)
+        throw ImportError(name + ": the recording has no samples");
+    return p;
+}
+
+} // namespace detail
 
 } // namespace scorch

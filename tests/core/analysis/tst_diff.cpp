@@ -80,7 +80,7 @@ private Q_SLOTS:
         writeFolded(d, o, out);
         QCOMPARE(out.str(), std::string("a;b 2 1\na;c 1 0\na;d 0 5\n"));
         const Profile back = test::fromFolded(out.str()); // the two-column form imports as before/after
-        QCOMPARE(back.meta.format, std::string("differential folded stacks"));
+        QCOMPARE(back.meta.format, Format::FoldedDiff);
         QCOMPARE(back.tree.grandTotal(0), int64_t(3));
         QCOMPARE(back.tree.grandTotal(1), int64_t(6));
     }
@@ -112,7 +112,7 @@ void TestDiff::matchesByNameAndModule() {
     const Profile after =
         test::fromText(perfSample(4, {{"parse", "/usr/lib/libjson.so"}, {"main", "/bin/p"}}) +
                        perfSample(9, {{"parse", "/opt/a/libxml.so"}, {"main", "/bin/p"}}));
-    QCOMPARE(before.meta.format, std::string("perf script"));
+    QCOMPARE(before.meta.format, Format::PerfScript);
     QVERIFY(diffMatchesModules(before, after, {}));
     const Profile d = diffProfiles(before, 0, after, 0);
     std::vector<int64_t> deltas;

@@ -109,7 +109,7 @@ private Q_SLOTS:
                     continue;
                 }
                 const Profile q = reimport(json, "roundtrip.speedscope.json");
-                QCOMPARE(q.meta.format, std::string("speedscope"));
+                QCOMPARE(q.meta.format, Format::Speedscope);
                 QCOMPARE(q.costTypes.size(), std::size_t{1});
                 const int decimals = std::max(p.costTypes[t].decimals, q.costTypes[0].decimals);
                 const auto scaled = [&](const Profile& x, std::size_t type) {

@@ -195,7 +195,7 @@ private Q_SLOTS:
         ImportOptions asFolded;
         asFolded.format = Format::Folded; // detection would read two counts (differential form)
         const Profile p = test::fromText("a;b 1 2\n", "forced", asFolded);
-        QCOMPARE(p.meta.format, std::string("folded stacks"));
+        QCOMPARE(p.meta.format, Format::Folded);
         QCOMPARE(p.costTypes.size(), std::size_t(1));
         QCOMPARE(test::nodeByPath(p, p.tree, {"a", "b 1"}) != kRootNode, true);
         QCOMPARE(p.tree.grandTotal(0), int64_t(2));

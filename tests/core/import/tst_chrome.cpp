@@ -51,8 +51,8 @@ void compareWithSpeedscope(const QString& input, const QString& expectedPath) {
     const auto expected = test::expectedSpeedscopeDump(expectedPath);
     QVERIFY2(!expected.empty(), qPrintable(expectedPath));
     const Profile p = importProfile(input.toStdString());
-    QCOMPARE(p.meta.format, std::string(input.endsWith(QStringLiteral(".cpuprofile")) ? "Chrome .cpuprofile"
-                                                                                      : "Chrome trace"));
+    QCOMPARE(p.meta.format,
+             input.endsWith(QStringLiteral(".cpuprofile")) ? Format::ChromeCpuProfile : Format::ChromeTrace);
     QCOMPARE(p.costTypes[0].unit, CostUnit::Nanoseconds);
     QCOMPARE(p.threads.size(), expected.size());
     for (const test::ExpectedProfile& e : expected) {
@@ -135,7 +135,7 @@ private Q_SLOTS:
                     .value(QStringLiteral("summary"))
                     .toObject();
             const Profile p = importProfile(input.toStdString());
-            QCOMPARE(p.meta.format, std::string("Chrome trace"));
+            QCOMPARE(p.meta.format, Format::ChromeTrace);
             int sampled = 0;
             for (const QJsonValue& tv : summary.value(QStringLiteral("threads")).toArray()) {
                 const QJsonObject t = tv.toObject();

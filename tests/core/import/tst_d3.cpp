@@ -36,7 +36,7 @@ private Q_SLOTS:
         const QByteArray text = test::readAll(QString::fromStdString(path));
         QCOMPARE(detectFormat(text.toStdString()), Format::D3Json);
         const Profile p = importProfile(path);
-        QCOMPARE(p.meta.format, std::string("d3 JSON"));
+        QCOMPARE(p.meta.format, Format::D3Json);
         QCOMPARE(p.costTypes.size(), std::size_t(1));
         QCOMPARE(p.costTypes[0].decimals, 3); // paint's 25.5
         auto value = [&](std::initializer_list<std::string_view> names, bool self) {

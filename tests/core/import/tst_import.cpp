@@ -45,7 +45,7 @@ private Q_SLOTS:
 
     void perfScriptEventsThreadsAndKinds() {
         const Profile p = importProfile(fixture("perf/two-events.perf"));
-        QCOMPARE(p.meta.format, std::string("perf script"));
+        QCOMPARE(p.meta.format, Format::PerfScript);
         QCOMPARE(p.meta.samples, uint64_t(5));
         QCOMPARE(p.costTypes.size(), std::size_t(2));
         QCOMPARE(p.costTypes[0].name, std::string("cycles:u")); // first seen first
@@ -99,7 +99,7 @@ private Q_SLOTS:
     void foldedStacks() {
         const Profile p =
             test::fromFolded("main;do work;[unknown <7f2e>] 3\r\nmain;do work 2\r\n\r\nmain;x_[k] 1.5\r\n");
-        QCOMPARE(p.meta.format, std::string("folded stacks"));
+        QCOMPARE(p.meta.format, Format::Folded);
         QCOMPARE(p.costTypes[0].decimals, 1);
         QCOMPARE(p.tree.grandTotal(0), int64_t(65));
         QCOMPARE(p.meta.warningCount, uint64_t(0));
@@ -109,7 +109,7 @@ private Q_SLOTS:
         QCOMPARE(kinds["x_[k]"], FrameKind::Kernel);
         QCOMPARE(kinds["[unknown <7f2e>]"], FrameKind::Unknown);
         const Profile d = test::fromFolded("a;b 1 2\na;c 3 4\n");
-        QCOMPARE(d.meta.format, std::string("differential folded stacks"));
+        QCOMPARE(d.meta.format, Format::FoldedDiff);
         QCOMPARE(d.tree.grandTotal(1), int64_t(6));
     }
 

@@ -120,7 +120,7 @@ private Q_SLOTS:
             QStringLiteral("/other/pprof/expected/speedscope/pprof/simple.prof.speedscope-dump.json"));
         QCOMPARE(expected.size(), std::size_t(1));
         const Profile p = importProfile(input.toStdString());
-        QCOMPARE(p.meta.format, std::string("pprof"));
+        QCOMPARE(p.meta.format, Format::Pprof);
         QCOMPARE(p.meta.compression, std::string("gzip"));
         QCOMPARE(p.costTypes.size(), std::size_t(2));
         QCOMPARE(p.costTypes[0].name, std::string("cpu")); // the default (last) sample type comes first
@@ -157,7 +157,7 @@ private Q_SLOTS:
             const std::string raw = sampleProfile(true).str();
             QCOMPARE(detectFormat(raw), Format::Pprof);
             const Profile p = test::fromText(compressed ? gzip(raw) : raw, "x.prof");
-            QCOMPARE(p.meta.format, std::string("pprof"));
+            QCOMPARE(p.meta.format, Format::Pprof);
             QCOMPARE(p.costTypes.size(), std::size_t(3));
             QCOMPARE(p.costTypes[0].name, std::string("cpu"));
             QCOMPARE(p.costTypes[0].unit, CostUnit::Nanoseconds);

@@ -64,7 +64,7 @@ private Q_SLOTS:
                 continue;
             }
             const Profile p = importProfile(input.toStdString());
-            QCOMPARE(p.meta.format, std::string("speedscope"));
+            QCOMPARE(p.meta.format, Format::Speedscope);
             const QJsonArray profiles = expected.value(QStringLiteral("profiles")).toArray();
             QCOMPARE(p.threads.size(), std::size_t(profiles.size()));
             const double scale =

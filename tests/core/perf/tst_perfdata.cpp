@@ -183,7 +183,7 @@ private Q_SLOTS:
         QCOMPARE(a.same, perf.size());
         const Profile p = importProfile(data.toStdString());
         QCOMPARE(p.meta.samples, uint64_t(perf.size()));
-        QCOMPARE(p.meta.format, std::string("perf.data"));
+        QCOMPARE(p.meta.format, Format::PerfData);
         if (name == QLatin1String("fp-two-events")) { // one sample and one period cost type per event
             QVERIFY(p.costTypeIndex("cpu-clock") >= 0);
             QVERIFY(p.costTypeIndex("task-clock") >= 0);
@@ -504,7 +504,7 @@ private Q_SLOTS:
             QVERIFY(p.meta.samples > 0);
             QVERIFY2(p.meta.warnings.front().message.find("perf script") != std::string::npos,
                      p.meta.warnings.front().message.c_str());
-            QCOMPARE(p.meta.format, std::string("perf.data (through perf script)"));
+            QCOMPARE(p.meta.format, Format::PerfDataPerfScript);
         } catch (const ImportError& e) { // perf itself may refuse the file: the message says both
             QVERIFY2(std::string(e.what()).find("falling back to perf script failed") != std::string::npos,
                      e.what());

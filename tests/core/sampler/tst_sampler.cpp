@@ -533,7 +533,7 @@ private slots:
         QVERIFY(written.open(QIODevice::ReadOnly));
         QCOMPARE(written.readAll().toStdString(), bytes);
         Profile p = importProfile(path);
-        QCOMPARE(p.meta.format, std::string("Scorch recording"));
+        QCOMPARE(p.meta.format, Format::ScorchRecording);
         QCOMPARE(p.meta.samples, uint64_t(1));
     }
 };

@@ -189,7 +189,7 @@ private Q_SLOTS:
         // Stop keeps the profile: it opens in a tab of the main window.
         QCOMPARE(window.tabCount(), 1);
         QTRY_VERIFY_WITH_TIMEOUT(window.tab(0)->state() == ProfileTab::State::Loaded, 10000);
-        QCOMPARE(window.tab(0)->profile()->meta.format, std::string("Scorch recording"));
+        QCOMPARE(window.tab(0)->profile()->meta.format, Format::ScorchRecording);
         QVERIFY(window.tab(0)->profile()->meta.samples > 0);
 
         // Closing the dialog while recording stops the recording, keeps it and then closes.

@@ -83,7 +83,7 @@ void CpuProfileData::addNode(int64_t id, int64_t parent, CallFrame frame) {
     m_nodes.push_back(std::move(n));
 }
 
-void CpuProfileData::build(TreeBuilder& builder, uint32_t thread, uint32_t costType, WarningList& warnings,
+void CpuProfileData::build(TreeBuilder& builder, uint32_t thread, uint32_t costType, ProfileMeta& meta,
                            const std::string& what, std::size_t maxDepth) const {
     // ids -> indices; parents from `parent` fields and from `children` lists
     std::unordered_map<int64_t, uint32_t> index;
@@ -111,8 +111,8 @@ void CpuProfileData::build(TreeBuilder& builder, uint32_t thread, uint32_t costT
         }
     }
     if (danglingChildren)
-        warnings.add(what + ": " + std::to_string(danglingChildren) +
-                     " children listed by nodes are not nodes of the profile; ignored");
+        meta.warn(what + ": " + std::to_string(danglingChildren) +
+                  " children listed by nodes are not nodes of the profile; ignored");
     // frames; nodes that speedscope leaves out get no frame
     std::vector<FrameId> frame(m_nodes.size());
     std::vector<bool> skip(m_nodes.size(), false);
@@ -159,8 +159,8 @@ void CpuProfileData::build(TreeBuilder& builder, uint32_t thread, uint32_t costT
 
     // time weights, as speedscope computes them (runs of equal samples; negative deltas clamped)
     if (m_deltas.size() != m_samples.size())
-        warnings.add(what + ": " + std::to_string(m_samples.size()) + " samples but " +
-                     std::to_string(m_deltas.size()) + " time deltas; missing deltas count as 0");
+        meta.warn(what + ": " + std::to_string(m_samples.size()) + " samples but " +
+                  std::to_string(m_deltas.size()) + " time deltas; missing deltas count as 0");
     auto delta = [&](std::size_t i) {
         return i < m_deltas.size() ? m_deltas[i] : 0.0;
     };
@@ -196,8 +196,8 @@ void CpuProfileData::build(TreeBuilder& builder, uint32_t thread, uint32_t costT
             weight[runNode] += clamp(elapsed) - runStart;
     }
     if (unknown)
-        warnings.add(what + ": " + std::to_string(unknown) +
-                     " samples name node ids that do not exist; skipped");
+        meta.warn(what + ": " + std::to_string(unknown) +
+                  " samples name node ids that do not exist; skipped");
 
     std::vector<FrameId> path;
     for (uint32_t i = 0; i < m_nodes.size(); ++i) {
@@ -213,8 +213,8 @@ void CpuProfileData::build(TreeBuilder& builder, uint32_t thread, uint32_t costT
         }
         std::reverse(path.begin(), path.end());
         if (path.size() > maxDepth) {
-            warnings.add(what + ": a stack deeper than " + std::to_string(maxDepth) +
-                         " frames lost its outermost callers");
+            meta.warn(what + ": a stack deeper than " + std::to_string(maxDepth) +
+                      " frames lost its outermost callers");
             path.erase(path.begin(), path.end() - static_cast<std::ptrdiff_t>(maxDepth));
         }
         const double ns = std::round(weight[i] * 1000);

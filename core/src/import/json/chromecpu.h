@@ -15,29 +15,6 @@
 
 namespace scorch::detail {
 
-/// Collects warnings: all are counted, the first few kept.
-struct WarningList {
-    std::vector<ImportWarning> kept;
-    uint64_t count = 0;
-    void add(std::string message) {
-        if (kept.size() < ProfileMeta::kMaxKeptWarnings)
-            kept.push_back({0, std::move(message)});
-        ++count;
-    }
-    /// Freezes `builder` into the profile of an importer of `format` that read `bytes` bytes of `source`.
-    Profile finish(TreeBuilder& builder, std::string_view formatName, const std::string& source,
-                   std::string compression, uint64_t bytes) {
-        ProfileMeta meta;
-        meta.source = source;
-        meta.format = std::string(formatName);
-        meta.compression = std::move(compression);
-        meta.inputBytes = bytes;
-        meta.warningCount = count;
-        meta.warnings = std::move(kept);
-        return builder.finish(std::move(meta));
-    }
-};
-
 /// A number from JSON that may also be written as a string ("12"); false when it is neither.
 bool jsonNumber(simdjson::ondemand::value v, double& out);
 
@@ -62,11 +39,11 @@ public:
     }
     bool empty() const { return m_samples.empty() && m_nodes.empty(); }
 
-    /// Adds the samples to `thread`: each run of equal samples weighs the time until the next run starts
-    /// (the last sample weighs nothing), as speedscope does; `(root)`, `(idle)` and `native dummy.js`
-    /// frames are left out. `what` names the profile in errors (cycles, unknown node ids); stacks deeper than
-    /// `maxDepth` keep their innermost frames.
-    void build(TreeBuilder& builder, uint32_t thread, uint32_t costType, WarningList& warnings,
+    /// Adds the samples to `thread` (warnings to `meta`): each run of equal samples weighs the time until the
+    /// next run starts (the last sample weighs nothing), as speedscope does; `(root)`, `(idle)` and `native
+    /// dummy.js` frames are left out. `what` names the profile in errors (cycles, unknown node ids); stacks
+    /// deeper than `maxDepth` keep their innermost frames.
+    void build(TreeBuilder& builder, uint32_t thread, uint32_t costType, ProfileMeta& meta,
                const std::string& what, std::size_t maxDepth) const;
 
 private:

@@ -132,7 +132,7 @@ public:
             m_open.pop_back();
     }
 
-    void build(TreeBuilder& builder, WarningList& warnings, std::size_t maxDepth) {
+    void build(TreeBuilder& builder, ProfileMeta& meta, std::size_t maxDepth) {
         for (HeadNode& n : m_head) {
             if (!n.haveId)
                 throw ImportError(m_name + ": a node of \"head\" has no \"id\"");
@@ -142,7 +142,7 @@ public:
             throw ImportError(m_name + ": this .cpuprofile has no nodes and no samples");
         const uint32_t thread = builder.thread(baseName(m_name), -1, -1);
         const uint32_t type = builder.costType("time", CostUnit::Nanoseconds);
-        m_profile.build(builder, thread, type, warnings, m_name, maxDepth);
+        m_profile.build(builder, thread, type, meta, m_name, maxDepth);
     }
 
 private:
@@ -179,9 +179,9 @@ Profile importChromeCpuProfile(ByteSource& source, std::string head, const std::
     const uint64_t bytes = walkJson(source, std::move(head), handler, walk, control, name);
     TreeBuilder builder;
     builder.setMaxNodes(options.maxNodes);
-    WarningList warnings;
-    handler.build(builder, warnings, options.maxStackDepth);
-    return warnings.finish(builder, formatName(Format::ChromeCpuProfile), name, source.compression(), bytes);
+    ProfileMeta meta;
+    handler.build(builder, meta, options.maxStackDepth);
+    return finishJson(builder, std::move(meta), Format::ChromeCpuProfile, name, source, bytes);
 }
 
 } // namespace scorch::detail

@@ -61,18 +61,18 @@ public:
     }
 
     void truncated(uint64_t offset) override {
-        m_warnings.add("the trace ends at byte offset " + std::to_string(offset) +
-                       " without closing its event array (a truncated trace); the complete events were read");
+        m_meta.warn("the trace ends at byte offset " + std::to_string(offset) +
+                    " without closing its event array (a truncated trace); the complete events were read");
     }
 
     TraceEvents& events() { return m_events; }
-    WarningList& warnings() { return m_warnings; }
+    ProfileMeta& meta() { return m_meta; }
 
 private:
     const std::string& m_name;
     simdjson::ondemand::parser m_parser;
     TraceEvents m_events;
-    WarningList m_warnings;
+    ProfileMeta m_meta; ///< the warnings so far
     uint64_t m_eventIndex = 0, m_sampleIndex = 0;
 };
 
@@ -86,15 +86,8 @@ Profile importChromeTrace(ByteSource& source, std::string head, const std::strin
     const uint64_t bytes = walkJson(source, std::move(head), handler, walk, control, name);
     TreeBuilder builder;
     builder.setMaxNodes(options.maxNodes);
-    handler.events().build(builder, handler.warnings(), options.maxStackDepth);
-    ProfileMeta meta;
-    meta.source = name;
-    meta.format = std::string(formatName(Format::ChromeTrace));
-    meta.compression = source.compression();
-    meta.inputBytes = bytes;
-    meta.warningCount = handler.warnings().count;
-    meta.warnings = std::move(handler.warnings().kept);
-    Profile p = builder.finish(std::move(meta));
+    handler.events().build(builder, handler.meta(), options.maxStackDepth);
+    Profile p = finishJson(builder, std::move(handler.meta()), Format::ChromeTrace, name, source, bytes);
     if (p.meta.samples == 0)
         throw ImportError(name + ": no samples found in this Chrome trace: the JSON has no CPU profile "
                                  "(CpuProfile, Profile/ProfileChunk, samples) and no B/E/X duration events");

@@ -1,7 +1,7 @@
 // d3-flame-graph hierarchical JSON: nested `{name, value, children}` objects where `value` is the node's
 // total. Self cost = value - sum of the children's values (clamped at 0 with a warning when negative). The
 // document is walked as a stream without recursion, so nesting is limited by memory, not the call stack.
-#include "import/json/chromecpu.h" // WarningList
+#include "import/json/chromecpu.h" // jsonNumber
 #include "import/json/jsonimporters.h"
 #include "import/json/jsonwalker.h"
 #include "util/textutil.h"
@@ -91,7 +91,7 @@ public:
             m_nodes[n.parent].childSum += n.value;
     }
 
-    void build(TreeBuilder& builder, WarningList& warnings, std::size_t maxDepth) {
+    void build(TreeBuilder& builder, ProfileMeta& meta, std::size_t maxDepth) {
         bool fractional = false;
         for (const Node& n : m_nodes)
             fractional = fractional || n.value != std::floor(n.value);
@@ -114,17 +114,17 @@ public:
                 builder.frame(n.name.empty() ? std::string_view("(unnamed)") : std::string_view(n.name)));
             double self = n.value - n.childSum;
             if (self < 0) {
-                warnings.add("node \"" + n.name + "\" has value " + std::to_string(n.value) +
-                             " but its children sum to " + std::to_string(n.childSum) +
-                             "; its self value is set to 0");
+                meta.warn("node \"" + n.name + "\" has value " + std::to_string(n.value) +
+                          " but its children sum to " + std::to_string(n.childSum) +
+                          "; its self value is set to 0");
                 self = 0;
             }
             if (self == 0)
                 continue;
             std::span<const FrameId> path(stack);
             if (path.size() > maxDepth) {
-                warnings.add("node \"" + n.name + "\" is deeper than " + std::to_string(maxDepth) +
-                             " levels; its outermost ancestors are left out");
+                meta.warn("node \"" + n.name + "\" is deeper than " + std::to_string(maxDepth) +
+                          " levels; its outermost ancestors are left out");
                 path = path.subspan(path.size() - maxDepth);
             }
             emitted += path.size();
@@ -161,9 +161,9 @@ Profile importD3Json(ByteSource& source, std::string head, const std::string& na
     const uint64_t bytes = walkJson(source, std::move(head), handler, walk, control, name);
     TreeBuilder builder;
     builder.setMaxNodes(options.maxNodes);
-    WarningList warnings;
-    handler.build(builder, warnings, options.maxStackDepth);
-    return warnings.finish(builder, formatName(Format::D3Json), name, source.compression(), bytes);
+    ProfileMeta meta;
+    handler.build(builder, meta, options.maxStackDepth);
+    return finishJson(builder, std::move(meta), Format::D3Json, name, source, bytes);
 }
 
 } // namespace scorch::detail

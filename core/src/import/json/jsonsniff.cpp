@@ -1,7 +1,8 @@
-// Which JSON profile format a document is, from the member names near its start (no full parse: the head
-// may end anywhere). Only keys are looked at, never string values, so a frame named "traceEvents" cannot
-// fool it.
+// The sniffers of the JSON formats: which JSON profile format a document is, from the member names near its
+// start (no full parse: the head may end anywhere). Only keys are looked at, never string values, so a frame
+// named "traceEvents" cannot fool it. speedscope alone is told by its "$schema" URL.
 #include "import/json/jsonimporters.h"
+#include "util/textutil.h"
 
 #include <set>
 
@@ -61,8 +62,7 @@ Keys scanKeys(std::string_view head) {
     return keys;
 }
 
-} // namespace
-
+/// Which kind of JSON document `head` starts (a Format::Json* value, or Format::Json when unknown).
 Format sniffJson(std::string_view head) {
     while (!head.empty() &&
            (head.front() == ' ' || head.front() == '\n' || head.front() == '\r' || head.front() == '\t'))
@@ -97,6 +97,57 @@ Format sniffJson(std::string_view head) {
     if (top("name") && (top("children") || top("value")))
         return Format::D3Json;
     return Format::Json;
+}
+
+/// The JSON format of the head; Format::Unknown when it does not start like JSON (after white space and a
+/// UTF-8 byte order mark: an object, or an array that is not a folded frame like "[unknown];...").
+Format jsonKind(std::string_view head) {
+    std::string_view body = ltrim(head);
+    if (body.starts_with("\xef\xbb\xbf"))
+        body = ltrim(body.substr(3));
+    if (body.starts_with('{')) {
+        if (head.find("speedscope.app/file-format-schema") != std::string_view::npos)
+            return Format::Speedscope;
+        return sniffJson(body);
+    }
+    if (body.starts_with('[')) {
+        const std::string_view next = ltrim(body.substr(1));
+        if (next.empty() || std::string_view("{[\"]-0123456789").find(next[0]) != std::string_view::npos)
+            return sniffJson(body);
+    }
+    return Format::Unknown;
+}
+
+} // namespace
+
+bool sniffSpeedscope(std::string_view head) {
+    return jsonKind(head) == Format::Speedscope;
+}
+
+bool sniffChromeCpuProfile(std::string_view head) {
+    return jsonKind(head) == Format::ChromeCpuProfile;
+}
+
+bool sniffChromeTrace(std::string_view head) {
+    return jsonKind(head) == Format::ChromeTrace;
+}
+
+bool sniffD3Json(std::string_view head) {
+    return jsonKind(head) == Format::D3Json;
+}
+
+bool sniffOtherJson(std::string_view head) {
+    return jsonKind(head) == Format::Json;
+}
+
+Profile refuseOtherJson(ByteSource&, std::string, const std::string& name, const ImportOptions&,
+                        const ImportControl&) {
+    throw ImportError(name +
+                      ": this JSON is none of the JSON formats Scorch reads: speedscope (a \"$schema\" "
+                      "naming speedscope), Chrome .cpuprofile (\"nodes\" or \"head\" with "
+                      "\"callFrame\"s), Chrome trace events (an array of events with \"ph\", or "
+                      "{\"traceEvents\": [...]}) or d3-flame-graph JSON ({\"name\", \"value\", "
+                      "\"children\"})");
 }
 
 } // namespace scorch::detail

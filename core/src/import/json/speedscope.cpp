@@ -328,7 +328,7 @@ public:
         out.tree = CallTree::fromParentArray(parent, frame, std::move(self), out.frames, out.strings, &remap);
         for (NodeId& n : out.threadCosts.node)
             n = remap[n];
-        out.meta.format = "speedscope";
+        out.meta.format = Format::Speedscope;
         return out;
     }
 

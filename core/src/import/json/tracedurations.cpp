@@ -8,7 +8,7 @@
 
 namespace scorch::detail {
 
-void TraceEvents::buildDurations(TreeBuilder& builder, WarningList& warnings, std::size_t maxDepth) {
+void TraceEvents::buildDurations(TreeBuilder& builder, ProfileMeta& meta, std::size_t maxDepth) {
     const uint32_t time = builder.costType("time", CostUnit::Nanoseconds);
     // speedscope uses the functions in args when every duration event is a Hermes one
     const bool hermes = m_hermesEvents > 0 && m_hermesEvents == m_durationEvents;
@@ -114,14 +114,14 @@ void TraceEvents::buildDurations(TreeBuilder& builder, WarningList& warnings, st
             }
             const Duration& e = ends[ei++];
             if (open.empty()) {
-                warnings.add(threadLabel + ": an end event of \"" + names[e.name] + "\" at ts " +
-                             std::to_string(e.ts / 1000) + " us, but no frame is open; ignored");
+                meta.warn(threadLabel + ": an end event of \"" + names[e.name] + "\" at ts " +
+                          std::to_string(e.ts / 1000) + " us, but no frame is open; ignored");
                 continue;
             }
             if (e.name != open.back()->name) {
-                warnings.add(threadLabel + ": an end event of \"" + names[e.name] + "\" at ts " +
-                             std::to_string(e.ts / 1000) + " us while \"" + names[open.back()->name] +
-                             "\" is open; ignored");
+                meta.warn(threadLabel + ": an end event of \"" + names[e.name] + "\" at ts " +
+                          std::to_string(e.ts / 1000) + " us while \"" + names[open.back()->name] +
+                          "\" is open; ignored");
                 continue;
             }
             advance(e.ts);
@@ -129,13 +129,13 @@ void TraceEvents::buildDurations(TreeBuilder& builder, WarningList& warnings, st
             stack.pop_back();
         }
         if (!open.empty())
-            warnings.add(threadLabel + ": " + std::to_string(open.size()) +
-                         " frames are still open at the end (the first is \"" + names[open.front()->name] +
-                         "\"); closed at the last timestamp");
+            meta.warn(threadLabel + ": " + std::to_string(open.size()) +
+                      " frames are still open at the end (the first is \"" + names[open.front()->name] +
+                      "\"); closed at the last timestamp");
     }
 }
 
-void TraceEvents::buildStackSamples(TreeBuilder& builder, WarningList& warnings, std::size_t maxDepth) {
+void TraceEvents::buildStackSamples(TreeBuilder& builder, ProfileMeta& meta, std::size_t maxDepth) {
     const uint32_t time = builder.costType("time", CostUnit::Nanoseconds);
     struct StackFrame {
         std::string name, parent;
@@ -207,7 +207,7 @@ void TraceEvents::buildStackSamples(TreeBuilder& builder, WarningList& warnings,
         }
     }
     if (unknown)
-        warnings.add(std::to_string(unknown) + " samples name stack frames that do not exist");
+        meta.warn(std::to_string(unknown) + " samples name stack frames that do not exist");
 }
 
 } // namespace scorch::detail

@@ -286,7 +286,7 @@ void TraceEvents::addStackSample(simdjson::ondemand::value sample, uint64_t inde
         {thread(pid, tid), static_cast<int64_t>(std::llround(ts * 1000)), std::move(sf)});
 }
 
-void TraceEvents::build(TreeBuilder& builder, WarningList& warnings, std::size_t maxDepth) {
+void TraceEvents::build(TreeBuilder& builder, ProfileMeta& meta, std::size_t maxDepth) {
     const uint32_t time = builder.costType("time", CostUnit::Nanoseconds);
     bool any = false;
     for (std::size_t i = 0; i < m_profiles.size(); ++i) {
@@ -299,19 +299,19 @@ void TraceEvents::build(TreeBuilder& builder, WarningList& warnings, std::size_t
         const std::string name = named != m_threadNames.end() ? named->second : threadName(t);
         builder.setPosition(i);
         const uint32_t thread = builder.thread(name, parseInt64(th.pid), parseInt64(th.tid));
-        data.build(builder, thread, time, warnings, m_name + ": CPU profile of " + threadName(t), maxDepth);
+        data.build(builder, thread, time, meta, m_name + ": CPU profile of " + threadName(t), maxDepth);
     }
     if (!m_stackSamples.empty()) {
         any = true;
-        buildStackSamples(builder, warnings, maxDepth);
+        buildStackSamples(builder, meta, maxDepth);
     }
     if (any) {
         if (m_durationEvents)
-            warnings.add("the trace holds CPU profiles: its " + std::to_string(m_durationEvents) +
-                         " B/E/X duration events are not imported");
+            meta.warn("the trace holds CPU profiles: its " + std::to_string(m_durationEvents) +
+                      " B/E/X duration events are not imported");
         return;
     }
-    buildDurations(builder, warnings, maxDepth);
+    buildDurations(builder, meta, maxDepth);
 }
 
 } // namespace scorch::detail

@@ -45,7 +45,7 @@ public:
     void setStackFrames(std::string_view raw) { m_stackFrames.assign(raw); }
 
     /// CPU profiles when the trace has any, else the duration events.
-    void build(TreeBuilder& builder, WarningList& warnings, std::size_t maxDepth);
+    void build(TreeBuilder& builder, ProfileMeta& meta, std::size_t maxDepth);
 
 private:
     struct Thread {
@@ -72,8 +72,8 @@ private:
     uint32_t thread(const std::string& pid, const std::string& tid);
     std::string threadName(uint32_t thread) const;
     uint32_t intern(std::unordered_map<std::string, uint32_t>& map, std::string key);
-    void buildDurations(TreeBuilder& builder, WarningList& warnings, std::size_t maxDepth);
-    void buildStackSamples(TreeBuilder& builder, WarningList& warnings, std::size_t maxDepth);
+    void buildDurations(TreeBuilder& builder, ProfileMeta& meta, std::size_t maxDepth);
+    void buildStackSamples(TreeBuilder& builder, ProfileMeta& meta, std::size_t maxDepth);
     [[noreturn]] void fail(uint64_t index, const std::string& what) const;
 
     const std::string& m_name;

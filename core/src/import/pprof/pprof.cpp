@@ -220,13 +220,13 @@ public:
                 }
             }
             if (valueIndex != sampleTypes.size())
-                warn("a sample at byte offset " + std::to_string(s.base) + " has " +
-                     std::to_string(valueIndex) + " values for " + std::to_string(sampleTypes.size()) +
-                     " sample types");
+                meta.warn("a sample at byte offset " + std::to_string(s.base) + " has " +
+                          std::to_string(valueIndex) + " values for " + std::to_string(sampleTypes.size()) +
+                          " sample types");
             std::reverse(stack.begin(), stack.end()); // root first
             if (stack.size() > m_options.maxStackDepth) {
-                warn("a sample deeper than " + std::to_string(m_options.maxStackDepth) +
-                     " frames lost its outermost callers");
+                meta.warn("a sample deeper than " + std::to_string(m_options.maxStackDepth) +
+                          " frames lost its outermost callers");
                 stack.erase(stack.begin(),
                             stack.end() - static_cast<std::ptrdiff_t>(m_options.maxStackDepth));
             }
@@ -246,8 +246,6 @@ public:
                 m_builder.noteTime(static_cast<double>(timeNanos) * 1e-9 +
                                    static_cast<double>(durationNanos) * 1e-9);
         }
-        meta.warningCount = m_warningCount;
-        meta.warnings = std::move(m_warnings);
         return m_builder.finish(std::move(meta));
     }
 
@@ -427,12 +425,6 @@ private:
         }
     }
 
-    void warn(std::string message) {
-        if (m_warnings.size() < ProfileMeta::kMaxKeptWarnings)
-            m_warnings.push_back({0, std::move(message)});
-        ++m_warningCount;
-    }
-
     std::string_view m_data;
     const std::string& m_name;
     const ImportOptions& m_options;
@@ -441,8 +433,6 @@ private:
     std::unordered_map<uint64_t, MappingInfo> m_mappings;
     std::unordered_map<uint64_t, FunctionInfo> m_functions;
     std::unordered_map<uint64_t, LocationFrames> m_locations;
-    std::vector<ImportWarning> m_warnings;
-    uint64_t m_warningCount = 0;
 };
 
 /// Expected wire type of each profile.proto field (0 = unknown field number).
@@ -488,7 +478,7 @@ bool plausibleMessage(std::string_view data) {
 
 } // namespace
 
-bool looksLikePprof(std::string_view head) {
+bool sniffPprof(std::string_view head) {
     Reader r(head);
     int fields = 0, messages = 0;
     bool sampleType = false; // every profile declares one, and encoders write it among the first fields
@@ -525,7 +515,7 @@ Profile importPprof(ByteSource& source, std::string head, const std::string& nam
     readRest(source, control, [&](std::string_view block) { data.append(block); });
     ProfileMeta meta;
     meta.source = name;
-    meta.format = std::string(formatName(Format::Pprof));
+    meta.format = Format::Pprof;
     meta.compression = source.compression();
     meta.inputBytes = data.size();
     const bool compressed = !meta.compression.empty();

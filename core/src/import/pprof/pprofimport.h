@@ -1,4 +1,5 @@
-// Internal: the pprof (profile.proto) importer and its sniffer.
+// Internal: the pprof (profile.proto) importer and its sniffer: an entry of the importer table in
+// import/import.cpp.
 #pragma once
 
 #include "scorch/bytesource.h"
@@ -13,6 +14,6 @@ namespace scorch::detail {
 Profile importPprof(ByteSource& source, std::string head, const std::string& name,
                     const ImportOptions& options, const ImportControl& control);
 /// True when `head` (the first bytes of the input) has the wire structure of a profile.proto message.
-bool looksLikePprof(std::string_view head);
+bool sniffPprof(std::string_view head);
 
 } // namespace scorch::detail

@@ -148,10 +148,75 @@ private:
     std::vector<FrameId> m_frames;
 };
 
+/// "12", "-3", "0.25": what the sniffer takes for a count (the parser is more lenient).
+bool looksLikeCount(std::string_view tok) {
+    if (!tok.empty() && tok[0] == '-')
+        tok.remove_prefix(1);
+    const std::size_t dot = tok.find('.');
+    if (dot == std::string_view::npos)
+        return allDigits(tok);
+    return allDigits(tok.substr(0, dot)) && allDigits(tok.substr(dot + 1));
+}
+
+/// Cuts the last blank-separated token off `line`; empty when there is none.
+std::string_view lastToken(std::string_view& line) {
+    const std::size_t sp = line.find_last_of(" \t");
+    if (sp == std::string_view::npos)
+        return {};
+    const std::string_view tok = line.substr(sp + 1);
+    line = rtrim(line.substr(0, sp));
+    return tok;
+}
+
+/// Mostly folded lines (four in five of the lines that are not perf script), all with two counts or not all.
+bool sniffFoldedLines(std::string_view head, bool differential) {
+    int folded = 0, twoCounts = 0, other = 0;
+    forEachHeadLine(head, [&](std::string_view line) {
+        if (looksLikePerfScriptLine(line))
+            return;
+        const int counts = foldedCounts(line);
+        folded += counts > 0;
+        twoCounts += counts > 1;
+        other += counts == 0;
+    });
+    return folded > 0 && folded >= 4 * other && (twoCounts == folded) == differential;
+}
+
+Profile importFoldedLines(ByteSource& source, std::string head, const std::string& name,
+                          const ImportOptions& options, const ImportControl& control, bool differential) {
+    return importLines(source, std::move(head), name, options, control,
+                       differential ? Format::FoldedDiff : Format::Folded, Boundary::Line, [&] {
+                           return std::make_unique<FoldedParser>(
+                               differential, std::max<std::size_t>(options.maxStackDepth, 1));
+                       });
+}
+
 } // namespace
 
-std::unique_ptr<ChunkParser> makeFoldedParser(bool differential, const ImportOptions& options) {
-    return std::make_unique<FoldedParser>(differential, std::max<std::size_t>(options.maxStackDepth, 1));
+int foldedCounts(std::string_view line) {
+    const std::string_view last = lastToken(line);
+    if (last.empty() || !looksLikeCount(last) || line.empty())
+        return 0;
+    const std::string_view previous = lastToken(line);
+    return !previous.empty() && looksLikeCount(previous) && !line.empty() ? 2 : 1;
+}
+
+bool sniffFolded(std::string_view head) {
+    return sniffFoldedLines(head, false);
+}
+
+bool sniffFoldedDiff(std::string_view head) {
+    return sniffFoldedLines(head, true);
+}
+
+Profile importFolded(ByteSource& source, std::string head, const std::string& name,
+                     const ImportOptions& options, const ImportControl& control) {
+    return importFoldedLines(source, std::move(head), name, options, control, false);
+}
+
+Profile importFoldedDiff(ByteSource& source, std::string head, const std::string& name,
+                         const ImportOptions& options, const ImportControl& control) {
+    return importFoldedLines(source, std::move(head), name, options, control, true);
 }
 
 } // namespace scorch::detail

@@ -494,10 +494,57 @@ private:
     std::vector<FrameId> m_pool;
 };
 
+/// An indented (or not) `ADDRESS SYMBOL (MODULE)` line.
+bool looksLikeFrameLine(std::string_view line) {
+    line = ltrim(line);
+    std::size_t i = 0;
+    while (i < line.size() && isWordChar(line[i]))
+        ++i;
+    return i > 0 && i < line.size() && isSpace(line[i]) && line.find(" (") != std::string_view::npos &&
+           line.back() == ')';
+}
+
+/// An unindented line that ends with "EVENT:" and has a numeric pid/tid field after the comm.
+bool looksLikeHeaderLine(std::string_view line) {
+    if (line.empty() || isSpace(line[0]))
+        return false;
+    line = rtrim(line);
+    if (line.size() < 4 || line.back() != ':')
+        return false;
+    for (std::size_t i = 1; i + 1 < line.size(); ++i) {
+        if (!isSpace(line[i - 1]) || !isDigit(line[i]))
+            continue;
+        std::size_t j = i;
+        while (j < line.size() && (isDigit(line[j]) || line[j] == '/'))
+            ++j;
+        if (j < line.size() && isSpace(line[j]))
+            return true;
+    }
+    return false;
+}
+
 } // namespace
 
-std::unique_ptr<ChunkParser> makePerfScriptParser(const ImportOptions& options) {
-    return std::make_unique<PerfScriptParser>(options);
+bool looksLikePerfScriptLine(std::string_view line) {
+    return looksLikeFrameLine(line) || looksLikeHeaderLine(line);
+}
+
+/// Some perf script lines, and at least as many as lines that read as folded stacks.
+bool sniffPerfScript(std::string_view head) {
+    int perf = 0, folded = 0;
+    forEachHeadLine(head, [&](std::string_view line) {
+        if (looksLikePerfScriptLine(line))
+            ++perf;
+        else if (foldedCounts(line) > 0)
+            ++folded;
+    });
+    return perf > 0 && perf >= folded;
+}
+
+Profile importPerfScript(ByteSource& source, std::string head, const std::string& name,
+                         const ImportOptions& options, const ImportControl& control) {
+    return importLines(source, std::move(head), name, options, control, Format::PerfScript,
+                       Boundary::BlankLine, [&] { return std::make_unique<PerfScriptParser>(options); });
 }
 
 } // namespace scorch::detail
