@@ -17,6 +17,12 @@ enum class CostUnit : uint8_t {
 
 std::string_view costUnitName(CostUnit unit);
 
+/// A cost of one sample: `value` of cost type `costType`.
+struct CostValue {
+    uint32_t costType;
+    int64_t value;
+};
+
 /// One kind of cost carried by a profile. Values are signed 64-bit fixed-point numbers: the real value is
 /// `value / 10^decimals` (folded files may carry decimal counts; diffs make values negative).
 struct CostType {
