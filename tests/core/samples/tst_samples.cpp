@@ -448,6 +448,48 @@ private Q_SLOTS:
         QCOMPARE(folded(sliceProfile(p, *sliceSamples(p, req)), 0), std::string("main;b 20000\n"));
     }
 
+    // speedscope evented: the intervals between events are the timeline's samples, cut at event boundaries
+    void speedscopeEvented() {
+        const std::string text =
+            R"({"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[)"
+            R"({"name":"main"},{"name":"a"},{"name":"b"}]},"profiles":[{"type":"evented","name":"t",)"
+            R"("unit":"microseconds","startValue":0,"endValue":100,"events":[{"type":"O","frame":0,"at":0},)"
+            R"({"type":"O","frame":1,"at":10},{"type":"C","frame":1,"at":30},{"type":"O","frame":2,"at":30},)"
+            R"({"type":"C","frame":2,"at":60},{"type":"C","frame":0,"at":100}]}]})";
+        const Profile p = test::fromText(text, "x.speedscope.json");
+        QVERIFY(p.samples);
+        QCOMPARE(p.samples->size(), std::size_t(4)); // main, main;a, main;b, main
+        QCOMPARE(folded(p, 0), std::string("main 50000\nmain;a 20000\nmain;b 30000\n"));
+        auto cut = [&](int64_t aUs, int64_t bUs) {
+            SliceRequest req;
+            req.range = {aUs * 1000, bUs * 1000};
+            return folded(sliceProfile(p, *sliceSamples(p, req)), 0);
+        };
+        QCOMPARE(cut(0, 100), folded(p, 0));
+        QCOMPARE(cut(10, 60), std::string("main;a 20000\nmain;b 30000\n"));
+        QCOMPARE(cut(0, 30), std::string("main 10000\nmain;a 20000\n"));
+        QCOMPARE(cut(60, 61), std::string("main 40000\n"));
+    }
+
+    // speedscope sampled: sample i starts at startValue + the weights before it
+    void speedscopeSampled() {
+        const std::string text =
+            R"({"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[)"
+            R"({"name":"main"},{"name":"a"},{"name":"b"}]},"profiles":[{"type":"sampled","name":"s",)"
+            R"("unit":"milliseconds","startValue":5,"endValue":11,"samples":[[0,1],[0,2],[0,1]],)"
+            R"("weights":[1,2,3]}]})";
+        const Profile p = test::fromText(text, "s.speedscope.json");
+        QVERIFY(p.samples);
+        QCOMPARE(p.samples->originNs(), int64_t(5000000));
+        QCOMPARE(p.samples->time(1), int64_t(1000000));
+        QCOMPARE(p.samples->time(2), int64_t(3000000));
+        SliceRequest req;
+        req.range = {1000000, 3000000};
+        QCOMPARE(folded(sliceProfile(p, *sliceSamples(p, req)), 0), std::string("main;b 2000000\n"));
+        req.range = {0, 1000000};
+        QCOMPARE(folded(sliceProfile(p, *sliceSamples(p, req)), 0), std::string("main;a 1000000\n"));
+    }
+
     // perf.data: the range's samples per thread and costs per event agree with `perf script`'s cut
     void perfDataCut_data() {
         QTest::addColumn<QString>("name");
