@@ -128,6 +128,13 @@ const char* const kInputs[] = {
     "perf-script/inputs/speedscope/linux-perf/simple-with-pid.linux-perf.txt",
 };
 
+/// Folded text (first cost type) of the samples in [aUs, bUs) microseconds since the first sample.
+std::string foldedRange(const Profile& p, int64_t aUs, int64_t bUs) {
+    SliceRequest req;
+    req.range = {aUs * 1000, bUs * 1000};
+    return folded(sliceProfile(p, *sliceSamples(p, req)), 0);
+}
+
 ImportOptions smallChunks() {
     ImportOptions o;
     o.chunkBytes = 4096; // many chunks, several workers: the store must come out in input order
@@ -403,21 +410,16 @@ private Q_SLOTS:
         QCOMPARE(p.samples->originNs(), int64_t(7000));
         QCOMPARE(p.samples->lastTime(), int64_t(80000));
         QCOMPARE(folded(p, 0), std::string("main;a 30000\nmain;b 50000\n")); // the whole profile
-        auto cut = [&](int64_t aUs, int64_t bUs) {
-            SliceRequest req;
-            req.range = {aUs * 1000, bUs * 1000};
-            return folded(sliceProfile(p, *sliceSamples(p, req)), 0);
-        };
         // [10, 50): a at 10 (10 us), b at 20 (20 us), a at 40 (10 us)
-        QCOMPARE(cut(10, 50), std::string("main;a 20000\nmain;b 20000\n"));
+        QCOMPARE(foldedRange(p, 10, 50), std::string("main;a 20000\nmain;b 20000\n"));
         // [0, 10): the first a only
-        QCOMPARE(cut(0, 10), std::string("main;a 10000\n"));
+        QCOMPARE(foldedRange(p, 0, 10), std::string("main;a 10000\n"));
         // [50, 81): b at 50 (30 us) and the last b (nothing): one sample of cost 0 is still a sample
-        QCOMPARE(cut(50, 81), std::string("main;b 30000\n"));
+        QCOMPARE(foldedRange(p, 50, 81), std::string("main;b 30000\n"));
         SliceRequest last;
         last.range = {80000, 80001};
         QCOMPARE(sliceSamples(p, last)->samples, uint64_t(1));
-        QCOMPARE(cut(11, 20), std::string());
+        QCOMPARE(foldedRange(p, 11, 20), std::string());
     }
 
     // Chrome trace events with a `samples` array: each sample weighs the time to its thread's next one
@@ -460,15 +462,10 @@ private Q_SLOTS:
         QVERIFY(p.samples);
         QCOMPARE(p.samples->size(), std::size_t(4)); // main, main;a, main;b, main
         QCOMPARE(folded(p, 0), std::string("main 50000\nmain;a 20000\nmain;b 30000\n"));
-        auto cut = [&](int64_t aUs, int64_t bUs) {
-            SliceRequest req;
-            req.range = {aUs * 1000, bUs * 1000};
-            return folded(sliceProfile(p, *sliceSamples(p, req)), 0);
-        };
-        QCOMPARE(cut(0, 100), folded(p, 0));
-        QCOMPARE(cut(10, 60), std::string("main;a 20000\nmain;b 30000\n"));
-        QCOMPARE(cut(0, 30), std::string("main 10000\nmain;a 20000\n"));
-        QCOMPARE(cut(60, 61), std::string("main 40000\n"));
+        QCOMPARE(foldedRange(p, 0, 100), folded(p, 0));
+        QCOMPARE(foldedRange(p, 10, 60), std::string("main;a 20000\nmain;b 30000\n"));
+        QCOMPARE(foldedRange(p, 0, 30), std::string("main 10000\nmain;a 20000\n"));
+        QCOMPARE(foldedRange(p, 60, 61), std::string("main 40000\n"));
     }
 
     // speedscope sampled: sample i starts at startValue + the weights before it
