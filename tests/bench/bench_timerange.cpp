@@ -81,10 +81,12 @@ int main(int argc, char** argv) {
     }
     const SampleStore& store = *profile.samples;
     const double n = static_cast<double>(std::max<std::size_t>(store.size(), 1));
-    std::printf(
-        "store: %zu samples, %.2f bytes/sample (time + thread + node %.0f, CPU %s, %zu cost columns)\n",
-        store.size(), static_cast<double>(store.bytes()) / n, 16.0, store.hasCpu() ? "yes" : "no",
-        store.costTypeCount());
+    std::printf("store: %zu samples, %.2f bytes/sample (8 time + 4 thread + 4 node%s, %zu cost columns: ",
+                store.size(), static_cast<double>(store.bytes()) / n, store.hasCpu() ? " + 4 CPU" : "",
+                store.costTypeCount());
+    for (std::size_t t = 0; t < store.costTypeCount(); ++t)
+        std::printf("%s%.1f", t ? " + " : "", static_cast<double>(store.cost(t).bytes()) / n);
+    std::printf(")\n");
     const int64_t span = store.lastTime() + 1;
     auto slice = [&](TimeRange r, std::vector<uint32_t> threads, const char* what) {
         SliceRequest req;
