@@ -19,7 +19,7 @@ namespace scorch {
 
 /// One cost per sample, stored compactly: while all values are equal only that constant is kept; then 32-bit
 /// values while they fit, else 64-bit ones.
-class CostColumn {
+class SampleCostColumn {
 public:
     void push(int64_t value);
     /// Appends `count` copies of `value`.
@@ -75,7 +75,7 @@ private:
     std::vector<int64_t> m_time;
     std::vector<uint32_t> m_thread, m_ref;
     std::vector<int32_t> m_cpu; ///< empty while no sample named its CPU
-    std::vector<CostColumn> m_cost;
+    std::vector<SampleCostColumn> m_cost;
     std::vector<std::pair<uint64_t, std::size_t>> m_runs; ///< (key, first sample)
 };
 
@@ -99,7 +99,7 @@ public:
     bool hasCpu() const { return !m_cpu.empty(); }
     int32_t cpu(std::size_t i) const { return m_cpu.empty() ? -1 : m_cpu[i]; }
     std::size_t costTypeCount() const { return m_cost.size(); }
-    const CostColumn& cost(std::size_t costType) const { return m_cost[costType]; }
+    const SampleCostColumn& cost(std::size_t costType) const { return m_cost[costType]; }
     /// The first sample's time on the input's own clock (perf: nanoseconds since boot).
     int64_t originNs() const { return m_origin; }
     /// The last sample's time.
@@ -119,7 +119,7 @@ private:
     std::vector<uint32_t> m_thread;
     std::vector<NodeId> m_node;
     std::vector<int32_t> m_cpu;
-    std::vector<CostColumn> m_cost;
+    std::vector<SampleCostColumn> m_cost;
     int64_t m_origin = 0;
     std::size_t m_threadCount = 0;
     mutable std::once_flag m_indexOnce;

@@ -1,4 +1,4 @@
-// The columnar sample store: CostColumn, the builders' SampleLog and SampleStore.
+// The columnar sample store: SampleCostColumn, the builders' SampleLog and SampleStore.
 #include "scorch/samples.h"
 
 #include <algorithm>
@@ -36,9 +36,9 @@ void takeOrCopy(std::vector<T>& to, std::vector<T>& from, std::size_t count, boo
 
 } // namespace
 
-// --- CostColumn ---
+// --- SampleCostColumn ---
 
-void CostColumn::widen() {
+void SampleCostColumn::widen() {
     if (!m_narrow.empty()) {
         m_wide.assign(m_narrow.begin(), m_narrow.end());
         std::vector<int32_t>().swap(m_narrow);
@@ -47,7 +47,7 @@ void CostColumn::widen() {
     }
 }
 
-void CostColumn::push(int64_t value) {
+void SampleCostColumn::push(int64_t value) {
     if (!m_wide.empty()) {
         m_wide.push_back(value);
     } else if (!m_narrow.empty()) {
@@ -69,7 +69,7 @@ void CostColumn::push(int64_t value) {
     ++m_size;
 }
 
-void CostColumn::pushRepeated(int64_t value, std::size_t count) {
+void SampleCostColumn::pushRepeated(int64_t value, std::size_t count) {
     if (uniform() && (m_size == 0 || value == m_constant)) {
         m_constant = value;
         m_size += count;
@@ -79,13 +79,13 @@ void CostColumn::pushRepeated(int64_t value, std::size_t count) {
         push(value);
 }
 
-void CostColumn::gather(std::span<const uint32_t> order) {
+void SampleCostColumn::gather(std::span<const uint32_t> order) {
     gatherVector(m_narrow, order);
     gatherVector(m_wide, order);
     m_size = order.size();
 }
 
-void CostColumn::scale(int64_t factor) {
+void SampleCostColumn::scale(int64_t factor) {
     if (factor == 1)
         return;
     if (uniform()) {
@@ -169,7 +169,7 @@ void SampleLog::append(SampleLog&& other, std::span<const uint32_t> threadMap, s
             m_cost[t].pushRepeated(0, n);
             continue;
         }
-        const CostColumn& c = other.m_cost[static_cast<std::size_t>(from[t])];
+        const SampleCostColumn& c = other.m_cost[static_cast<std::size_t>(from[t])];
         const int64_t factor = typeScale[static_cast<std::size_t>(from[t])];
         if (c.uniform())
             m_cost[t].pushRepeated(mulCost(c.constant(), factor), n);
@@ -239,7 +239,7 @@ std::shared_ptr<const SampleStore> SampleLog::build(std::size_t count, std::span
     for (int64_t& t : s.m_time)
         t -= s.m_origin;
     for (uint32_t type : typeOrder) {
-        CostColumn c;
+        SampleCostColumn c;
         if (type < m_cost.size()) {
             if (consume)
                 c = std::move(m_cost[type]);
@@ -271,7 +271,7 @@ std::size_t SampleStore::lowerBound(int64_t t) const {
 std::size_t SampleStore::bytes() const {
     std::size_t b = m_time.size() * sizeof(int64_t) + m_thread.size() * sizeof(uint32_t) +
                     m_node.size() * sizeof(NodeId) + m_cpu.size() * sizeof(int32_t);
-    for (const CostColumn& c : m_cost)
+    for (const SampleCostColumn& c : m_cost)
         b += c.bytes();
     return b;
 }

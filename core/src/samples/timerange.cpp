@@ -154,7 +154,7 @@ std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest
                 sum[t] = 0;
                 continue;
             }
-            const CostColumn& c = store.cost(t);
+            const SampleCostColumn& c = store.cost(t);
             if (c.uniform()) {
                 sum[t] = mulCost(c.constant(), static_cast<int64_t>(h - g));
             } else {
