@@ -13,6 +13,7 @@ core/src model        util
 core/src symbols      util model
 core/src io           util model
 core/src analysis     util model
+core/src samples      util model
 core/src export       util model analysis
 core/src import/text  util model io
 core/src import/json  util model io

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "scorch/profile.h"
+#include "scorch/samples.h"
 
 #include <cstdint>
 #include <span>
@@ -17,11 +18,6 @@ namespace scorch {
 class LimitExceeded : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
-};
-
-struct CostValue {
-    uint32_t costType;
-    int64_t value;
 };
 
 /// Accumulates samples `{thread, frames root->leaf, costs}` into a hashed call tree. Child lookup is a hash
@@ -59,6 +55,12 @@ public:
     /// and pass `sampleCount`: this costs a hash lookup per frame.
     void addSample(uint32_t thread, std::span<const FrameId> rootToLeaf, std::span<const CostValue> costs,
                    uint64_t sampleCount, std::span<const SourceLine> lines);
+    /// The same for one sample taken at `timeNs` (nanoseconds on the input's own clock) on `cpu` (-1 =
+    /// unknown), kept in the profile's SampleStore too (Profile::samples, sorted by time; samples of merged
+    /// builders in input position order). The profile gets a store only when every sample was timed.
+    void addTimedSample(uint32_t thread, std::span<const FrameId> rootToLeaf,
+                        std::span<const CostValue> costs, int64_t timeNs, int32_t cpu = -1,
+                        std::span<const SourceLine> lines = {});
     void noteTime(double seconds);
 
     /// Creating more nodes than this throws LimitExceeded.
@@ -124,6 +126,8 @@ private:
     uint64_t m_samples = 0;
     double m_timeMin = 0, m_timeMax = 0;
     bool m_hasTime = false;
+    SampleLog m_timed;             // addTimedSample(): refs are builder nodes
+    NodeId m_lastLeaf = kRootNode; // the leaf of the last addSample()
 };
 
 } // namespace scorch

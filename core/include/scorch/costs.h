@@ -21,6 +21,12 @@ std::string_view costUnitName(CostUnit unit);
 /// with or without modifiers such as `:pppH` or a `/.../` suffix), the plain event period otherwise.
 CostUnit periodUnit(std::string_view eventName);
 
+/// A cost of one sample: `value` of cost type `costType`.
+struct CostValue {
+    uint32_t costType;
+    int64_t value;
+};
+
 /// One kind of cost carried by a profile. Values are signed 64-bit fixed-point numbers: the real value is
 /// `value / 10^decimals` (folded files may carry decimal counts; diffs make values negative).
 struct CostType {

@@ -7,6 +7,7 @@
 #include "scorch/strings.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -99,6 +100,8 @@ struct LineCosts {
     std::size_t size() const { return frame.size(); }
 };
 
+class SampleStore;
+
 struct Profile {
     ProfileMeta meta;
     StringTable strings;
@@ -108,6 +111,9 @@ struct Profile {
     CallTree tree;
     ThreadCosts threadCosts;
     LineCosts lineCosts;
+    /// Every sample's time, thread, CPU, leaf node and costs (scorch/samples.h), for formats with
+    /// per-sample time; null otherwise.
+    std::shared_ptr<const SampleStore> samples;
 
     std::string_view frameName(FrameId id) const { return strings.view(frames[id].name); }
     /// Name of node n of `tree`, the profile's own tree. A derived tree (thread subset, transforms,

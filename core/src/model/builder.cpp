@@ -59,6 +59,7 @@ void TreeBuilder::ensureDecimals(uint32_t costType, int decimals) {
         v = mulCost(v, factor);
     for (int64_t& v : m_lineTotal[costType])
         v = mulCost(v, factor);
+    m_timed.scale(costType, factor);
     t.decimals = decimals;
 }
 
@@ -133,6 +134,7 @@ bool TreeBuilder::samePath(NodeId n, std::span<const FrameId> rootToLeaf) const 
 void TreeBuilder::addSample(uint32_t thread, std::span<const FrameId> rootToLeaf,
                             std::span<const CostValue> costs, uint64_t sampleCount) {
     const NodeId n = leafNode(rootToLeaf);
+    m_lastLeaf = n;
     const uint32_t e = entry(thread, n);
     for (const CostValue& c : costs)
         addCost(m_entryCost[c.costType][e], c.value);
@@ -145,6 +147,17 @@ void TreeBuilder::addSample(uint32_t thread, std::span<const FrameId> rootToLeaf
                             std::span<const SourceLine> lines) {
     addSample(thread, rootToLeaf, costs, sampleCount);
     addLineCosts(rootToLeaf, costs, lines);
+}
+
+void TreeBuilder::addTimedSample(uint32_t thread, std::span<const FrameId> rootToLeaf,
+                                 std::span<const CostValue> costs, int64_t timeNs, int32_t cpu,
+                                 std::span<const SourceLine> lines) {
+    if (lines.empty())
+        addSample(thread, rootToLeaf, costs, 1);
+    else
+        addSample(thread, rootToLeaf, costs, 1, lines);
+    m_timed.add(timeNs, thread, m_lastLeaf, cpu, costs, m_position >> 32);
+    noteTime(static_cast<double>(timeNs) * 1e-9);
 }
 
 uint32_t TreeBuilder::lineEntry(FrameId frame, SourceLine where) {
@@ -249,6 +262,7 @@ void TreeBuilder::merge(TreeBuilder&& other) {
             addCost(m_lineTotal[typeMap[t]][mine], mulCost(other.m_lineTotal[t][e], typeScale[t]));
         }
     }
+    m_timed.append(std::move(other.m_timed), threadMap, nodeMap, typeMap, typeScale);
     m_samples += other.m_samples;
     if (other.m_hasTime) {
         noteTime(other.m_timeMin);
@@ -295,6 +309,8 @@ Profile TreeBuilder::finish(ProfileMeta meta) {
         p.threadCosts.cost.push_back(std::move(m_entryCost[t]));
 
     p.lineCosts = detail::sortedLineCosts(m_lines, m_lineSelf, m_lineTotal, typeOrder);
+    if (!m_timed.empty() && m_timed.size() == m_samples)
+        p.samples = m_timed.build(m_timed.size(), remap, threadNew, typeOrder, p.threads.size(), true);
 
     meta.samples = m_samples;
     if (m_hasTime) {

@@ -2,6 +2,7 @@
 // -> call tree with inline frames and per-line costs, plus warnings for modules without symbols.
 #include "scorch/rawprofile.h"
 #include "scorch/import.h"
+#include "scorch/samples.h"
 
 #include "raw/rawprofile_tree.h"
 #include "raw/samplepipeline.h"
@@ -13,9 +14,11 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdio>
 #include <mutex>
+#include <numeric>
 #include <thread>
 #include <unordered_map>
 #include <utility>
@@ -77,6 +80,8 @@ struct RawProfileBuilder::Impl {
     uint64_t samples = 0;
     double timeMin = 0, timeMax = 0;
     bool hasTime = false;
+    SampleLog timed;      ///< per sample: time, thread, stack, costs (refs are stack ids)
+    bool allTimed = true; ///< every sample so far had a time: the profile gets a SampleStore
 
     // --- the symbolized, expanded side (guarded by snapshotting) ---
     std::mutex snapshotting;
@@ -221,7 +226,8 @@ struct RawProfileBuilder::Impl {
     void expand(uint32_t thread, std::span<const uint32_t> rootToLeafAddrs);
     std::vector<detail::IncrementalTree::StackInput> pathStacks;
     std::vector<uint32_t> pathRefs;
-    Profile build(ProfileMeta meta, const std::atomic<bool>* cancel);
+    Profile build(ProfileMeta meta, const std::atomic<bool>* cancel, bool final);
+    void attachSamples(Profile& profile, std::size_t count, bool final);
 };
 
 Resolved RawProfileBuilder::Impl::unresolvedFrame(const RawFrame& raw) {
@@ -404,6 +410,10 @@ void RawProfileBuilder::Impl::addSampleLocked(uint32_t thread, std::span<const R
             addCost(stackCost[c.costType][s], c.value);
     ++threads[thread].samples;
     ++samples;
+    if (timeSeconds >= 0 && allTimed)
+        timed.add(std::llround(timeSeconds * 1e9), thread, s, -1, costs);
+    else
+        allTimed = false;
     if (timeSeconds >= 0) {
         timeMin = hasTime ? std::min(timeMin, timeSeconds) : timeSeconds;
         timeMax = hasTime ? std::max(timeMax, timeSeconds) : timeSeconds;
@@ -421,16 +431,30 @@ uint64_t RawProfileBuilder::samples() const {
 Profile RawProfileBuilder::snapshot(ProfileMeta meta, const std::atomic<bool>* cancel) {
     if (d->pipeline)
         d->pipeline->drain();
-    return d->build(std::move(meta), cancel);
+    return d->build(std::move(meta), cancel, false);
 }
 
 Profile RawProfileBuilder::finish(ProfileMeta meta, const std::atomic<bool>* cancel) {
     if (d->pipeline)
         d->pipeline->drain();
-    return d->build(std::move(meta), cancel);
+    return d->build(std::move(meta), cancel, true);
 }
 
-Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>* cancel) {
+void RawProfileBuilder::Impl::attachSamples(Profile& profile, std::size_t count, bool final) {
+    // a stack's leaf node is that of its (thread, node) entry; the log is read under `data` (samples may
+    // still arrive during a snapshot), and the final build moves its columns out instead of copying
+    std::vector<NodeId> stackNode(expanded, kRootNode);
+    for (uint32_t s = 0; s < expanded; ++s)
+        stackNode[s] = profile.threadCosts.node[tree.stackEntry(s)];
+    std::vector<uint32_t> typeOrder(profile.costTypes.size());
+    std::iota(typeOrder.begin(), typeOrder.end(), 0u);
+    std::lock_guard lock(data);
+    if (!allTimed || count == 0 || timed.size() < count)
+        return;
+    profile.samples = timed.build(count, stackNode, {}, typeOrder, profile.threads.size(), final);
+}
+
+Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>* cancel, bool final) {
     // the ahead thread stops its batch (the Symbolizer keeps what it looked up) and waits until we are done
     struct GiveWay {
         Impl& d;
@@ -466,6 +490,7 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
     std::vector<CostType> types2;
     std::vector<ThreadInfo> threads2;
     uint64_t samples2;
+    std::size_t timed2;
     double tMin, tMax;
     bool time2;
     {
@@ -493,6 +518,7 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
             types2.push_back({t.name, t.unit, 0});
         threads2 = threads;
         samples2 = samples;
+        timed2 = allTimed ? timed.size() : 0;
         tMin = timeMin, tMax = timeMax, time2 = hasTime;
     }
 
@@ -613,6 +639,9 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
     }
     Profile profile = tree.profile(std::move(meta));
     detail::trace("tree built");
+    if (timed2 == samples2)
+        attachSamples(profile, timed2, final);
+    detail::trace("samples stored");
     return profile;
 }
 

@@ -38,6 +38,8 @@ public:
     void addCost(uint32_t stack, uint64_t samples, std::span<const int64_t> costs);
 
     std::size_t nodeCount() const { return m_parent.size(); }
+    /// The (thread, node) entry of a stack: its node in profile() is that profile's threadCosts.node[entry].
+    uint32_t stackEntry(uint32_t stack) const { return m_stacks[stack].entry; }
     /// An immutable profile of everything added so far.
     Profile profile(ProfileMeta meta) const;
 

@@ -164,64 +164,57 @@ void CpuProfileData::build(TreeBuilder& builder, uint32_t thread, uint32_t costT
     auto delta = [&](std::size_t i) {
         return i < m_deltas.size() ? m_deltas[i] : 0.0;
     };
-    std::vector<double> weight(m_nodes.size(), 0.0);
-    std::vector<uint64_t> count(m_nodes.size(), 0);
-    double elapsed = delta(0), lastValid = elapsed;
-    auto clamp = [&](double e) {
-        if (e < lastValid)
-            return lastValid;
-        lastValid = e;
-        return e;
-    };
-    int64_t runNode = -1; // index of the node of the current run
-    double runStart = 0;
+    // every sample, in order, at its time (the profile's start + the deltas so far, clamped to never go
+    // back): it weighs the time until the next sample, so that a run of equal samples weighs what speedscope
+    // gives it (the last sample weighs nothing)
+    std::vector<int64_t> at(m_samples.size()); // ns since the start, clamped
+    {
+        double elapsed = 0, lastValid = 0;
+        for (std::size_t i = 0; i < m_samples.size(); ++i) {
+            elapsed += delta(i);
+            if (i == 0 || elapsed >= lastValid)
+                lastValid = elapsed;
+            const double ns = std::round(lastValid * 1000);
+            at[i] = std::isfinite(ns) && std::abs(ns) < 9e18 ? static_cast<int64_t>(ns) : 0;
+        }
+    }
+    const double startNs = std::round(m_startTime * 1000);
+    const int64_t start =
+        std::isfinite(startNs) && std::abs(startNs) < 4e18 ? static_cast<int64_t>(startNs) : 0;
     uint64_t unknown = 0;
+    std::vector<std::vector<FrameId>> paths(m_nodes.size());
+    std::vector<bool> pathMade(m_nodes.size(), false);
     for (std::size_t i = 0; i < m_samples.size(); ++i) {
         const auto it = index.find(m_samples[i]);
-        const int64_t node = it == index.end() ? int64_t(-2) : int64_t(it->second);
-        if (node == -2)
+        if (it == index.end()) {
             ++unknown;
-        else
-            ++count[node];
-        if (i == 0 || node != runNode) {
-            const double t = clamp(elapsed);
-            if (i > 0 && runNode >= 0)
-                weight[runNode] += t - runStart;
-            runNode = node;
-            runStart = t;
+            continue;
         }
-        if (i + 1 < m_samples.size())
-            elapsed += delta(i + 1);
-        else if (runNode >= 0)
-            weight[runNode] += clamp(elapsed) - runStart;
+        const uint32_t node = it->second;
+        std::vector<FrameId>& path = paths[node];
+        if (!pathMade[node]) {
+            pathMade[node] = true;
+            for (int64_t n = node; n >= 0; n = parent[n])
+                if (!skip[n])
+                    path.push_back(frame[n]);
+            std::reverse(path.begin(), path.end());
+            if (path.size() > maxDepth) {
+                meta.warn(what + ": a stack deeper than " + std::to_string(maxDepth) +
+                          " frames lost its outermost callers");
+                path.erase(path.begin(), path.end() - static_cast<std::ptrdiff_t>(maxDepth));
+            }
+        }
+        const int64_t t = start + at[i];
+        if (path.empty()) { // only (root) or (idle): a sample, but no time in the program
+            builder.addTimedSample(thread, {}, {}, t);
+            continue;
+        }
+        const CostValue cost{costType, i + 1 < m_samples.size() ? at[i + 1] - at[i] : 0};
+        builder.addTimedSample(thread, path, {&cost, 1}, t);
     }
     if (unknown)
         meta.warn(what + ": " + std::to_string(unknown) +
                   " samples name node ids that do not exist; skipped");
-
-    std::vector<FrameId> path;
-    for (uint32_t i = 0; i < m_nodes.size(); ++i) {
-        if (!count[i])
-            continue;
-        path.clear();
-        for (int64_t n = i; n >= 0; n = parent[n])
-            if (!skip[n])
-                path.push_back(frame[n]);
-        if (path.empty()) { // only (root) or (idle): a sample, but no time in the program
-            builder.addSample(thread, {}, {}, count[i]);
-            continue;
-        }
-        std::reverse(path.begin(), path.end());
-        if (path.size() > maxDepth) {
-            meta.warn(what + ": a stack deeper than " + std::to_string(maxDepth) +
-                      " frames lost its outermost callers");
-            path.erase(path.begin(), path.end() - static_cast<std::ptrdiff_t>(maxDepth));
-        }
-        const double ns = std::round(weight[i] * 1000);
-        const CostValue cost{costType,
-                             std::isfinite(ns) && std::abs(ns) < 9e18 ? static_cast<int64_t>(ns) : 0};
-        builder.addSample(thread, path, {&cost, 1}, count[i]);
-    }
 }
 
 } // namespace scorch::detail

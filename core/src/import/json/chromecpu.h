@@ -38,6 +38,8 @@ public:
         m_timestamps = true;
     }
     bool empty() const { return m_samples.empty() && m_nodes.empty(); }
+    /// When the profile started (`startTime`), in microseconds on the trace's clock.
+    void setStartTime(double microseconds) { m_startTime = microseconds; }
 
     /// Adds the samples to `thread` (warnings to `meta`): each run of equal samples weighs the time until the
     /// next run starts (the last sample weighs nothing), as speedscope does; `(root)`, `(idle)` and `native
@@ -55,7 +57,7 @@ private:
     std::vector<Node> m_nodes;
     std::vector<int64_t> m_samples;
     std::vector<double> m_deltas;
-    double m_lastTimestamp = 0;
+    double m_lastTimestamp = 0, m_startTime = 0;
     bool m_timestamps = false;
 };
 

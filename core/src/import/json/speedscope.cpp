@@ -7,12 +7,14 @@
 #include "io/chunkpipeline.h"
 #include "scorch/builder.h"
 #include "scorch/profile.h"
+#include "scorch/samples.h"
 
 #include <simdjson.h>
 
 #include "util/hash.h"
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include <span>
 
@@ -131,6 +133,11 @@ struct ProfileState {
     double lastAt = 0;
     bool haveAt = false;
     uint64_t events = 0;
+    // the timeline: per sample (sampled) or per interval between two events (evented) its start, index node
+    // and weight, in the profile's unit; a profile in a unit of time gets a sample store from these
+    double startValue = 0;
+    std::vector<double> timedAt, timedWeight;
+    std::vector<uint32_t> timedNode;
 };
 
 std::string number(double v) {
@@ -206,6 +213,8 @@ public:
                 p.type = std::string(unquote(raw));
             else if (key == "unit")
                 p.unit = std::string(unquote(raw));
+            else if (key == "startValue")
+                p.startValue = std::strtod(std::string(raw).c_str(), nullptr);
         }
     }
 
@@ -286,6 +295,7 @@ public:
         }
         std::vector<std::vector<int64_t>> self(out.costTypes.size(), std::vector<int64_t>(parent.size(), 0));
         out.threadCosts.cost.resize(out.costTypes.size());
+        SampleLog timed = timeline(typeOf, scaleOf, out);
         for (std::size_t pi = 0; pi < m_profiles.size(); ++pi) {
             ProfileState& p = m_profiles[pi];
             const std::size_t type = typeOf[pi];
@@ -328,8 +338,44 @@ public:
         out.tree = CallTree::fromParentArray(parent, frame, std::move(self), out.frames, out.strings, &remap);
         for (NodeId& n : out.threadCosts.node)
             n = remap[n];
+        if (!timed.empty()) {
+            std::vector<NodeId> refNode(tree.size());
+            for (uint32_t n = 0; n < tree.size(); ++n)
+                refNode[n] = remap[node[n]];
+            std::vector<uint32_t> types(out.costTypes.size());
+            for (uint32_t t = 0; t < types.size(); ++t)
+                types[t] = t;
+            out.samples = timed.build(timed.size(), refNode, {}, types, out.threads.size(), true);
+        }
         out.meta.format = Format::Speedscope;
         return out;
+    }
+
+    /// The timed samples of every profile (threads are profiles) when all are in units of time: sampled
+    /// profiles' samples at startValue + the weights before them, evented profiles' intervals between events.
+    SampleLog timeline(std::span<const uint32_t> typeOf, std::span<const double> scaleOf,
+                       const Profile& out) {
+        SampleLog log;
+        bool timed = true;
+        for (std::size_t pi = 0; pi < m_profiles.size(); ++pi)
+            timed = timed && out.costTypes[typeOf[pi]].unit == CostUnit::Nanoseconds;
+        for (std::size_t pi = 0; pi < m_profiles.size() && timed; ++pi) {
+            ProfileState& p = m_profiles[pi];
+            for (std::size_t k = 0; k < p.timedAt.size(); ++k) {
+                const double at = std::round(p.timedAt[k] * scaleOf[pi]);
+                const double w = std::round(p.timedWeight[k] * scaleOf[pi]);
+                if (!std::isfinite(at) || !std::isfinite(w) || std::abs(at) > 9e18 || std::abs(w) > 9e18)
+                    return SampleLog();
+                const CostValue cost{typeOf[pi], static_cast<int64_t>(w)};
+                log.add(static_cast<int64_t>(at), static_cast<uint32_t>(pi), p.timedNode[k], -1, {&cost, 1});
+            }
+        }
+        for (ProfileState& p : m_profiles) {
+            std::vector<double>().swap(p.timedAt);
+            std::vector<double>().swap(p.timedWeight);
+            std::vector<uint32_t>().swap(p.timedNode);
+        }
+        return timed ? std::move(log) : SampleLog();
     }
 
 private:
@@ -480,8 +526,14 @@ private:
         if (p.haveAt && at < p.lastAt)
             fail("profile " + std::to_string(m_currentProfile) + ": event " + std::to_string(p.events) +
                  " goes back in time (at " + number(at) + " after " + number(p.lastAt) + ")");
-        if (!p.openNodes.empty() && p.haveAt)
+        if (!p.openNodes.empty() && p.haveAt) {
             p.costs.add(p.openNodes.back(), at - p.lastAt, 0);
+            if (at > p.lastAt) {
+                p.timedAt.push_back(p.lastAt);
+                p.timedWeight.push_back(at - p.lastAt);
+                p.timedNode.push_back(p.openNodes.back());
+            }
+        }
         p.lastAt = at;
         p.haveAt = true;
         if (type == "O") {
@@ -523,6 +575,13 @@ private:
                     weight += p.weights[i];
                 p.costs.add(leaf, weight, i - first);
             }
+            double at = p.startValue;
+            for (std::size_t k = 0; k < p.sampleLeaves.size(); ++k) {
+                p.timedAt.push_back(at);
+                at += p.weights[k];
+            }
+            p.timedNode = std::move(p.sampleLeaves);
+            p.timedWeight = std::move(p.weights);
             p.sampleLeaves = {};
             p.weights = {};
         } else if (p.type == "evented") {

@@ -203,7 +203,7 @@ void TraceEvents::buildStackSamples(TreeBuilder& builder, ProfileMeta& meta, std
                 stack.erase(stack.begin(), stack.end() - static_cast<std::ptrdiff_t>(maxDepth));
             const int64_t w = i + 1 < samples.size() ? samples[i + 1]->ts - samples[i]->ts : 0;
             const CostValue cost{time, w};
-            builder.addSample(thread, stack, {&cost, 1});
+            builder.addTimedSample(thread, stack, {&cost, 1}, samples[i]->ts);
         }
     }
     if (unknown)

@@ -196,6 +196,10 @@ void TraceEvents::addEvent(simdjson::ondemand::value event, uint64_t index) {
                         }
                     }
                 }
+            } else if (k == "startTime") {
+                double d = 0;
+                if (jsonNumber(f.value(), d) && std::abs(d) <= kMaxMicroseconds)
+                    data.setStartTime(d);
             } else if (k == "timeDeltas") {
                 for (auto s : f.value().get_array()) {
                     double d = 0;

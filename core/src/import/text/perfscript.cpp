@@ -4,6 +4,7 @@
 #include "import/text/textimporters.h"
 #include "util/textutil.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -21,10 +22,12 @@ struct Header {
     std::string_view event; ///< empty when the line names no event
     int64_t period = 0;     ///< 0 when absent
     double time = 0;
+    int64_t timeNs = 0; ///< the same, exact
+    int32_t cpu = -1;   ///< -1 when absent
     bool hasTime = false;
 };
 
-bool parseTimestamp(std::string_view tok, double& out) {
+bool parseTimestamp(std::string_view tok, double& out, int64_t& ns) {
     // "12345.678901:"
     if (tok.size() < 4 || tok.back() != ':')
         return false;
@@ -42,6 +45,17 @@ bool parseTimestamp(std::string_view tok, double& out) {
         scale *= 0.1;
     }
     out = v;
+    // nanoseconds, exactly (the digits past the ninth are dropped); absurdly long integer parts saturate
+    const std::string_view whole = tok.substr(0, dot), fraction = tok.substr(dot + 1);
+    constexpr int64_t kMaxSeconds = INT64_MAX / 1000000000 - 1;
+    int64_t n = 0;
+    for (char c : whole)
+        n = std::min<int64_t>(n * 10 + (c - '0'), kMaxSeconds);
+    n *= 1000000000;
+    int64_t f = 0;
+    for (std::size_t k = 0; k < 9; ++k)
+        f = f * 10 + (k < fraction.size() ? fraction[k] - '0' : 0);
+    ns = n + f;
     return true;
 }
 
@@ -89,17 +103,23 @@ bool parseCommAndIds(std::string_view line, Header& h) {
     }
     for (std::size_t t = 2; t < n; ++t) {
         double time;
-        if (!parseTimestamp(toks[t].text, time))
+        int64_t timeNs;
+        if (!parseTimestamp(toks[t].text, time, timeNs))
             continue;
         std::size_t idTok = t - 1;
         const std::string_view cpu = toks[idTok].text;
         if (cpu.size() >= 3 && cpu.front() == '[' && cpu.back() == ']' &&
-            allDigits(cpu.substr(1, cpu.size() - 2)))
+            allDigits(cpu.substr(1, cpu.size() - 2))) {
+            int64_t c = 0;
+            if (parseInt(cpu.substr(1, cpu.size() - 2), c) && c <= INT32_MAX)
+                h.cpu = static_cast<int32_t>(c);
             --idTok;
+        }
         if (idTok < 1 || !parsePidTid(toks[idTok].text, h.pid, h.tid))
             break;
         h.comm = rtrim(line.substr(0, toks[idTok].begin));
         h.time = time;
+        h.timeNs = timeNs;
         h.hasTime = true;
         return !h.comm.empty();
     }
@@ -320,6 +340,9 @@ private:
             m_costType = m_builder->costType(event, h.period ? periodUnit(event) : CostUnit::Samples);
         }
         m_value = h.period > 0 ? h.period : 1; // the Perl script counts a missing or zero period as 1
+        m_timed = h.hasTime;
+        m_timeNs = h.timeNs;
+        m_cpu = h.cpu;
         if (h.hasTime)
             m_builder->noteTime(h.time);
     }
@@ -457,7 +480,12 @@ private:
             m_stackLines.clear();
             m_stackLines.push_back({});
             m_stackLines.insert(m_stackLines.end(), m_lines.rbegin(), m_lines.rend());
-            m_builder->addSample(m_thread, m_stack, {&cost, 1}, 1, m_stackLines);
+            if (m_timed)
+                m_builder->addTimedSample(m_thread, m_stack, {&cost, 1}, m_timeNs, m_cpu, m_stackLines);
+            else
+                m_builder->addSample(m_thread, m_stack, {&cost, 1}, 1, m_stackLines);
+        } else if (m_timed) {
+            m_builder->addTimedSample(m_thread, m_stack, {&cost, 1}, m_timeNs, m_cpu);
         } else {
             m_builder->addSample(m_thread, m_stack, {&cost, 1});
         }
@@ -473,6 +501,9 @@ private:
     Diagnostics* m_diag = nullptr;
     // current sample
     bool m_active = false, m_truncated = false, m_java = false;
+    bool m_timed = false; // the sample's header had a timestamp
+    int64_t m_timeNs = 0;
+    int32_t m_cpu = -1;
     bool m_afterFrame = false;    ///< the previous line was a frame line (a srcline may follow)
     bool m_haveLines = false;     ///< the current sample has at least one srcline
     std::size_t m_groupStart = 0; ///< m_frames index of the innermost frame of the last frame line

@@ -1,0 +1,167 @@
+// The time dimension: every sample's time, thread, CPU, leaf node and costs in a columnar store kept beside
+// the call tree, and the queries over it (re-aggregation of a time range and thread subset, activity per
+// time bucket, when a function was on the stack).
+#pragma once
+
+#include "scorch/calltree.h"
+#include "scorch/costs.h"
+#include "scorch/profile.h"
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace scorch {
+
+/// One cost per sample, stored compactly: while all values are equal only that constant is kept; then 32-bit
+/// values while they fit, else 64-bit ones.
+class SampleCostColumn {
+public:
+    void push(int64_t value);
+    /// Appends `count` copies of `value`.
+    void pushRepeated(int64_t value, std::size_t count);
+    int64_t operator[](std::size_t i) const {
+        return !m_wide.empty() ? m_wide[i] : !m_narrow.empty() ? m_narrow[i] : m_constant;
+    }
+    std::size_t size() const { return m_size; }
+    /// True while every value equals constant().
+    bool uniform() const { return m_wide.empty() && m_narrow.empty(); }
+    int64_t constant() const { return m_constant; }
+    std::size_t bytes() const { return m_wide.size() * 8 + m_narrow.size() * 4; }
+    /// Keeps the values at these positions, in this order.
+    void gather(std::span<const uint32_t> order);
+    void scale(int64_t factor);
+
+private:
+    void widen();
+    std::size_t m_size = 0;
+    int64_t m_constant = 0;
+    std::vector<int32_t> m_narrow;
+    std::vector<int64_t> m_wide;
+};
+
+class SampleStore;
+
+/// Timed samples as an importer's builder collects them, in arrival order: `ref` is the builder's own handle
+/// of the sample's stack (a builder node or a raw stack id), turned into a node of the final tree by build().
+/// Samples are grouped in runs by an input-position key (a parallel importer's chunk index), so that
+/// builders merged in any order still give the samples in input order.
+class SampleLog {
+public:
+    void add(int64_t timeNs, uint32_t thread, uint32_t ref, int32_t cpu, std::span<const CostValue> costs,
+             uint64_t runKey = 0);
+    std::size_t size() const { return m_time.size(); }
+    bool empty() const { return m_time.empty(); }
+    /// Moves `other`'s samples behind these, mapping its threads, refs and cost types (values multiplied by
+    /// typeScale[type]).
+    void append(SampleLog&& other, std::span<const uint32_t> threadMap, std::span<const NodeId> refMap,
+                std::span<const uint32_t> typeMap, std::span<const int64_t> typeScale);
+    /// Rescales the values of one cost type (TreeBuilder::ensureDecimals).
+    void scale(uint32_t costType, int64_t factor);
+
+    /// The store of the first `count` samples: refs become refNode[ref], threads threadMap[thread], cost
+    /// type k is the log's typeOrder[k]; sorted by time (ties in input order), times relative to the first
+    /// sample. `consume` moves the columns out (the log is left empty); otherwise they are copied.
+    std::shared_ptr<const SampleStore> build(std::size_t count, std::span<const NodeId> refNode,
+                                             std::span<const uint32_t> threadMap,
+                                             std::span<const uint32_t> typeOrder, std::size_t threadCount,
+                                             bool consume);
+
+private:
+    std::vector<int64_t> m_time;
+    std::vector<uint32_t> m_thread, m_ref;
+    std::vector<int32_t> m_cpu; ///< empty while no sample named its CPU
+    std::vector<SampleCostColumn> m_cost;
+    std::vector<std::pair<uint64_t, std::size_t>> m_runs; ///< (key, first sample)
+};
+
+/// A half-open time range [begin, end) in nanoseconds since the profile's first sample.
+struct TimeRange {
+    int64_t begin = 0;
+    int64_t end = INT64_MAX;
+};
+
+/// The samples of a profile in time order, one column per attribute (Profile::samples). Formats without
+/// per-sample time (folded, pprof, d3) have none.
+class SampleStore {
+public:
+    std::size_t size() const { return m_time.size(); }
+    /// Nanoseconds since the first sample (sample 0 has time 0).
+    int64_t time(std::size_t i) const { return m_time[i]; }
+    std::span<const int64_t> times() const { return m_time; }
+    uint32_t thread(std::size_t i) const { return m_thread[i]; }
+    /// The leaf node of the sample's stack in the profile's tree (kRootNode for an empty stack).
+    NodeId node(std::size_t i) const { return m_node[i]; }
+    bool hasCpu() const { return !m_cpu.empty(); }
+    int32_t cpu(std::size_t i) const { return m_cpu.empty() ? -1 : m_cpu[i]; }
+    std::size_t costTypeCount() const { return m_cost.size(); }
+    const SampleCostColumn& cost(std::size_t costType) const { return m_cost[costType]; }
+    /// The first sample's time on the input's own clock (perf: nanoseconds since boot).
+    int64_t originNs() const { return m_origin; }
+    /// The last sample's time.
+    int64_t lastTime() const { return m_time.empty() ? 0 : m_time.back(); }
+    std::size_t threadCount() const { return m_threadCount; }
+    /// The first sample at or after t.
+    std::size_t lowerBound(int64_t t) const;
+    /// The samples of one thread, as indexes in time order (an index built on first use, 4 bytes a sample).
+    std::span<const uint32_t> threadSamples(uint32_t thread) const;
+    /// Bytes of the columns (time, thread, node, CPU, costs), without the per-thread index.
+    std::size_t bytes() const;
+
+private:
+    friend class SampleLog;
+    void buildThreadIndex() const;
+    std::vector<int64_t> m_time;
+    std::vector<uint32_t> m_thread;
+    std::vector<NodeId> m_node;
+    std::vector<int32_t> m_cpu;
+    std::vector<SampleCostColumn> m_cost;
+    int64_t m_origin = 0;
+    std::size_t m_threadCount = 0;
+    mutable std::once_flag m_indexOnce;
+    mutable std::vector<uint32_t> m_threadFirst, m_threadIndex;
+};
+
+/// The samples of a time range and thread subset, re-aggregated: a tree over the profile's frames holding
+/// only the nodes these samples end in and their ancestors (renumbered, in the same preorder).
+struct TimeSlice {
+    CallTree tree;
+    std::vector<NodeId> sourceNode;      ///< slice node -> the profile tree's node
+    ThreadCosts threadCosts;             ///< over slice nodes, threads as in the profile
+    std::vector<uint64_t> threadSamples; ///< per profile thread
+    uint64_t samples = 0;
+};
+
+struct SliceRequest {
+    TimeRange range;
+    std::vector<uint32_t> threads;             ///< indexes into Profile::threads; empty = all
+    const std::atomic<bool>* cancel = nullptr; ///< set by a newer request: the slice is abandoned
+};
+
+/// Re-aggregates the samples of `request`; std::nullopt when cancelled. Costs only the samples in the range
+/// and the nodes they reach (a small range never walks the whole tree). Throws std::invalid_argument when
+/// the profile has no sample store.
+std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest& request);
+
+/// A whole profile of a slice (strings, frames and metadata copied; no line costs, no sample store), for
+/// writers and analyses that take a Profile. Per-function costs: functionCosts(profile, slice.tree).
+Profile sliceProfile(const Profile& profile, TimeSlice slice);
+
+/// Samples per time bucket: `buckets` equal buckets over `range` (bucket b holds the times t with
+/// floor((t - begin) * buckets / (end - begin)) == b), one series per thread of `threads` (empty = every
+/// thread of the store, in thread order). Counts by binary search per bucket boundary where that is cheaper
+/// than walking the thread's samples.
+std::vector<std::vector<uint32_t>> activitySeries(const SampleStore& store, TimeRange range,
+                                                  std::size_t buckets,
+                                                  std::span<const uint32_t> threads = {});
+
+/// The same, counting only the samples where `frame` is on the stack (the leaf node or an ancestor of it
+/// has that frame): when a function ran, for highlighting a selection on a timeline.
+std::vector<std::vector<uint32_t>> onStackSeries(const Profile& profile, FrameId frame, TimeRange range,
+                                                 std::size_t buckets, std::span<const uint32_t> threads = {});
+
+} // namespace scorch

@@ -1,0 +1,275 @@
+// Queries over the sample store: a time range and thread subset re-aggregated into a call tree, activity per
+// time bucket, and when a function was on the stack.
+#include "scorch/samples.h"
+
+#include <algorithm>
+#include <bit>
+#include <stdexcept>
+
+namespace scorch {
+
+namespace {
+
+struct Item {
+    uint64_t key; // node << threadBits | thread
+    uint32_t sample;
+};
+
+/// LSD radix sort on the low `bits` bits of the keys, 11 bits a pass (stable).
+void radixSort(std::vector<Item>& items, int bits) {
+    if (items.size() < 4096) {
+        std::stable_sort(items.begin(), items.end(),
+                         [](const Item& a, const Item& b) { return a.key < b.key; });
+        return;
+    }
+    std::vector<Item> tmp(items.size());
+    constexpr int kDigit = 11;
+    for (int shift = 0; shift < bits; shift += kDigit) {
+        std::vector<std::size_t> count((1u << kDigit) + 1, 0);
+        for (const Item& x : items)
+            ++count[((x.key >> shift) & ((1u << kDigit) - 1)) + 1];
+        for (std::size_t d = 1; d < count.size(); ++d)
+            count[d] += count[d - 1];
+        for (const Item& x : items)
+            tmp[count[(x.key >> shift) & ((1u << kDigit) - 1)]++] = x;
+        items.swap(tmp);
+    }
+}
+
+bool cancelled(const std::atomic<bool>* cancel) {
+    return cancel && cancel->load(std::memory_order_relaxed);
+}
+
+/// [first, last) sample indexes of a time range.
+std::pair<std::size_t, std::size_t> sampleRange(const SampleStore& store, TimeRange range) {
+    if (range.end <= range.begin)
+        return {0, 0};
+    return {store.lowerBound(range.begin), store.lowerBound(range.end)};
+}
+
+/// Bucket b of `buckets` over the range holds times t with floor((t - begin) * buckets / length) == b; its
+/// first time is begin + ceil(b * length / buckets).
+int64_t bucketStart(TimeRange range, std::size_t buckets, std::size_t b) {
+    const __int128_t length = static_cast<__int128_t>(range.end) - range.begin;
+    const __int128_t num = length * static_cast<__int128_t>(b);
+    const auto n = static_cast<__int128_t>(buckets);
+    return static_cast<int64_t>(range.begin + (num + n - 1) / n);
+}
+std::size_t bucketOf(TimeRange range, std::size_t buckets, int64_t t) {
+    const __int128_t length = static_cast<__int128_t>(range.end) - range.begin;
+    return static_cast<std::size_t>((static_cast<__int128_t>(t) - range.begin) *
+                                    static_cast<__int128_t>(buckets) / length);
+}
+
+std::vector<uint32_t> threadList(const SampleStore& store, std::span<const uint32_t> threads) {
+    if (!threads.empty())
+        return {threads.begin(), threads.end()};
+    std::vector<uint32_t> all(store.threadCount());
+    for (uint32_t t = 0; t < all.size(); ++t)
+        all[t] = t;
+    return all;
+}
+
+} // namespace
+
+std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest& request) {
+    if (!profile.samples)
+        throw std::invalid_argument("the profile has no per-sample times");
+    const SampleStore& store = *profile.samples;
+    const CallTree& tree = profile.tree;
+    const std::size_t threadCount = std::max(profile.threads.size(), store.threadCount());
+    const std::size_t types = tree.costTypeCount();
+    const auto [first, last] = sampleRange(store, request.range);
+
+    std::vector<char> wanted;
+    if (!request.threads.empty()) {
+        wanted.assign(threadCount, 0);
+        for (uint32_t t : request.threads)
+            if (t < threadCount)
+                wanted[t] = 1;
+    }
+    const int threadBits = std::max(1, static_cast<int>(std::bit_width(threadCount)));
+    const int nodeBits = std::max(1, static_cast<int>(std::bit_width(tree.size())));
+
+    TimeSlice out;
+    out.threadSamples.assign(threadCount, 0);
+    // the samples of the range and threads, keyed by (leaf node, thread)
+    std::vector<Item> items;
+    items.reserve(last - first);
+    for (std::size_t i = first; i < last; ++i) {
+        if ((i & 0xffff) == 0 && cancelled(request.cancel))
+            return std::nullopt;
+        const uint32_t t = store.thread(i);
+        if (!wanted.empty() && (t >= wanted.size() || !wanted[t]))
+            continue;
+        const NodeId n = store.node(i) < tree.size() ? store.node(i) : kRootNode;
+        items.push_back({static_cast<uint64_t>(n) << threadBits | t, static_cast<uint32_t>(i)});
+        ++out.threadSamples[t];
+    }
+    out.samples = items.size();
+    radixSort(items, nodeBits + threadBits);
+    if (cancelled(request.cancel))
+        return std::nullopt;
+
+    // the touched leaves and their ancestors, in preorder: a leaf's ancestors not yet taken are those below
+    // the deepest node of the current path that is still an ancestor of it
+    std::vector<NodeId> parent{kRootNode}, source{kRootNode};
+    std::vector<FrameId> frame{tree.frame(kRootNode)};
+    std::vector<std::pair<NodeId, NodeId>> path{{kRootNode, kRootNode}}; // (profile node, slice node)
+    std::vector<NodeId> chain;
+    std::vector<std::vector<int64_t>> self(types);
+    std::vector<int64_t> sum(types);
+    const uint64_t threadMask = (uint64_t{1} << threadBits) - 1;
+    NodeId prevLeaf = kRootNode, leafNew = kRootNode;
+    bool haveLeaf = false;
+    out.threadCosts.cost.assign(types, {});
+    for (std::size_t g = 0; g < items.size();) {
+        if ((g & 0xffff) == 0 && cancelled(request.cancel))
+            return std::nullopt;
+        std::size_t h = g;
+        while (h < items.size() && items[h].key == items[g].key)
+            ++h;
+        const auto leaf = static_cast<NodeId>(items[g].key >> threadBits);
+        const auto thread = static_cast<uint32_t>(items[g].key & threadMask);
+        if (!haveLeaf || leaf != prevLeaf) {
+            while (path.size() > 1 &&
+                   !(path.back().first <= leaf && leaf < tree.subtreeEnd(path.back().first)))
+                path.pop_back();
+            chain.clear();
+            for (NodeId n = leaf; n != path.back().first; n = tree.parent(n))
+                chain.push_back(n);
+            for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+                const auto id = static_cast<NodeId>(source.size());
+                parent.push_back(path.back().second);
+                source.push_back(*it);
+                frame.push_back(tree.frame(*it));
+                path.emplace_back(*it, id);
+            }
+            leafNew = path.back().second;
+            prevLeaf = leaf;
+            haveLeaf = true;
+        }
+        for (std::size_t t = 0; t < types; ++t) {
+            if (t >= store.costTypeCount()) {
+                sum[t] = 0;
+                continue;
+            }
+            const SampleCostColumn& c = store.cost(t);
+            if (c.uniform()) {
+                sum[t] = mulCost(c.constant(), static_cast<int64_t>(h - g));
+            } else {
+                int64_t s = 0;
+                for (std::size_t k = g; k < h; ++k)
+                    addCost(s, c[items[k].sample]);
+                sum[t] = s;
+            }
+        }
+        out.threadCosts.thread.push_back(thread);
+        out.threadCosts.node.push_back(leafNew);
+        for (std::size_t t = 0; t < types; ++t) {
+            if (self[t].size() < source.size())
+                self[t].resize(std::max(source.size(), self[t].size() * 2), 0);
+            addCost(self[t][leafNew], sum[t]);
+            out.threadCosts.cost[t].push_back(sum[t]);
+        }
+        g = h;
+    }
+    std::vector<Item>().swap(items);
+    for (std::size_t t = 0; t < types; ++t)
+        self[t].resize(source.size(), 0);
+    out.sourceNode = std::move(source);
+    if (!CallTree::fromPreorder(parent, frame, self, out.tree))
+        throw std::logic_error("time slice: nodes out of preorder");
+    return out;
+}
+
+Profile sliceProfile(const Profile& profile, TimeSlice slice) {
+    Profile p;
+    p.meta = profile.meta;
+    p.meta.samples = slice.samples;
+    for (std::size_t i = 1; i < profile.strings.size(); ++i) // same ids: interned in id order
+        p.strings.intern(profile.strings.view(StringId{static_cast<uint32_t>(i)}));
+    p.frames = profile.frames;
+    p.costTypes = profile.costTypes;
+    p.threads = profile.threads;
+    for (std::size_t t = 0; t < p.threads.size(); ++t)
+        p.threads[t].samples = t < slice.threadSamples.size() ? slice.threadSamples[t] : 0;
+    p.tree = std::move(slice.tree);
+    p.threadCosts = std::move(slice.threadCosts);
+    return p;
+}
+
+std::vector<std::vector<uint32_t>> activitySeries(const SampleStore& store, TimeRange range,
+                                                  std::size_t buckets, std::span<const uint32_t> threads) {
+    const std::vector<uint32_t> list = threadList(store, threads);
+    std::vector<std::vector<uint32_t>> out(list.size(), std::vector<uint32_t>(buckets, 0));
+    if (buckets == 0 || range.end <= range.begin)
+        return out;
+    std::vector<int64_t> bounds(buckets + 1);
+    for (std::size_t b = 0; b <= buckets; ++b)
+        bounds[b] = b == buckets ? range.end : bucketStart(range, buckets, b);
+    const std::span<const int64_t> times = store.times();
+    for (std::size_t k = 0; k < list.size(); ++k) {
+        const std::span<const uint32_t> mine = store.threadSamples(list[k]);
+        auto before = [&](int64_t t) { // samples of the thread before time t
+            return static_cast<std::size_t>(
+                std::partition_point(mine.begin(), mine.end(), [&](uint32_t i) { return times[i] < t; }) -
+                mine.begin());
+        };
+        const std::size_t lo = before(range.begin), hi = before(range.end);
+        const std::size_t n = hi - lo;
+        // walking n samples or searching buckets + 1 boundaries, whichever is cheaper
+        if (n <= (buckets + 1) * static_cast<std::size_t>(std::bit_width(n) + 1)) {
+            for (std::size_t j = lo; j < hi; ++j)
+                ++out[k][bucketOf(range, buckets, times[mine[j]])];
+            continue;
+        }
+        std::size_t prev = lo;
+        for (std::size_t b = 1; b <= buckets; ++b) {
+            const std::size_t next = b == buckets ? hi : before(bounds[b]);
+            out[k][b - 1] = static_cast<uint32_t>(next - prev);
+            prev = next;
+        }
+    }
+    return out;
+}
+
+std::vector<std::vector<uint32_t>> onStackSeries(const Profile& profile, FrameId frame, TimeRange range,
+                                                 std::size_t buckets, std::span<const uint32_t> threads) {
+    if (!profile.samples)
+        throw std::invalid_argument("the profile has no per-sample times");
+    const SampleStore& store = *profile.samples;
+    const CallTree& tree = profile.tree;
+    const std::vector<uint32_t> list = threadList(store, threads);
+    std::vector<std::vector<uint32_t>> out(list.size(), std::vector<uint32_t>(buckets, 0));
+    if (buckets == 0 || range.end <= range.begin)
+        return out;
+    // the nodes under a node with that frame (outermost subtrees; nested ones are inside them)
+    std::vector<uint64_t> under((tree.size() + 63) / 64, 0);
+    for (NodeId n = 1; n < tree.size();) {
+        if (tree.frame(n) != frame) {
+            ++n;
+            continue;
+        }
+        const NodeId end = tree.subtreeEnd(n);
+        for (NodeId m = n; m < end; ++m)
+            under[m >> 6] |= uint64_t{1} << (m & 63);
+        n = end;
+    }
+    std::vector<int> slot(std::max(store.threadCount(), std::size_t{1}), -1);
+    for (std::size_t k = 0; k < list.size(); ++k)
+        if (list[k] < slot.size())
+            slot[list[k]] = static_cast<int>(k);
+    const auto [first, last] = sampleRange(store, range);
+    for (std::size_t i = first; i < last; ++i) {
+        const NodeId n = store.node(i);
+        if (n >= tree.size() || !(under[n >> 6] >> (n & 63) & 1))
+            continue;
+        const uint32_t t = store.thread(i);
+        if (t < slot.size() && slot[t] >= 0)
+            ++out[static_cast<std::size_t>(slot[t])][bucketOf(range, buckets, store.time(i))];
+    }
+    return out;
+}
+
+} // namespace scorch

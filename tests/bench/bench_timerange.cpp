@@ -1,0 +1,136 @@
+// bench_timerange: the time dimension on a real recording: the sample store's size, how long re-aggregating
+// a time range takes, how long the timeline's bucket queries take, and the peak RSS of it all.
+//
+//   build/tests/bench/bench_timerange FILE [--runs N] [--buckets N]
+//
+// Imports FILE (perf.data, a Scorch recording or perf script text; not timed), then prints the store's bytes
+// per sample, the median time of sliceSamples() for the middle half and a 1% range of the recording (and for
+// half of the threads over the whole time), of activitySeries() for all threads at N buckets (default 2000,
+// a wide timeline) over the whole and over 1% of the recording, of onStackSeries() for the busiest
+// depth-2 frame, and the process's peak RSS (VmHWM).
+// Targets (issue 13, fp-large: 1.17 M samples, 4.6 M nodes, 2 cores): half range <= 100 ms, 1% <= 10 ms.
+#include "scorch/import.h"
+#include "scorch/samples.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+using namespace scorch;
+
+namespace {
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+double timeMs(int runs, const std::function<void()>& f) {
+    std::vector<double> ms;
+    for (int r = 0; r < runs; ++r) {
+        const auto t0 = std::chrono::steady_clock::now();
+        f();
+        ms.push_back(
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+    return median(ms);
+}
+
+std::string peakRss() {
+    std::ifstream in("/proc/self/status");
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind("VmHWM:", 0) == 0)
+            return line.substr(6);
+    return "?";
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    std::string file;
+    int runs = 9;
+    std::size_t buckets = 2000;
+    for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--runs") && i + 1 < argc)
+            runs = std::max(1, std::atoi(argv[++i]));
+        else if (!std::strcmp(argv[i], "--buckets") && i + 1 < argc)
+            buckets = static_cast<std::size_t>(std::max(1, std::atoi(argv[++i])));
+        else
+            file = argv[i];
+    }
+    if (file.empty()) {
+        std::fprintf(stderr, "usage: bench_timerange FILE [--runs N] [--buckets N]\n");
+        return 2;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    const Profile profile = importProfile(file);
+    const double importMs =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("%s: %llu samples, %zu nodes, %zu threads, imported in %.0f ms, peak RSS after import:%s\n",
+                file.c_str(), static_cast<unsigned long long>(profile.meta.samples), profile.tree.size(),
+                profile.threads.size(), importMs, peakRss().c_str());
+    if (!profile.samples) {
+        std::fprintf(stderr, "%s has no per-sample times\n", file.c_str());
+        return 1;
+    }
+    const SampleStore& store = *profile.samples;
+    const double n = static_cast<double>(std::max<std::size_t>(store.size(), 1));
+    std::printf("store: %zu samples, %.2f bytes/sample (8 time + 4 thread + 4 node%s, %zu cost columns: ",
+                store.size(), static_cast<double>(store.bytes()) / n, store.hasCpu() ? " + 4 CPU" : "",
+                store.costTypeCount());
+    for (std::size_t t = 0; t < store.costTypeCount(); ++t)
+        std::printf("%s%.1f", t ? " + " : "", static_cast<double>(store.cost(t).bytes()) / n);
+    std::printf(")\n");
+    const int64_t span = store.lastTime() + 1;
+    auto slice = [&](TimeRange r, std::vector<uint32_t> threads, const char* what) {
+        SliceRequest req;
+        req.range = r;
+        req.threads = std::move(threads);
+        std::size_t nodes = 0;
+        uint64_t samples = 0;
+        const double ms = timeMs(runs, [&] {
+            const std::optional<TimeSlice> s = sliceSamples(profile, req);
+            nodes = s->tree.size();
+            samples = s->samples;
+        });
+        std::printf("slice %-22s %9llu samples -> %8zu nodes: %8.2f ms (median of %d)\n", what,
+                    static_cast<unsigned long long>(samples), nodes, ms, runs);
+    };
+    slice({span / 4, span / 4 + span / 2}, {}, "middle half");
+    slice({span / 2, span / 2 + span / 100}, {}, "1% (middle)");
+    slice({0, span}, {}, "everything");
+    std::vector<uint32_t> half;
+    for (uint32_t t = 0; t < profile.threads.size(); t += 2)
+        half.push_back(t);
+    slice({0, span}, half, "every other thread");
+
+    (void)store.threadSamples(0); // the per-thread index is built on first use: not part of the queries
+    std::printf("per-thread index built, peak RSS:%s\n", peakRss().c_str());
+    auto series = [&](TimeRange r, const char* what) {
+        const double ms = timeMs(runs, [&] { (void)activitySeries(store, r, buckets); });
+        std::printf("activity %-19s %zu buckets x %zu threads: %8.2f ms\n", what, buckets,
+                    store.threadCount(), ms);
+    };
+    series({0, span}, "whole");
+    series({span / 2, span / 2 + span / 100}, "1% (middle)");
+
+    NodeId busiest = kRootNode;
+    for (NodeId c = 1; c < profile.tree.size(); ++c)
+        if (profile.tree.depth(c) == 2 &&
+            (busiest == kRootNode || profile.tree.total(0, c) > profile.tree.total(0, busiest)))
+            busiest = c;
+    if (busiest != kRootNode) {
+        const FrameId f = profile.tree.frame(busiest);
+        const double ms = timeMs(runs, [&] { (void)onStackSeries(profile, f, {0, span}, buckets); });
+        std::printf("on-stack %-19.19s %zu buckets, whole: %8.2f ms\n",
+                    std::string(profile.frameName(f)).c_str(), buckets, ms);
+    }
+    std::printf("peak RSS:%s\n", peakRss().c_str());
+    return 0;
+}

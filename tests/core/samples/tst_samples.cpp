@@ -1,0 +1,567 @@
+// The sample store and its queries: a time range re-aggregated from the store equals importing the input cut
+// at the same timestamps; thread subsets; empty ranges; activity and on-stack series against direct counts.
+#include "scorch/foldedwriter.h"
+#include "scorch/import.h"
+#include "scorch/samples.h"
+#include "testutil.h"
+
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+
+using namespace scorch;
+
+namespace {
+
+/// One sample of perf script text, found without Scorch's parser: its lines (header first, up to the blank
+/// line), the time of its (last) header in ns and its tid.
+struct Record {
+    std::vector<std::string> lines;
+    int64_t timeNs = -1;
+    int64_t tid = -1;
+};
+
+/// "12345.678901:" -> ns, or -1.
+int64_t timestampNs(const std::string& tok) {
+    if (tok.size() < 4 || tok.back() != ':')
+        return -1;
+    const std::size_t dot = tok.find('.');
+    if (dot == std::string::npos || dot == 0)
+        return -1;
+    int64_t whole = 0, fraction = 0;
+    for (std::size_t i = 0; i < dot; ++i) {
+        if (!std::isdigit(static_cast<unsigned char>(tok[i])))
+            return -1;
+        whole = whole * 10 + (tok[i] - '0');
+    }
+    std::size_t digits = 0;
+    for (std::size_t i = dot + 1; i + 1 < tok.size(); ++i, ++digits) {
+        if (!std::isdigit(static_cast<unsigned char>(tok[i])))
+            return -1;
+        if (digits < 9)
+            fraction = fraction * 10 + (tok[i] - '0');
+    }
+    for (; digits < 9; ++digits)
+        fraction *= 10;
+    return whole * 1000000000 + fraction;
+}
+
+std::vector<std::string> words(const std::string& line) {
+    std::istringstream in(line);
+    std::vector<std::string> out;
+    for (std::string w; in >> w;)
+        out.push_back(w);
+    return out;
+}
+
+std::vector<Record> records(const QByteArray& text) {
+    std::vector<Record> out;
+    bool open = false;
+    for (const QByteArray& raw : text.split('\n')) {
+        std::string line = raw.toStdString();
+        if (!line.empty() && line.back() == '\r')
+            line.pop_back();
+        if (line.empty()) {
+            open = false;
+            continue;
+        }
+        if (line[0] == '#')
+            continue;
+        const bool header = !std::isspace(static_cast<unsigned char>(line[0]));
+        if (header && !open) {
+            out.emplace_back();
+            open = true;
+        }
+        if (!open)
+            continue;
+        out.back().lines.push_back(line);
+        if (!header)
+            continue;
+        const std::vector<std::string> w = words(line);
+        for (std::size_t k = 1; k < w.size(); ++k) {
+            const int64_t t = timestampNs(w[k]);
+            if (t < 0)
+                continue;
+            out.back().timeNs = t;
+            std::size_t id = k - 1;
+            if (w[id].front() == '[' && id > 0)
+                --id;
+            const std::size_t slash = w[id].find('/');
+            out.back().tid = std::stoll(slash == std::string::npos ? w[id] : w[id].substr(slash + 1));
+            break;
+        }
+    }
+    return out;
+}
+
+std::string folded(const Profile& p, int costType) {
+    std::ostringstream out;
+    FoldedOptions o;
+    o.costType = costType;
+    writeFolded(p, o, out);
+    return out.str();
+}
+
+/// Folded text per cost type name (types whose folded text is empty are left out).
+std::map<std::string, std::string> foldedByType(const Profile& p) {
+    std::map<std::string, std::string> out;
+    for (std::size_t t = 0; t < p.costTypes.size(); ++t) {
+        std::string f = folded(p, static_cast<int>(t));
+        if (!f.empty())
+            out[p.costTypes[t].name] = std::move(f);
+    }
+    return out;
+}
+
+const char* const kInputs[] = {
+    "perf-script/inputs/flamegraph/test/perf-cycles-instructions-01.txt",
+    "perf-script/inputs/flamegraph/test/perf-funcab-cmd-01.txt",
+    "perf-script/inputs/flamegraph/test/perf-rust-Yamakaky-dcpu.txt",
+    "perf-script/inputs/speedscope/linux-perf/forks.linux-perf.txt",
+    "perf-script/inputs/speedscope/linux-perf/system-wide.linux-perf.txt",
+    "perf-script/inputs/speedscope/linux-perf/simple-with-pid.linux-perf.txt",
+};
+
+/// Folded text (first cost type) of the samples in [aUs, bUs) microseconds since the first sample.
+std::string foldedRange(const Profile& p, int64_t aUs, int64_t bUs) {
+    SliceRequest req;
+    req.range = {aUs * 1000, bUs * 1000};
+    return folded(sliceProfile(p, *sliceSamples(p, req)), 0);
+}
+
+ImportOptions smallChunks() {
+    ImportOptions o;
+    o.chunkBytes = 4096; // many chunks, several workers: the store must come out in input order
+    return o;
+}
+
+} // namespace
+
+class TestSamples : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+
+    /// Imports `rs` (the records to keep) written as perf script text.
+    Profile importRecords(const std::vector<const Record*>& rs) {
+        const QString path = m_dir.filePath(QStringLiteral("cut.perf"));
+        QFile f(path);
+        if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
+            qFatal("cannot write %s", qPrintable(path));
+        for (const Record* r : rs) {
+            for (const std::string& l : r->lines)
+                f.write((l + '\n').c_str());
+            f.write("\n");
+        }
+        f.close();
+        return importProfile(path.toStdString());
+    }
+
+    /// The range [a, b) (absolute ns) of the profile re-aggregated against the cut text imported.
+    void compareCut(const Profile& full, const std::vector<Record>& rs, int64_t a, int64_t b,
+                    const std::set<int64_t>* tids = nullptr) {
+        std::vector<const Record*> kept;
+        for (const Record& r : rs)
+            if (r.timeNs >= a && r.timeNs < b && (!tids || tids->count(r.tid)))
+                kept.push_back(&r);
+        SliceRequest req;
+        const int64_t origin = full.samples->originNs();
+        req.range = {a - origin, b - origin};
+        if (tids)
+            for (uint32_t t = 0; t < full.threads.size(); ++t)
+                if (tids->count(full.threads[t].tid))
+                    req.threads.push_back(t);
+        const std::optional<TimeSlice> slice = sliceSamples(full, req);
+        QVERIFY(slice);
+        QCOMPARE(slice->samples, uint64_t(kept.size()));
+        uint64_t perThread = 0;
+        for (uint64_t n : slice->threadSamples)
+            perThread += n;
+        QCOMPARE(perThread, slice->samples);
+        const Profile sliced = sliceProfile(full, *slice);
+        if (kept.empty()) {
+            QCOMPARE(sliced.tree.size(), std::size_t(1));
+            QVERIFY(foldedByType(sliced).empty());
+            return;
+        }
+        const Profile cut = importRecords(kept);
+        QCOMPARE(cut.meta.samples, uint64_t(kept.size()));
+        const auto expected = foldedByType(cut), actual = foldedByType(sliced);
+        QCOMPARE(actual.size(), expected.size());
+        for (const auto& [type, text] : expected) {
+            QVERIFY2(actual.count(type), type.c_str());
+            QCOMPARE(actual.at(type), text);
+        }
+        // the thread split re-sums to the tree
+        for (std::size_t t = 0; t < sliced.costTypes.size(); ++t) {
+            int64_t sum = 0;
+            for (int64_t v : sliced.threadCosts.cost[t])
+                sum += v;
+            QCOMPARE(sum, sliced.tree.grandTotal(t));
+        }
+    }
+
+private Q_SLOTS:
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+    void perfScriptCut_data() {
+        QTest::addColumn<QString>("input");
+        for (const char* in : kInputs)
+            QTest::newRow(in) << QString::fromUtf8(in);
+    }
+    // [A, B) re-aggregated from the store == the text cut at the same timestamps, imported
+    void perfScriptCut() {
+        if (!test::haveCorpus())
+            QSKIP("../shared/corpus is absent");
+        QFETCH(QString, input);
+        const QString path = test::corpusDir() + u'/' + input;
+        const std::vector<Record> rs = records(test::readAll(path));
+        QVERIFY(!rs.empty());
+        const bool allTimed =
+            std::all_of(rs.begin(), rs.end(), [](const Record& r) { return r.timeNs >= 0; });
+        const Profile full = importProfile(path.toStdString(), smallChunks());
+        if (!allTimed) {
+            QVERIFY(!full.samples);
+            return;
+        }
+        QVERIFY(full.samples);
+        const SampleStore& store = *full.samples;
+        QCOMPARE(uint64_t(store.size()), full.meta.samples);
+        QCOMPARE(store.size(), rs.size());
+        QVERIFY(std::is_sorted(store.times().begin(), store.times().end()));
+        QCOMPARE(store.time(0), int64_t(0));
+        std::vector<int64_t> times;
+        for (const Record& r : rs)
+            times.push_back(r.timeNs);
+        std::sort(times.begin(), times.end());
+        QCOMPARE(store.originNs(), times.front());
+        QCOMPARE(store.lastTime(), times.back() - times.front());
+        QVERIFY(store.bytes() <= store.size() * (16 + 4 + 8 * store.costTypeCount()));
+
+        const std::size_t n = times.size();
+        compareCut(full, rs, times.front(), times.back() + 1);             // everything
+        compareCut(full, rs, times[n / 4], times[(3 * n) / 5]);            // a middle part
+        compareCut(full, rs, times[n / 2], times[n / 2] + 1);              // one instant
+        compareCut(full, rs, times.front() - 1000, times[n / 3]);          // from before the start
+        compareCut(full, rs, times[(2 * n) / 3], times.back() + 1000000);  // to past the end
+        compareCut(full, rs, times[n / 2], times[n / 2]);                  // empty
+        compareCut(full, rs, times.back() + 1, times.back() + 1000000000); // after the end
+    }
+
+    // a thread subset (with and without a time range) == the text cut by tid
+    void threadSubset() {
+        if (!test::haveCorpus())
+            QSKIP("../shared/corpus is absent");
+        const QString path = test::corpusDir() + u'/' + QString::fromUtf8(kInputs[0]); // 5 threads
+        const std::vector<Record> rs = records(test::readAll(path));
+        const Profile full = importProfile(path.toStdString(), smallChunks());
+        QVERIFY(full.samples);
+        QVERIFY(full.threads.size() >= 3);
+        std::set<int64_t> tids;
+        for (std::size_t t = 0; t < full.threads.size(); t += 2)
+            tids.insert(full.threads[t].tid);
+        std::vector<int64_t> times;
+        for (const Record& r : rs)
+            times.push_back(r.timeNs);
+        std::sort(times.begin(), times.end());
+        compareCut(full, rs, times.front(), times.back() + 1, &tids);
+        compareCut(full, rs, times[times.size() / 5], times[times.size() / 2], &tids);
+    }
+
+    void cancelled() {
+        if (!test::haveCorpus())
+            QSKIP("../shared/corpus is absent");
+        const Profile full =
+            importProfile((test::corpusDir() + u'/' + QString::fromUtf8(kInputs[4])).toStdString());
+        QVERIFY(full.samples);
+        std::atomic<bool> cancel{true};
+        SliceRequest req;
+        req.cancel = &cancel;
+        QVERIFY(!sliceSamples(full, req));
+        cancel = false;
+        QVERIFY(sliceSamples(full, req));
+    }
+
+    void noStoreWithoutTimes() {
+        const Profile p = test::fromFolded("main;a 3\nmain;b 1\n");
+        QVERIFY(!p.samples);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, sliceSamples(p, SliceRequest{}));
+    }
+
+    void activity_data() {
+        QTest::addColumn<int>("buckets");
+        QTest::newRow("1") << 1;
+        QTest::newRow("7") << 7;
+        QTest::newRow("100") << 100;
+        QTest::newRow("5000") << 5000;
+    }
+    // bucket series sum to the range's samples and match a direct count per sample
+    void activity() {
+        if (!test::haveCorpus())
+            QSKIP("../shared/corpus is absent");
+        QFETCH(int, buckets);
+        const Profile full =
+            importProfile((test::corpusDir() + u'/' + QString::fromUtf8(kInputs[0])).toStdString());
+        QVERIFY(full.samples);
+        const SampleStore& store = *full.samples;
+        const TimeRange ranges[] = {{0, store.lastTime() + 1},
+                                    {store.lastTime() / 5, store.lastTime() / 2},
+                                    {store.lastTime() / 3, store.lastTime() / 3}};
+        for (const TimeRange& r : ranges) {
+            const auto series = activitySeries(store, r, static_cast<std::size_t>(buckets));
+            QCOMPARE(series.size(), full.threads.size());
+            SliceRequest req;
+            req.range = r;
+            const std::optional<TimeSlice> slice = sliceSamples(full, req);
+            QVERIFY(slice);
+            uint64_t sum = 0;
+            for (std::size_t t = 0; t < series.size(); ++t) {
+                uint64_t threadSum = 0;
+                for (uint32_t c : series[t])
+                    threadSum += c;
+                QCOMPARE(threadSum, slice->threadSamples[t]);
+                sum += threadSum;
+            }
+            QCOMPARE(sum, slice->samples);
+            // each sample's bucket, from its time as a fraction of the range
+            std::vector<std::vector<uint32_t>> direct(series.size(), std::vector<uint32_t>(buckets, 0));
+            for (std::size_t i = 0; i < store.size(); ++i) {
+                const int64_t t = store.time(i);
+                if (t < r.begin || t >= r.end)
+                    continue;
+                const auto b = static_cast<std::size_t>(static_cast<long double>(t - r.begin) * buckets /
+                                                        static_cast<long double>(r.end - r.begin));
+                ++direct[store.thread(i)][std::min<std::size_t>(b, buckets - 1)];
+            }
+            QCOMPARE(series, direct);
+            // a thread subset gives those threads' rows, in the order asked
+            QVERIFY(series.size() >= 3);
+            const std::vector<uint32_t> some = {2, 0};
+            const auto subset = activitySeries(store, r, static_cast<std::size_t>(buckets), some);
+            QCOMPARE(subset.size(), std::size_t(2));
+            QCOMPARE(subset[0], series[2]);
+            QCOMPARE(subset[1], series[0]);
+        }
+    }
+
+    // "when was F on the stack" against walking every sample's stack
+    void onStack() {
+        if (!test::haveCorpus())
+            QSKIP("../shared/corpus is absent");
+        const Profile full =
+            importProfile((test::corpusDir() + u'/' + QString::fromUtf8(kInputs[3])).toStdString()); // forks
+        QVERIFY(full.samples);
+        const SampleStore& store = *full.samples;
+        // a few frames: the busiest ones at depths 1 to 3
+        std::set<uint32_t> frames;
+        for (uint32_t depth = 1; depth <= 3; ++depth) {
+            NodeId best = kRootNode;
+            for (NodeId n = 1; n < full.tree.size(); ++n)
+                if (full.tree.depth(n) == depth &&
+                    (best == kRootNode || full.tree.total(0, n) > full.tree.total(0, best)))
+                    best = n;
+            if (best != kRootNode)
+                frames.insert(full.tree.frame(best).value);
+        }
+        QVERIFY(frames.size() >= 2);
+        const std::size_t buckets = 13;
+        const TimeRange r{store.lastTime() / 10, store.lastTime() - store.lastTime() / 10};
+        for (uint32_t fv : frames) {
+            const FrameId f{fv};
+            const auto series = onStackSeries(full, f, r, buckets);
+            std::vector<std::vector<uint32_t>> direct(full.threads.size(), std::vector<uint32_t>(buckets, 0));
+            uint64_t total = 0;
+            for (std::size_t i = 0; i < store.size(); ++i) {
+                const int64_t t = store.time(i);
+                if (t < r.begin || t >= r.end)
+                    continue;
+                bool in = false;
+                for (NodeId n = store.node(i); n != kRootNode && !in; n = full.tree.parent(n))
+                    in = full.tree.frame(n) == f;
+                if (!in)
+                    continue;
+                ++total;
+                const auto b = static_cast<std::size_t>(static_cast<long double>(t - r.begin) * buckets /
+                                                        static_cast<long double>(r.end - r.begin));
+                ++direct[store.thread(i)][b];
+            }
+            QVERIFY(total > 0);
+            QCOMPARE(series, direct);
+        }
+    }
+
+    // Chrome .cpuprofile: samples at 0, 10, 20, 40, 50 and 80 us (the deltas summed); sample i weighs the
+    // time to sample i + 1, the last nothing
+    void chromeCpuProfile() {
+        const std::string text = "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\"}},"
+                                 "{\"id\":2,\"parent\":1,\"callFrame\":{\"functionName\":\"main\"}},"
+                                 "{\"id\":3,\"parent\":2,\"callFrame\":{\"functionName\":\"a\"}},"
+                                 "{\"id\":4,\"parent\":2,\"callFrame\":{\"functionName\":\"b\"}}],"
+                                 "\"samples\":[3,3,4,3,4,4],\"timeDeltas\":[7,10,10,20,10,30]}";
+        const Profile p = test::fromText(text, "x.cpuprofile");
+        QVERIFY(p.samples);
+        QCOMPARE(p.samples->size(), std::size_t(6));
+        QCOMPARE(p.samples->originNs(), int64_t(7000));
+        QCOMPARE(p.samples->lastTime(), int64_t(80000));
+        QCOMPARE(folded(p, 0), std::string("main;a 30000\nmain;b 50000\n")); // the whole profile
+        // [10, 50): a at 10 (10 us), b at 20 (20 us), a at 40 (10 us)
+        QCOMPARE(foldedRange(p, 10, 50), std::string("main;a 20000\nmain;b 20000\n"));
+        // [0, 10): the first a only
+        QCOMPARE(foldedRange(p, 0, 10), std::string("main;a 10000\n"));
+        // [50, 81): b at 50 (30 us) and the last b (nothing): one sample of cost 0 is still a sample
+        QCOMPARE(foldedRange(p, 50, 81), std::string("main;b 30000\n"));
+        SliceRequest last;
+        last.range = {80000, 80001};
+        QCOMPARE(sliceSamples(p, last)->samples, uint64_t(1));
+        QCOMPARE(foldedRange(p, 11, 20), std::string());
+    }
+
+    // Chrome trace events with a `samples` array: each sample weighs the time to its thread's next one
+    void chromeTraceSamples() {
+        const std::string text =
+            "{\"traceEvents\":[],\"stackFrames\":{\"1\":{\"name\":\"main\"},\"2\":{\"name\":\"a\","
+            "\"parent\":\"1\"},\"3\":{\"name\":\"b\",\"parent\":\"1\"}},"
+            "\"samples\":[{\"pid\":1,\"tid\":1,\"ts\":100,\"sf\":\"2\"},"
+            "{\"pid\":1,\"tid\":2,\"ts\":105,\"sf\":\"3\"},"
+            "{\"pid\":1,\"tid\":1,\"ts\":110,\"sf\":\"3\"},"
+            "{\"pid\":1,\"tid\":2,\"ts\":125,\"sf\":\"2\"},"
+            "{\"pid\":1,\"tid\":1,\"ts\":150,\"sf\":\"2\"}]}";
+        const Profile p = test::fromText(text, "trace.json");
+        QVERIFY(p.samples);
+        QCOMPARE(p.samples->size(), std::size_t(5));
+        QCOMPARE(p.samples->originNs(), int64_t(100000));
+        // times: t1 a@0 (10 us), t2 b@5 (20 us), t1 b@10 (40 us), t2 a@25 (0), t1 a@50 (0)
+        SliceRequest req;
+        req.range = {5000, 26000};
+        const Profile s = sliceProfile(p, *sliceSamples(p, req));
+        QCOMPARE(s.meta.samples, uint64_t(3));
+        QCOMPARE(folded(s, 0), std::string("main;b 60000\n")); // a weighs 0 here: left out
+        uint32_t t2 = 0;
+        for (uint32_t t = 0; t < p.threads.size(); ++t)
+            if (p.threads[t].tid == 2)
+                t2 = t;
+        req.threads = {t2};
+        QCOMPARE(folded(sliceProfile(p, *sliceSamples(p, req)), 0), std::string("main;b 20000\n"));
+    }
+
+    // speedscope evented: the intervals between events are the timeline's samples, cut at event boundaries
+    void speedscopeEvented() {
+        const std::string text =
+            R"({"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[)"
+            R"({"name":"main"},{"name":"a"},{"name":"b"}]},"profiles":[{"type":"evented","name":"t",)"
+            R"("unit":"microseconds","startValue":0,"endValue":100,"events":[{"type":"O","frame":0,"at":0},)"
+            R"({"type":"O","frame":1,"at":10},{"type":"C","frame":1,"at":30},{"type":"O","frame":2,"at":30},)"
+            R"({"type":"C","frame":2,"at":60},{"type":"C","frame":0,"at":100}]}]})";
+        const Profile p = test::fromText(text, "x.speedscope.json");
+        QVERIFY(p.samples);
+        QCOMPARE(p.samples->size(), std::size_t(4)); // main, main;a, main;b, main
+        QCOMPARE(folded(p, 0), std::string("main 50000\nmain;a 20000\nmain;b 30000\n"));
+        QCOMPARE(foldedRange(p, 0, 100), folded(p, 0));
+        QCOMPARE(foldedRange(p, 10, 60), std::string("main;a 20000\nmain;b 30000\n"));
+        QCOMPARE(foldedRange(p, 0, 30), std::string("main 10000\nmain;a 20000\n"));
+        QCOMPARE(foldedRange(p, 60, 61), std::string("main 40000\n"));
+    }
+
+    // speedscope sampled: sample i starts at startValue + the weights before it
+    void speedscopeSampled() {
+        const std::string text =
+            R"({"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[)"
+            R"({"name":"main"},{"name":"a"},{"name":"b"}]},"profiles":[{"type":"sampled","name":"s",)"
+            R"("unit":"milliseconds","startValue":5,"endValue":11,"samples":[[0,1],[0,2],[0,1]],)"
+            R"("weights":[1,2,3]}]})";
+        const Profile p = test::fromText(text, "s.speedscope.json");
+        QVERIFY(p.samples);
+        QCOMPARE(p.samples->originNs(), int64_t(5000000));
+        QCOMPARE(p.samples->time(1), int64_t(1000000));
+        QCOMPARE(p.samples->time(2), int64_t(3000000));
+        SliceRequest req;
+        req.range = {1000000, 3000000};
+        QCOMPARE(folded(sliceProfile(p, *sliceSamples(p, req)), 0), std::string("main;b 2000000\n"));
+        req.range = {0, 1000000};
+        QCOMPARE(folded(sliceProfile(p, *sliceSamples(p, req)), 0), std::string("main;a 1000000\n"));
+    }
+
+    // perf.data: the range's samples per thread and costs per event agree with `perf script`'s cut
+    void perfDataCut_data() {
+        QTest::addColumn<QString>("name");
+        QTest::newRow("two events") << QStringLiteral("fp-two-events");
+        QTest::newRow("zstd records") << QStringLiteral("fp-zstd");
+    }
+    void perfDataCut() {
+        QFETCH(QString, name);
+        const QString perf = QStandardPaths::findExecutable(QStringLiteral("perf"));
+        if (perf.isEmpty())
+            QSKIP("perf is not installed");
+        const QString data = test::testData(QStringLiteral("perfdata/") + name + QStringLiteral(".data"));
+        QProcess p;
+        p.start(perf, {QStringLiteral("script"), QStringLiteral("-i"), data, QStringLiteral("--ns"),
+                       QStringLiteral("-F"), QStringLiteral("tid,time,period,event")});
+        QVERIFY(p.waitForFinished(60000));
+        if (p.exitCode() != 0)
+            QSKIP("perf script cannot read the fixture here");
+        struct Sample {
+            int64_t tid, timeNs, period;
+            std::string event;
+        };
+        std::vector<Sample> perfSamples;
+        for (const QByteArray& line : p.readAllStandardOutput().split('\n')) {
+            const std::vector<std::string> w = words(line.toStdString());
+            if (w.size() < 4)
+                continue;
+            std::string event = w[3];
+            if (!event.empty() && event.back() == ':')
+                event.pop_back();
+            perfSamples.push_back({std::stoll(w[0]), timestampNs(w[1]), std::stoll(w[2]), event});
+        }
+        QVERIFY(perfSamples.size() >= 4);
+        const Profile full = importProfile(data.toStdString());
+        QVERIFY(full.samples);
+        QCOMPARE(full.samples->size(), perfSamples.size());
+        std::vector<int64_t> times;
+        for (const Sample& s : perfSamples)
+            times.push_back(s.timeNs);
+        std::sort(times.begin(), times.end());
+        QCOMPARE(full.samples->originNs(), times.front());
+        const std::size_t n = times.size();
+        const std::pair<int64_t, int64_t> cuts[] = {{times.front(), times.back() + 1},
+                                                    {times[n / 4], times[(3 * n) / 4]},
+                                                    {times[n / 2], times[n / 2] + 1}};
+        for (const auto& [a, b] : cuts) {
+            std::map<int64_t, uint64_t> perTid;
+            std::map<std::string, int64_t> period;
+            std::map<std::string, int64_t> count;
+            for (const Sample& s : perfSamples) {
+                if (s.timeNs < a || s.timeNs >= b)
+                    continue;
+                ++perTid[s.tid];
+                period[s.event] += s.period;
+                ++count[s.event];
+            }
+            SliceRequest req;
+            req.range = {a - times.front(), b - times.front()};
+            const std::optional<TimeSlice> slice = sliceSamples(full, req);
+            QVERIFY(slice);
+            std::map<int64_t, uint64_t> ours;
+            for (std::size_t t = 0; t < full.threads.size(); ++t)
+                if (slice->threadSamples[t])
+                    ours[full.threads[t].tid] += slice->threadSamples[t];
+            QCOMPARE(ours, perTid);
+            for (const auto& [event, sum] : period) {
+                const int periodType = full.costTypeIndex(event);
+                const int countType = full.costTypeIndex(event + " samples");
+                QVERIFY2(periodType >= 0 && countType >= 0, event.c_str());
+                QCOMPARE(slice->tree.grandTotal(static_cast<std::size_t>(periodType)), sum);
+                QCOMPARE(slice->tree.grandTotal(static_cast<std::size_t>(countType)), count[event]);
+            }
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSamples)
+#include "tst_samples.moc"
