@@ -28,7 +28,6 @@ public:
 
     Source before() const { return source(0); }
     Source after() const { return source(1); }
-    QComboBox* comboBox(int side) const { return m_boxes[side]; }
 
 private:
     Source source(int side) const;

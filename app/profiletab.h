@@ -48,7 +48,6 @@ public:
     CallTreeTables* tables() const { return m_tables; }
     SummaryBar* summary() const { return m_summary; }
     ThreadList* threadList() const { return m_threads; }
-    QSplitter* chartSplitter() const { return m_chartSplitter; }
     /// The source of the selected function, beside the tables (shown for profiles with line costs, or on
     /// "Show Source").
     SourceView* sourceView() const { return m_source; }

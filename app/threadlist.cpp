@@ -100,17 +100,6 @@ std::vector<uint32_t> ThreadList::selectedThreads() const {
     return out;
 }
 
-void ThreadList::setSelectedThreads(const std::vector<uint32_t>& threads) {
-    if (!m_all)
-        return;
-    for (int i = 0; i < m_all->childCount(); ++i) {
-        QTreeWidgetItem* item = m_all->child(i);
-        const uint32_t index = item->data(NameColumn, kThreadRole).toUInt();
-        const bool on = threads.empty() || std::find(threads.begin(), threads.end(), index) != threads.end();
-        item->setCheckState(NameColumn, on ? Qt::Checked : Qt::Unchecked);
-    }
-}
-
 void ThreadList::itemChanged() {
     m_settle->start(); // one update per burst: a click on "All threads" changes every child
 }

@@ -22,8 +22,6 @@ public:
     void setProfile(const Profile& profile);
     /// Checked threads (indices into profile.threads); empty when all are checked.
     std::vector<uint32_t> selectedThreads() const;
-    /// Checks exactly these threads (empty = all); emits threadsChanged once the change settles.
-    void setSelectedThreads(const std::vector<uint32_t>& threads);
     QTreeWidget* tree() const { return m_tree; }
 
 Q_SIGNALS:

@@ -1,5 +1,6 @@
 // The real MainWindow, offscreen: loading (success, corrupt input, cancel), summary, selection sync,
 // export and drag and drop.
+#include "apptestutil.h"
 #include "flame/flamegraphpanel.h"
 #include "mainwindow.h"
 #include "profiletab.h"
@@ -32,6 +33,7 @@
 
 using namespace scorch;
 using scorch::test::findRow;
+using scorch::test::waitLoaded;
 
 namespace {
 
@@ -74,19 +76,6 @@ QString grouped(qint64 value) {
     for (qsizetype i = digits.size() - 3; i > 0; i -= 3)
         digits.insert(i, QLatin1Char(','));
     return digits;
-}
-
-/// Waits until the tab has loaded and its tables show the chart's current data.
-bool waitLoaded(ProfileTab* tab) {
-    QElapsedTimer timer;
-    timer.start();
-    while (timer.elapsed() < 20000) {
-        if (tab->state() == ProfileTab::State::Loaded && tab->tables()->tableData() &&
-            tab->tables()->tableData()->chart == tab->panel()->data())
-            return true;
-        QTest::qWait(10);
-    }
-    return false;
 }
 
 } // namespace

@@ -174,16 +174,22 @@ void FlameGraphPanel::setProfile(std::shared_ptr<const Profile> profile) {
 }
 
 void FlameGraphPanel::setCostType(std::size_t costType) {
+    if (costType == m_costType)
+        return;
     m_costType = costType;
     rederive();
 }
 
 void FlameGraphPanel::setThreads(std::vector<uint32_t> threads) {
+    if (threads == m_threads)
+        return;
     m_threads = std::move(threads);
     rederive();
 }
 
 void FlameGraphPanel::setTransforms(std::vector<TreeTransform> transforms) {
+    if (transforms == m_transforms)
+        return;
     m_transforms = std::move(transforms);
     rederive();
 }

@@ -30,7 +30,10 @@ public:
     explicit FlameGraphPanel(QWidget* parent = nullptr);
     ~FlameGraphPanel() override;
 
-    /// Shows a new profile: all threads, cost type 0, no transforms.
+    /// Shows a new profile: all threads, cost type 0, no transforms; emits dataChanged once.
+    /// The setters after it re-derive the chart and emit dataChanged once when they change something, and
+    /// do nothing (no signal) when they do not: the same cost type, thread subset or transforms, a
+    /// transform already active, an index out of range.
     void setProfile(std::shared_ptr<const Profile> profile);
     void setCostType(std::size_t costType);
     /// Thread subset (indices into profile->threads); empty = all threads.

@@ -303,9 +303,6 @@ QRectF FlameGraphView::nodeRect(NodeId node) const {
 void FlameGraphView::setAnimationDuration(int ms) {
     d->animationMs = ms;
 }
-int FlameGraphView::animationDuration() const {
-    return d->animationMs;
-}
 double FlameGraphView::visibleStart() const {
     return d->viewStart;
 }

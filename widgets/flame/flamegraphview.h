@@ -76,7 +76,6 @@ public:
 
     /// Zoom animation length in milliseconds (0 = jump; default 150).
     void setAnimationDuration(int ms);
-    int animationDuration() const;
     /// The cost range shown across the width (zoom and pan), in cost units of the layout.
     double visibleStart() const;
     double visibleEnd() const;
@@ -102,8 +101,9 @@ public:
     std::optional<NodeId> hoveredNode() const;
     /// Outlines a frame as hovered without a mouse (a synchronised chart); does not emit hoveredChanged.
     void setHoveredNode(std::optional<NodeId> node);
-    /// The context menu of a node (copy, focus, hide, collapse recursion); the caller owns it. Actions have
-    /// object names "zoom", "copyName", "copyStack", "focus", "hide", "collapseRecursion".
+    /// The context menu of a node (zoom, copy, show source, focus, hide, collapse recursion); the caller owns
+    /// it. Actions have object names "zoom", "copyName", "copyStack", "showSource", "focus", "hide",
+    /// "collapseRecursion"; the root's menu has "zoom" only.
     QMenu* createContextMenu(NodeId node, QWidget* parent = nullptr);
 
     /// The chart as shown (zoom, search, colours) rendered at the given size.

@@ -40,16 +40,11 @@ public:
 
     ProcessListModel* processModel() const { return m_processes; }
     ProcessFilterProxy* processProxy() const { return m_proxy; }
-    QTableView* processView() const { return m_view; }
     QLineEdit* filterEdit() const { return m_filter; }
     QCheckBox* onlyMineBox() const { return m_onlyMine; }
     QTabWidget* targetTabs() const { return m_targetTabs; }
     QLineEdit* commandEdit() const { return m_command; }
     QLineEdit* argumentsEdit() const { return m_arguments; }
-    QLineEdit* workingDirEdit() const { return m_workingDir; }
-    QComboBox* modeBox() const { return m_mode; }
-    QSpinBox* rateBox() const { return m_rate; }
-    QDoubleSpinBox* durationBox() const { return m_duration; }
     QPushButton* startButton() const { return m_start; }
     QPushButton* stopButton() const { return m_stop; }
     QPushButton* saveButton() const { return m_save; }
@@ -57,8 +52,6 @@ public:
     FlameGraphPanel* livePanel() const { return m_panel; }
 
     bool isRecording() const;
-    /// The file of the last finished recording (empty before).
-    QString lastRecordingPath() const { return m_lastPath; }
     /// Where finished recordings are written before they are saved elsewhere.
     void setRecordingDir(const QString& dir) { m_recordingDir = dir; }
 

@@ -49,8 +49,6 @@ public:
     QSortFilterProxyModel* proxy(Page page) const { return m_pages[page].proxy; }
     QLineEdit* filterEdit() const { return m_filter; }
     TopDownModel* topDownModel() const { return m_topDown; }
-    BottomUpModel* bottomUpModel() const { return m_bottomUp; }
-    FunctionListModel* functionModel() const { return m_functions; }
 
 Q_SIGNALS:
     /// The user selected a row of the top-down tree.

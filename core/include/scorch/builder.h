@@ -42,7 +42,6 @@ public:
     /// Raise the fixed-point decimals of a cost type; existing values are rescaled.
     void ensureDecimals(uint32_t costType, int decimals);
     int decimals(uint32_t costType) const { return m_costTypes[costType].type.decimals; }
-    void setUnit(uint32_t costType, CostUnit unit) { m_costTypes[costType].type.unit = unit; }
 
     /// Index of the thread with this identity, created on first use.
     uint32_t thread(std::string_view name, int64_t pid, int64_t tid);

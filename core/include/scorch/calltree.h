@@ -13,15 +13,15 @@ namespace scorch {
 using NodeId = uint32_t;
 inline constexpr NodeId kRootNode = 0;
 
+/// Bytewise comparison of two names as segments of a `a;b;c` stack string (a prefix is followed by ';').
+int compareAsStackSegments(std::string_view a, std::string_view b);
+
 /// Nodes are stored in depth-first preorder: the descendants of node n are exactly the nodes
 /// (n, subtreeEnd(n)), and siblings are ordered by their frame's name (bytewise, as flamegraph.pl does; a
 /// name that is a prefix of another compares as if followed by ';', so that preorder is also the bytewise
 /// order of the folded stack strings, see compareAsStackSegments).
 /// Node 0 is an invisible root with frame id 0. Costs are one signed array per cost type for self cost
 /// and one for total (inclusive) cost.
-/// Bytewise comparison of two names as segments of a `a;b;c` stack string (a prefix is followed by ';').
-int compareAsStackSegments(std::string_view a, std::string_view b);
-
 class CallTree {
 public:
     std::size_t size() const { return m_parent.size(); }

@@ -47,45 +47,45 @@ public:
 class Reader {
 public:
     Reader(std::string_view bytes, const std::string& name, std::size_t base)
-        : data_(bytes)
-        , name_(name)
-        , base_(base) {}
-    bool atEnd() const { return pos_ >= data_.size(); }
-    std::size_t offset() const { return base_ + pos_; }
+        : m_data(bytes)
+        , m_name(name)
+        , m_base(base) {}
+    bool atEnd() const { return m_pos >= m_data.size(); }
+    std::size_t offset() const { return m_base + m_pos; }
     [[noreturn]] void fail(const std::string& what) const {
-        throw ImportError(name_ + ": byte offset " + std::to_string(offset()) + ": " + what);
+        throw ImportError(m_name + ": byte offset " + std::to_string(offset()) + ": " + what);
     }
     void need(std::size_t n) const {
-        if (data_.size() - pos_ < n)
+        if (m_data.size() - m_pos < n)
             fail("truncated recording");
     }
     template <typename T>
     T get() {
         need(sizeof(T));
         T v;
-        std::memcpy(&v, data_.data() + pos_, sizeof(T));
-        pos_ += sizeof(T);
+        std::memcpy(&v, m_data.data() + m_pos, sizeof(T));
+        m_pos += sizeof(T);
         return v;
     }
     std::string str() {
         const auto n = get<uint32_t>();
         need(n);
-        std::string s(data_.substr(pos_, n));
-        pos_ += n;
+        std::string s(m_data.substr(m_pos, n));
+        m_pos += n;
         return s;
     }
     std::string_view take(std::size_t n) {
         need(n);
-        const std::string_view s = data_.substr(pos_, n);
-        pos_ += n;
+        const std::string_view s = m_data.substr(m_pos, n);
+        m_pos += n;
         return s;
     }
 
 private:
-    std::string_view data_;
-    const std::string& name_;
-    std::size_t base_;
-    std::size_t pos_ = 0;
+    std::string_view m_data;
+    const std::string& m_name;
+    std::size_t m_base;
+    std::size_t m_pos = 0;
 };
 
 } // namespace

@@ -31,19 +31,19 @@ struct Ring {
 class PerfSampler {
 public:
     explicit PerfSampler(SamplerContext& ctx)
-        : ctx_(ctx) {}
+        : m_ctx(ctx) {}
 
     ~PerfSampler() { closeAll(); }
 
     void run() {
-        const SamplerOptions& o = ctx_.options;
+        const SamplerOptions& o = m_ctx.options;
         PausedChild child;
         const bool launch = !o.command.empty();
         if (launch) {
             child = forkPaused(o);
-            pid_ = child.pid;
+            m_pid = child.pid;
         } else {
-            pid_ = static_cast<pid_t>(o.pid);
+            m_pid = static_cast<pid_t>(o.pid);
         }
         try {
             open(launch);
@@ -60,63 +60,63 @@ public:
         if (launch) {
             releaseChild(child, o); // the events start at exec (enable_on_exec)
         } else {
-            ctx_.addModules(readExecutableModules(pid_, monotonicNs()));
-            for (pid_t tid : listThreads(pid_))
-                ctx_.setThreadName(tid, readThreadName(pid_, tid), monotonicNs());
-            for (int fd : fds_)
+            m_ctx.addModules(readExecutableModules(m_pid, monotonicNs()));
+            for (pid_t tid : listThreads(m_pid))
+                m_ctx.setThreadName(tid, readThreadName(m_pid, tid), monotonicNs());
+            for (int fd : m_fds)
                 ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
         }
-        unwinder_ = std::make_unique<RemoteUnwinder>(pid_, o.maxDepth);
+        m_unwinder = std::make_unique<RemoteUnwinder>(m_pid, o.maxDepth);
         const uint64_t start = monotonicNs();
         {
-            std::lock_guard lock(ctx_.mutex);
-            ctx_.recording.pid = pid_;
-            ctx_.recording.startNs = start;
+            std::lock_guard lock(m_ctx.mutex);
+            m_ctx.recording.pid = m_pid;
+            m_ctx.recording.startNs = start;
         }
-        ctx_.started(pid_);
+        m_ctx.started(m_pid);
 
         std::vector<pollfd> pfds;
-        for (const Ring& r : rings_)
+        for (const Ring& r : m_rings)
             pfds.push_back({r.fd, POLLIN, 0});
         bool exited = false;
-        while (!exited && !ctx_.shouldStop(start)) {
+        while (!exited && !m_ctx.shouldStop(start)) {
             poll(pfds.data(), pfds.size(), 20);
             drain();
             if (launch) {
                 int status = 0;
-                if (waitpid(pid_, &status, WNOHANG) == pid_) {
+                if (waitpid(m_pid, &status, WNOHANG) == m_pid) {
                     exited = true;
-                    std::lock_guard lock(ctx_.mutex);
-                    ctx_.recording.exitCode =
+                    std::lock_guard lock(m_ctx.mutex);
+                    m_ctx.recording.exitCode =
                         WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
                 }
-            } else if (kill(pid_, 0) != 0 && errno == ESRCH) {
+            } else if (kill(m_pid, 0) != 0 && errno == ESRCH) {
                 exited = true;
             } else {
                 exited = isZombie();
             }
         }
-        for (int fd : fds_)
+        for (int fd : m_fds)
             ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
         drain();
-        std::lock_guard lock(ctx_.mutex);
-        ctx_.recording.endNs = monotonicNs();
-        ctx_.recording.lost += lost_;
+        std::lock_guard lock(m_ctx.mutex);
+        m_ctx.recording.endNs = monotonicNs();
+        m_ctx.recording.lost += m_lost;
     }
 
 private:
-    SamplerContext& ctx_;
-    pid_t pid_ = -1;
-    std::vector<int> fds_;
-    std::vector<Ring> rings_;
-    std::unique_ptr<RemoteUnwinder> unwinder_;
-    std::vector<uint8_t> record_;
-    std::vector<uint64_t> dwarf_, chain_;
-    uint64_t lost_ = 0;
-    uint64_t otherPid_ = 0;
+    SamplerContext& m_ctx;
+    pid_t m_pid = -1;
+    std::vector<int> m_fds;
+    std::vector<Ring> m_rings;
+    std::unique_ptr<RemoteUnwinder> m_unwinder;
+    std::vector<uint8_t> m_record;
+    std::vector<uint64_t> m_dwarf, m_chain;
+    uint64_t m_lost = 0;
+    uint64_t m_otherPid = 0;
 
     bool isZombie() const {
-        FILE* f = std::fopen(("/proc/" + std::to_string(pid_) + "/stat").c_str(), "r");
+        FILE* f = std::fopen(("/proc/" + std::to_string(m_pid) + "/stat").c_str(), "r");
         if (!f)
             return true;
         char buf[512];
@@ -128,13 +128,13 @@ private:
     }
 
     void open(bool launch) {
-        const SamplerOptions& o = ctx_.options;
+        const SamplerOptions& o = m_ctx.options;
         perf_event_attr attr{};
         attr.size = sizeof attr;
         attr.type = PERF_TYPE_SOFTWARE;
         attr.config = PERF_COUNT_SW_CPU_CLOCK;
         attr.freq = 1;
-        attr.sample_freq = static_cast<uint64_t>(ctx_.frequency + 0.5);
+        attr.sample_freq = static_cast<uint64_t>(m_ctx.frequency + 0.5);
         attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN |
                            PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
         attr.sample_regs_user = kPerfRegsMask;
@@ -155,10 +155,10 @@ private:
         attr.wakeup_events = 16;
 
         const int cpus = get_nprocs_conf();
-        std::vector<pid_t> tids = launch ? std::vector<pid_t>{pid_} : listThreads(pid_);
+        std::vector<pid_t> tids = launch ? std::vector<pid_t>{m_pid} : listThreads(m_pid);
         if (tids.empty())
-            throw SamplerError("process " + std::to_string(pid_) + " has no threads (it exited?)");
-        rings_.assign(static_cast<std::size_t>(cpus), Ring{});
+            throw SamplerError("process " + std::to_string(m_pid) + " has no threads (it exited?)");
+        m_rings.assign(static_cast<std::size_t>(cpus), Ring{});
         int opened = 0;
         for (int cpu = 0; cpu < cpus; ++cpu) {
             for (pid_t tid : tids) {
@@ -172,16 +172,16 @@ private:
                         break; // an offline CPU
                     closeAll();
                     if (err == EACCES || err == EPERM)
-                        throw SamplerError(samplerPermissionAdvice(SamplerMode::Perf, err, !launch, pid_),
+                        throw SamplerError(samplerPermissionAdvice(SamplerMode::Perf, err, !launch, m_pid),
                                            true);
                     if (err == ENOSYS || err == ENOENT || err == EOPNOTSUPP)
                         throw SamplerError(std::string("perf_event_open is not available here (") +
                                            std::strerror(err) + "); use --mode ptrace");
                     throw SamplerError(std::string("perf_event_open failed: ") + std::strerror(err));
                 }
-                fds_.push_back(fd);
+                m_fds.push_back(fd);
                 ++opened;
-                Ring& ring = rings_[static_cast<std::size_t>(cpu)];
+                Ring& ring = m_rings[static_cast<std::size_t>(cpu)];
                 if (ring.fd < 0) {
                     mapRing(ring, fd);
                 } else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring.fd) != 0) {
@@ -192,10 +192,10 @@ private:
                 }
             }
         }
-        rings_.erase(std::remove_if(rings_.begin(), rings_.end(), [](const Ring& r) { return r.fd < 0; }),
-                     rings_.end());
+        m_rings.erase(std::remove_if(m_rings.begin(), m_rings.end(), [](const Ring& r) { return r.fd < 0; }),
+                      m_rings.end());
         if (!opened)
-            throw SamplerError("process " + std::to_string(pid_) + " has no threads (it exited?)");
+            throw SamplerError("process " + std::to_string(m_pid) + " has no threads (it exited?)");
     }
 
     void mapRing(Ring& ring, int fd) {
@@ -217,17 +217,17 @@ private:
     }
 
     void closeAll() {
-        for (Ring& r : rings_)
+        for (Ring& r : m_rings)
             if (r.base)
                 munmap(r.base, r.mapBytes);
-        rings_.clear();
-        for (int fd : fds_)
+        m_rings.clear();
+        for (int fd : m_fds)
             close(fd);
-        fds_.clear();
+        m_fds.clear();
     }
 
     void drain() {
-        for (Ring& r : rings_) {
+        for (Ring& r : m_rings) {
             auto* meta = static_cast<perf_event_mmap_page*>(r.base);
             const uint8_t* data = static_cast<const uint8_t*>(r.base) + meta->data_offset;
             const std::size_t size = meta->data_size ? meta->data_size : r.dataBytes;
@@ -238,8 +238,8 @@ private:
                 copyOut(data, size, tail, &h, sizeof h);
                 if (h.size < sizeof h || tail + h.size > head)
                     break;
-                record_.resize(h.size);
-                copyOut(data, size, tail, record_.data(), h.size);
+                m_record.resize(h.size);
+                copyOut(data, size, tail, m_record.data(), h.size);
                 handle(h);
                 tail += h.size;
             }
@@ -265,8 +265,8 @@ private:
     }
 
     void handle(const perf_event_header& h) {
-        const uint8_t* p = record_.data() + sizeof h;
-        const uint8_t* end = record_.data() + h.size;
+        const uint8_t* p = m_record.data() + sizeof h;
+        const uint8_t* end = m_record.data() + h.size;
         switch (h.type) {
         case PERF_RECORD_SAMPLE:
             handleSample(p, end);
@@ -278,7 +278,7 @@ private:
             take(p, end, tid);
             take(p, end, addr);
             take(p, end, len);
-            if (!take(p, end, pgoff) || end - p < 32 || static_cast<pid_t>(pid) != pid_)
+            if (!take(p, end, pgoff) || end - p < 32 || static_cast<pid_t>(pid) != m_pid)
                 break;
             uint32_t prot = 0;
             std::memcpy(&prot, p + 24, 4);
@@ -301,21 +301,21 @@ private:
             m.timeNs = time;
             m.buildId = buildIdOf(path);
             m.path = std::move(path);
-            ctx_.addModules({std::move(m)});
-            if (unwinder_)
-                unwinder_->invalidate();
+            m_ctx.addModules({std::move(m)});
+            if (m_unwinder)
+                m_unwinder->invalidate();
             break;
         }
         case PERF_RECORD_COMM: {
             uint32_t pid = 0, tid = 0;
             take(p, end, pid);
-            if (!take(p, end, tid) || static_cast<pid_t>(pid) != pid_)
+            if (!take(p, end, tid) || static_cast<pid_t>(pid) != m_pid)
                 break;
             const uint8_t* idEnd = end - 16 >= p ? end - 16 : end;
             uint64_t time = monotonicNs();
             if (idEnd != end)
                 std::memcpy(&time, end - 8, 8);
-            ctx_.setThreadName(
+            m_ctx.setThreadName(
                 static_cast<pid_t>(tid),
                 std::string(reinterpret_cast<const char*>(p),
                             strnlen(reinterpret_cast<const char*>(p), static_cast<std::size_t>(idEnd - p))),
@@ -326,7 +326,7 @@ private:
             uint64_t id = 0, lost = 0;
             take(p, end, id);
             if (take(p, end, lost))
-                lost_ += lost;
+                m_lost += lost;
             break;
         }
         default:
@@ -340,19 +340,19 @@ private:
         if (!take(p, end, ip) || !take(p, end, pid) || !take(p, end, tid) || !take(p, end, time) ||
             !take(p, end, nr) || static_cast<std::size_t>(end - p) / 8 < nr)
             return;
-        if (static_cast<pid_t>(pid) != pid_) {
-            ++otherPid_; // a child process that inherited the event
+        if (static_cast<pid_t>(pid) != m_pid) {
+            ++m_otherPid; // a child process that inherited the event
             return;
         }
-        const std::size_t maxDepth = std::max(1u, ctx_.options.maxDepth);
-        chain_.clear();
+        const std::size_t maxDepth = std::max(1u, m_ctx.options.maxDepth);
+        m_chain.clear();
         for (uint64_t i = 0; i < nr; ++i) {
             uint64_t a = 0;
             take(p, end, a);
             if (a >= static_cast<uint64_t>(PERF_CONTEXT_MAX))
                 continue; // context markers
-            if (chain_.size() < maxDepth)
-                chain_.push_back(a);
+            if (m_chain.size() < maxDepth)
+                m_chain.push_back(a);
         }
         uint64_t abi = 0;
         uint64_t regs[kPerfRegCount] = {};
@@ -366,18 +366,19 @@ private:
                 const uint8_t* stack = p;
                 uint64_t dynSize = 0;
                 std::memcpy(&dynSize, p + size, 8);
-                dwarf_.resize(maxDepth);
-                if (unwinder_)
-                    dwarfFrames = unwinder_->unwindCopy(regs, stack, std::min(size, dynSize), dwarf_.data());
+                m_dwarf.resize(maxDepth);
+                if (m_unwinder)
+                    dwarfFrames =
+                        m_unwinder->unwindCopy(regs, stack, std::min(size, dynSize), m_dwarf.data());
             }
         }
-        ctx_.ensureThreadName(pid_, static_cast<pid_t>(tid));
-        if (dwarfFrames >= chain_.size() && dwarfFrames > 0)
-            ctx_.addSample(static_cast<pid_t>(tid), time, dwarf_.data(), dwarfFrames);
-        else if (!chain_.empty())
-            ctx_.addSample(static_cast<pid_t>(tid), time, chain_.data(), chain_.size());
+        m_ctx.ensureThreadName(m_pid, static_cast<pid_t>(tid));
+        if (dwarfFrames >= m_chain.size() && dwarfFrames > 0)
+            m_ctx.addSample(static_cast<pid_t>(tid), time, m_dwarf.data(), dwarfFrames);
+        else if (!m_chain.empty())
+            m_ctx.addSample(static_cast<pid_t>(tid), time, m_chain.data(), m_chain.size());
         else
-            ctx_.addSample(static_cast<pid_t>(tid), time, &ip, 1);
+            m_ctx.addSample(static_cast<pid_t>(tid), time, &ip, 1);
     }
 };
 

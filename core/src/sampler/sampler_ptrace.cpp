@@ -28,11 +28,11 @@ struct Tracee {
 class PtraceSampler {
 public:
     explicit PtraceSampler(SamplerContext& ctx)
-        : ctx_(ctx) {}
+        : m_ctx(ctx) {}
 
     ~PtraceSampler() {
         // Never leave a thread traced or stopped, whatever happened.
-        if (!threads_.empty())
+        if (!m_threads.empty())
             detachAll();
     }
 
@@ -42,30 +42,30 @@ public:
         sigaddset(&chld, SIGCHLD);
         pthread_sigmask(SIG_BLOCK, &chld, nullptr);
 
-        const SamplerOptions& o = ctx_.options;
+        const SamplerOptions& o = m_ctx.options;
         if (o.command.empty())
             attach(static_cast<pid_t>(o.pid));
         else
             launch();
-        unwinder_ = std::make_unique<RemoteUnwinder>(pid_, o.maxDepth);
-        buffer_.resize(std::max(1u, o.maxDepth));
+        m_unwinder = std::make_unique<RemoteUnwinder>(m_pid, o.maxDepth);
+        m_buffer.resize(std::max(1u, o.maxDepth));
         refreshMaps(true);
         const uint64_t start = monotonicNs();
         {
-            std::lock_guard lock(ctx_.mutex);
-            ctx_.recording.pid = pid_;
-            ctx_.recording.startNs = start;
+            std::lock_guard lock(m_ctx.mutex);
+            m_ctx.recording.pid = m_pid;
+            m_ctx.recording.startNs = start;
         }
-        ctx_.started(pid_);
+        m_ctx.started(m_pid);
 
         uint64_t next = start, nextMaps = start + 200'000'000;
-        while (!ctx_.shouldStop(start) && !leaderExited_ && !allGone_ && !threads_.empty()) {
+        while (!m_ctx.shouldStop(start) && !m_leaderExited && !m_allGone && !m_threads.empty()) {
             uint64_t now = monotonicNs();
             if (now >= next) {
                 tick();
                 // At most ~2000 stops per second in total, however many threads there are.
                 const double period =
-                    std::max(1e9 / ctx_.frequency, 1e9 * static_cast<double>(threads_.size()) / 2000.0);
+                    std::max(1e9 / m_ctx.frequency, 1e9 * static_cast<double>(m_threads.size()) / 2000.0);
                 next += static_cast<uint64_t>(period);
                 now = monotonicNs();
                 if (next < now)
@@ -78,38 +78,38 @@ public:
                 nextMaps = now + 200'000'000;
             }
         }
-        if (!threads_.empty())
+        if (!m_threads.empty())
             detachAll();
-        std::lock_guard lock(ctx_.mutex);
-        ctx_.recording.endNs = monotonicNs();
-        if (exitCode_ >= 0)
-            ctx_.recording.exitCode = exitCode_;
+        std::lock_guard lock(m_ctx.mutex);
+        m_ctx.recording.endNs = monotonicNs();
+        if (m_exitCode >= 0)
+            m_ctx.recording.exitCode = m_exitCode;
     }
 
 private:
-    SamplerContext& ctx_;
-    pid_t pid_ = -1;
-    bool launched_ = false, execSeen_ = false, leaderExited_ = false, allGone_ = false;
-    int exitCode_ = -1;
-    std::map<pid_t, Tracee> threads_;
-    std::set<pid_t> dead_;
-    std::unique_ptr<RemoteUnwinder> unwinder_;
-    std::vector<uint64_t> buffer_;
-    std::string lastMaps_;
+    SamplerContext& m_ctx;
+    pid_t m_pid = -1;
+    bool m_launched = false, m_execSeen = false, m_leaderExited = false, m_allGone = false;
+    int m_exitCode = -1;
+    std::map<pid_t, Tracee> m_threads;
+    std::set<pid_t> m_dead;
+    std::unique_ptr<RemoteUnwinder> m_unwinder;
+    std::vector<uint64_t> m_buffer;
+    std::string m_lastMaps;
 
     [[noreturn]] void refused(int err, bool attach) {
-        const SamplerOptions& o = ctx_.options;
+        const SamplerOptions& o = m_ctx.options;
         if (err == EPERM || err == EACCES)
             throw SamplerError(samplerPermissionAdvice(SamplerMode::Ptrace, err, attach, o.pid), true);
         throw SamplerError(std::string("ptrace failed: ") + std::strerror(err));
     }
 
     void attach(pid_t pid) {
-        pid_ = pid;
+        m_pid = pid;
         for (int round = 0; round < 20; ++round) {
             bool added = false;
             for (pid_t tid : listThreads(pid)) {
-                if (threads_.count(tid) || dead_.count(tid))
+                if (m_threads.count(tid) || m_dead.count(tid))
                     continue;
                 if (ptrace(PTRACE_SEIZE, tid, nullptr, reinterpret_cast<void*>(PTRACE_O_TRACECLONE)) != 0) {
                     if (errno == ESRCH)
@@ -118,21 +118,21 @@ private:
                     detachAll();
                     refused(err, true);
                 }
-                threads_[tid] = {};
+                m_threads[tid] = {};
                 added = true;
             }
             if (!added)
                 break;
         }
-        if (threads_.empty())
+        if (m_threads.empty())
             throw SamplerError("process " + std::to_string(pid) +
                                " has no threads to attach to (it exited?)");
     }
 
     void launch() {
-        launched_ = true;
-        PausedChild child = forkPaused(ctx_.options);
-        pid_ = child.pid;
+        m_launched = true;
+        PausedChild child = forkPaused(m_ctx.options);
+        m_pid = child.pid;
         if (ptrace(PTRACE_SEIZE, child.pid, nullptr,
                    reinterpret_cast<void*>(PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC)) != 0) {
             const int err = errno;
@@ -143,17 +143,17 @@ private:
             waitpid(child.pid, &st, __WALL);
             refused(err, false);
         }
-        threads_[child.pid] = {};
+        m_threads[child.pid] = {};
         try {
-            releaseChild(child, ctx_.options);
+            releaseChild(child, m_ctx.options);
         } catch (...) {
-            threads_.clear();
+            m_threads.clear();
             throw;
         }
         const uint64_t deadline = monotonicNs() + 10'000'000'000ull;
-        while (!execSeen_ && !allGone_ && !leaderExited_ && monotonicNs() < deadline)
+        while (!m_execSeen && !m_allGone && !m_leaderExited && monotonicNs() < deadline)
             pump(5'000'000);
-        if (!execSeen_)
+        if (!m_execSeen)
             throw SamplerError("the launched command did not reach exec");
     }
 
@@ -162,43 +162,43 @@ private:
     }
 
     void drop(pid_t tid) {
-        threads_.erase(tid);
-        dead_.insert(tid);
-        if (unwinder_)
-            unwinder_->forget(tid);
+        m_threads.erase(tid);
+        m_dead.insert(tid);
+        if (m_unwinder)
+            m_unwinder->forget(tid);
     }
 
     void sample(pid_t tid) {
-        const std::size_t n = unwinder_ ? unwinder_->unwindTraced(tid, buffer_.data()) : 0;
+        const std::size_t n = m_unwinder ? m_unwinder->unwindTraced(tid, m_buffer.data()) : 0;
         if (n == 0)
             return;
-        ctx_.ensureThreadName(pid_, tid);
-        ctx_.addSample(tid, monotonicNs(), buffer_.data(), n);
+        m_ctx.ensureThreadName(m_pid, tid);
+        m_ctx.addSample(tid, monotonicNs(), m_buffer.data(), n);
     }
 
     void handle(pid_t tid, int status) {
         if (WIFEXITED(status) || WIFSIGNALED(status)) {
             drop(tid);
-            if (tid == pid_) {
-                leaderExited_ = true;
-                exitCode_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+            if (tid == m_pid) {
+                m_leaderExited = true;
+                m_exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
             }
             return;
         }
         if (!WIFSTOPPED(status))
             return;
-        auto it = threads_.find(tid);
-        if (it == threads_.end()) {
+        auto it = m_threads.find(tid);
+        if (it == m_threads.end()) {
             // A new thread whose stop arrived before its parent's clone event.
-            it = threads_.emplace(tid, Tracee{}).first;
-            dead_.erase(tid);
+            it = m_threads.emplace(tid, Tracee{}).first;
+            m_dead.erase(tid);
         }
         Tracee& t = it->second;
         const int sig = WSTOPSIG(status);
         const int event = status >> 16;
         if (t.detaching) {
             ptrace(PTRACE_DETACH, tid, nullptr, reinterpret_cast<void*>(intptr_t(event == 0 ? sig : 0)));
-            threads_.erase(it);
+            m_threads.erase(it);
             return;
         }
         switch (event) {
@@ -206,27 +206,27 @@ private:
             unsigned long msg = 0;
             ptrace(PTRACE_GETEVENTMSG, tid, nullptr, &msg);
             const auto child = static_cast<pid_t>(msg);
-            if (!dead_.count(child))
-                threads_.try_emplace(child);
+            if (!m_dead.count(child))
+                m_threads.try_emplace(child);
             cont(tid, 0);
             return;
         }
         case PTRACE_EVENT_EXEC: {
-            execSeen_ = true;
+            m_execSeen = true;
             // Every other thread is gone after exec; the exec'ing thread now has the leader's id.
-            for (auto i = threads_.begin(); i != threads_.end();)
-                if (i->first != tid && i->first != pid_) {
-                    if (unwinder_)
-                        unwinder_->forget(i->first);
-                    i = threads_.erase(i);
+            for (auto i = m_threads.begin(); i != m_threads.end();)
+                if (i->first != tid && i->first != m_pid) {
+                    if (m_unwinder)
+                        m_unwinder->forget(i->first);
+                    i = m_threads.erase(i);
                 } else {
                     ++i;
                 }
-            if (unwinder_) {
-                unwinder_->forget(tid);
-                unwinder_->invalidate();
+            if (m_unwinder) {
+                m_unwinder->forget(tid);
+                m_unwinder->invalidate();
             }
-            if (unwinder_)
+            if (m_unwinder)
                 refreshMaps(true);
             cont(tid, 0);
             return;
@@ -274,12 +274,12 @@ private:
                 if (r < 0 && errno == EINTR)
                     continue;
                 if (r < 0 && errno == ECHILD) {
-                    allGone_ = true;
-                    threads_.clear();
+                    m_allGone = true;
+                    m_threads.clear();
                 }
                 break;
             }
-            if (any || timeoutNs <= 0 || allGone_ || round == 1)
+            if (any || timeoutNs <= 0 || m_allGone || round == 1)
                 return;
             // SIGCHLD is blocked in this thread; another thread of the recorder may take it, so wait in short
             // slices.
@@ -293,12 +293,12 @@ private:
     }
 
     bool taskExists(pid_t tid) const {
-        return access(("/proc/" + std::to_string(pid_) + "/task/" + std::to_string(tid)).c_str(), F_OK) == 0;
+        return access(("/proc/" + std::to_string(m_pid) + "/task/" + std::to_string(tid)).c_str(), F_OK) == 0;
     }
 
     void tick() {
         std::vector<pid_t> gone;
-        for (auto& [tid, t] : threads_) {
+        for (auto& [tid, t] : m_threads) {
             if (ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr) == 0)
                 t.pending = true;
             else if (errno == ESRCH)
@@ -307,70 +307,70 @@ private:
         if (!gone.empty()) {
             pump(0);
             for (pid_t tid : gone)
-                if (threads_.count(tid) && !taskExists(tid))
+                if (m_threads.count(tid) && !taskExists(tid))
                     drop(tid);
         }
         const uint64_t deadline = monotonicNs() + 50'000'000;
         for (;;) {
             bool waiting = false;
-            for (auto& [tid, t] : threads_)
+            for (auto& [tid, t] : m_threads)
                 waiting = waiting || (t.pending && t.missed < 2);
             const uint64_t now = monotonicNs();
-            if (!waiting || now >= deadline || allGone_)
+            if (!waiting || now >= deadline || m_allGone)
                 break;
             pump(static_cast<int64_t>(deadline - now));
         }
-        for (auto& [tid, t] : threads_)
+        for (auto& [tid, t] : m_threads)
             if (t.pending)
                 ++t.missed;
     }
 
     void refreshMaps(bool force) {
-        std::ifstream in("/proc/" + std::to_string(pid_) + "/maps");
+        std::ifstream in("/proc/" + std::to_string(m_pid) + "/maps");
         std::stringstream text;
         text << in.rdbuf();
         std::string maps = text.str();
         const uint64_t now = monotonicNs();
-        if (force || maps != lastMaps_) {
+        if (force || maps != m_lastMaps) {
             if (maps.empty() && !force)
                 return;
-            lastMaps_ = std::move(maps);
-            ctx_.addModules(readExecutableModules(pid_, now));
-            if (unwinder_)
-                unwinder_->invalidate();
+            m_lastMaps = std::move(maps);
+            m_ctx.addModules(readExecutableModules(m_pid, now));
+            if (m_unwinder)
+                m_unwinder->invalidate();
         }
-        for (auto& [tid, t] : threads_) {
-            std::string name = readThreadName(pid_, tid);
+        for (auto& [tid, t] : m_threads) {
+            std::string name = readThreadName(m_pid, tid);
             if (!name.empty())
-                ctx_.setThreadName(tid, std::move(name), now);
+                m_ctx.setThreadName(tid, std::move(name), now);
         }
     }
 
     void detachAll() {
-        for (auto& [tid, t] : threads_) {
+        for (auto& [tid, t] : m_threads) {
             t.detaching = true;
             if (ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr) != 0 && errno == ESRCH)
                 t.missed = 100;
         }
         const uint64_t deadline = monotonicNs() + 1'000'000'000;
-        while (!threads_.empty() && !allGone_ && monotonicNs() < deadline) {
-            for (auto& [tid, t] : threads_)
+        while (!m_threads.empty() && !m_allGone && monotonicNs() < deadline) {
+            for (auto& [tid, t] : m_threads)
                 if (!t.detaching) { // appeared while detaching
                     t.detaching = true;
                     ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr);
                 }
             bool waiting = false;
-            for (auto& [tid, t] : threads_)
+            for (auto& [tid, t] : m_threads)
                 waiting = waiting || (t.missed < 100 && taskExists(tid));
             if (!waiting)
                 break;
             pump(2'000'000);
         }
-        for (auto& [tid, t] : threads_)
+        for (auto& [tid, t] : m_threads)
             ptrace(PTRACE_DETACH, tid, nullptr, nullptr); // fails harmlessly unless stopped
-        threads_.clear();
-        if (unwinder_)
-            unwinder_.reset();
+        m_threads.clear();
+        if (m_unwinder)
+            m_unwinder.reset();
     }
 };
 

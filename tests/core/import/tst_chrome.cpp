@@ -12,7 +12,15 @@
 //   Firefox Profiler turns those events into markers, which Scorch does not have.
 #include "expectedprofiles.h"
 
+#include "scorch/bytesource.h"
+
 #include <QDirIterator>
+
+#include <algorithm>
+#include <climits>
+#include <map>
+#include <utility>
+#include <vector>
 
 using namespace scorch;
 
@@ -25,6 +33,63 @@ QString importError(const std::string& text, const std::string& name = "bad.json
         return QString::fromUtf8(e.what());
     }
     return {};
+}
+
+/// A thread of a Chrome trace with X events, read independently of the importer (QJsonDocument over the
+/// whole decompressed file): its name and its process's from the `thread_name` and `process_name` metadata
+/// events, its number of X events and the time its outermost X events cover (the time an evented profile of
+/// the thread adds up to), in us.
+struct TracedThread {
+    std::string name, process;
+    uint64_t events = 0;
+    int64_t outermostUs = 0;
+};
+
+std::map<std::pair<int64_t, int64_t>, TracedThread> tracedThreads(const QString& path) {
+    std::string bytes;
+    const auto source = openByteSource(path.toStdString()); // only to decompress
+    char buffer[65536];
+    while (const std::size_t n = source->read(buffer, sizeof buffer))
+        bytes.append(buffer, n);
+    const QJsonArray events = QJsonDocument::fromJson(QByteArray::fromStdString(bytes))
+                                  .object()
+                                  .value(QStringLiteral("traceEvents"))
+                                  .toArray();
+    std::map<std::pair<int64_t, int64_t>, std::string> names;
+    std::map<int64_t, std::string> processes;
+    std::map<std::pair<int64_t, int64_t>, std::vector<std::pair<int64_t, int64_t>>> spans; // (ts, -dur)
+    for (const QJsonValue& v : events) {
+        const QJsonObject e = v.toObject();
+        const std::pair<int64_t, int64_t> key{e.value(QStringLiteral("pid")).toInteger(),
+                                              e.value(QStringLiteral("tid")).toInteger()};
+        const QString ph = e.value(QStringLiteral("ph")).toString();
+        const QString name =
+            e.value(QStringLiteral("args")).toObject().value(QStringLiteral("name")).toString();
+        if (ph == QStringLiteral("M") &&
+            e.value(QStringLiteral("name")).toString() == QStringLiteral("thread_name"))
+            names[key] = name.toStdString();
+        else if (ph == QStringLiteral("M") &&
+                 e.value(QStringLiteral("name")).toString() == QStringLiteral("process_name"))
+            processes[key.first] = name.toStdString();
+        else if (ph == QStringLiteral("X"))
+            spans[key].push_back(
+                {e.value(QStringLiteral("ts")).toInteger(), -e.value(QStringLiteral("dur")).toInteger()});
+    }
+    std::map<std::pair<int64_t, int64_t>, TracedThread> out;
+    for (auto& [key, list] : spans) {
+        std::sort(list.begin(), list.end()); // by start, the longer first
+        TracedThread& t = out[key];
+        t.name = names[key];
+        t.process = processes[key.first];
+        t.events = list.size();
+        int64_t end = INT64_MIN;
+        for (const auto& [ts, minusDur] : list)
+            if (ts >= end) { // not inside the previous outermost event
+                t.outermostUs -= minusDur;
+                end = ts - minusDur;
+            }
+    }
+    return out;
 }
 
 /// An old-shape .cpuprofile whose `head` tree is `levels` deep.
@@ -167,15 +232,55 @@ private Q_SLOTS:
         QCOMPARE(chunked.threads[0].samples, uint64_t(3711));
         // chrome://tracing JSON with X events only: the Firefox Profiler shows markers, we build one evented
         // profile per thread with the durations as time
-        const Profile x =
-            importProfile((root + QStringLiteral("/inputs/firefox-profiler/upgrades/chrome-tracing.json.gz"))
-                              .toStdString());
-        QVERIFY(x.threads.size() > 5);
-        QVERIFY(x.tree.grandTotal(0) > 0);
-        bool utility = false;
-        for (const ThreadInfo& t : x.threads)
-            utility = utility || QString::fromStdString(t.name).contains(QStringLiteral("CrUtilityMain"));
-        QVERIFY(utility);
+        const QString tracing =
+            root + QStringLiteral("/inputs/firefox-profiler/upgrades/chrome-tracing.json.gz");
+        const Profile x = importProfile(tracing.toStdString());
+        const std::map<std::pair<int64_t, int64_t>, TracedThread> expected = tracedThreads(tracing);
+        QCOMPARE(expected.size(), std::size_t(13)); // as read by the independent parse below
+        QCOMPARE(x.threads.size(), expected.size());
+        std::vector<int64_t> threadTotal(x.threads.size());
+        for (std::size_t i = 0; i < x.threadCosts.node.size(); ++i)
+            threadTotal[x.threadCosts.thread[i]] += x.threadCosts.cost[0][i];
+        int64_t grandTotal = 0;
+        for (std::size_t t = 0; t < x.threads.size(); ++t) {
+            const ThreadInfo& ours = x.threads[t];
+            const auto it = expected.find({ours.pid, ours.tid});
+            QVERIFY2(it != expected.end(), ours.name.c_str());
+            // named as speedscope names them: process (pid), thread (tid)
+            QCOMPARE(QString::fromStdString(ours.name), QStringLiteral("%1 (pid %2), %3 (tid %4)")
+                                                            .arg(QString::fromStdString(it->second.process))
+                                                            .arg(ours.pid)
+                                                            .arg(QString::fromStdString(it->second.name))
+                                                            .arg(ours.tid));
+            QCOMPARE(ours.samples, it->second.events);
+            QCOMPARE(threadTotal[t], it->second.outermostUs * 1000);
+            grandTotal += it->second.outermostUs * 1000;
+        }
+        QCOMPARE(x.tree.grandTotal(0), grandTotal);
+        // the Firefox Profiler's summary names the same threads (its markers are the X and I events)
+        const QJsonArray firefoxThreads =
+            QJsonDocument::fromJson(
+                test::readAll(root +
+                              QStringLiteral("/expected/firefox-profiler/upgrades/chrome-tracing.json.gz"
+                                             ".import-summary.json")))
+                .object()
+                .value(QStringLiteral("summary"))
+                .toObject()
+                .value(QStringLiteral("threads"))
+                .toArray();
+        for (const auto& [pidTid, thread] : expected) {
+            const QString tid = QStringLiteral("%1:%2").arg(pidTid.first).arg(pidTid.second);
+            bool found = false;
+            for (const QJsonValue& tv : firefoxThreads)
+                if (tv.toObject().value(QStringLiteral("tid")).toString() == tid) {
+                    found = true;
+                    QCOMPARE(tv.toObject().value(QStringLiteral("name")).toString().toStdString(),
+                             thread.name);
+                    QVERIFY(uint64_t(tv.toObject().value(QStringLiteral("markerCount")).toInt()) >=
+                            thread.events);
+                }
+            QVERIFY2(found, qPrintable(tid));
+        }
     }
 
     void cpuProfileShapes() {

@@ -61,10 +61,77 @@ private Q_SLOTS:
         QCOMPARE(panel.data()->tree.grandTotal(0), 40);
         QCOMPARE(panel.view()->data(), panel.data());
         QVERIFY(panel.chips().empty());
+        QCOMPARE(spy.last().at(0).value<std::shared_ptr<const ChartData>>(), panel.data());
+    }
+
+    /// The setters' contract: one that changes nothing emits nothing, one that changes something emits
+    /// dataChanged exactly once, with the data it asked for. Each step below makes no-op calls and then one
+    /// change; the k-th signal must carry the k-th change (a no-op that emitted, or a change that emitted
+    /// twice, would shift the signals against the changes).
+    void settersEmitOnlyOnChange() {
+        const auto profile = loadShared(test::testData(QStringLiteral("perf/two-events.perf")));
+        QCOMPARE(profile->costTypes.size(), std::size_t{2}); // cycles, instructions
+        QCOMPARE(profile->threads.size(), std::size_t{3});
+        const FrameId middle = frameNamed(*profile, "middle");
+        QVERIFY(middle.value != 0);
+        const TreeTransform focus{TreeTransform::Kind::Focus, middle};
+
+        FlameGraphPanel panel;
+        QSignalSpy spy(&panel, &FlameGraphPanel::dataChanged);
+        qsizetype changes = 0;
+        auto emitted = [&]() -> std::shared_ptr<const ChartData> {
+            ++changes;
+            if (!QTest::qWaitFor([&] { return spy.size() >= changes; }, 20000) || spy.size() != changes)
+                return nullptr;
+            const auto data = spy.at(changes - 1).at(0).value<std::shared_ptr<const ChartData>>();
+            return data == panel.data() ? data : nullptr;
+        };
+
+        panel.setProfile(profile);
+        auto data = emitted();
+        QVERIFY(data);
+        QCOMPARE(data->costType, std::size_t{0});
+
         panel.setCostType(0);
         panel.setThreads({});
-        QCOMPARE(spy.size(), 3);
-        QCOMPARE(spy.last().at(0).value<std::shared_ptr<const ChartData>>(), panel.data());
+        panel.setTransforms({});
+        panel.removeTransform(0); // there is none
+        panel.setCostType(1);
+        data = emitted();
+        QVERIFY(data);
+        QCOMPARE(data->costType, std::size_t{1});
+        QCOMPARE(data->tree.grandTotal(1), int64_t(700));
+
+        panel.setCostType(1);
+        panel.setThreads({1});
+        data = emitted();
+        QVERIFY(data);
+        QCOMPARE(data->threads, std::vector<uint32_t>{1});
+        QCOMPARE(data->costType, std::size_t{1});
+
+        panel.setThreads({1});
+        panel.addTransform(focus);
+        data = emitted();
+        QVERIFY(data);
+        QCOMPARE(data->transforms, std::vector<TreeTransform>{focus});
+        QCOMPARE(data->threads, std::vector<uint32_t>{1});
+
+        panel.addTransform(focus); // already active
+        panel.setTransforms({focus});
+        panel.removeTransform(1); // out of range
+        panel.removeTransform(0);
+        data = emitted();
+        QVERIFY(data);
+        QVERIFY(data->transforms.empty());
+        QCOMPARE(panel.chips().size(), std::size_t{0});
+
+        panel.setTransforms({});
+        panel.setProfile(profile); // back to all threads and cost type 0
+        data = emitted();
+        QVERIFY(data);
+        QCOMPARE(data->costType, std::size_t{0});
+        QVERIFY(data->threads.empty());
+        QCOMPARE(spy.size(), changes);
     }
 
     void transformsFromContextMenu() {

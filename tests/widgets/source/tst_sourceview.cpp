@@ -1,4 +1,5 @@
 // SourceView on a real recording with srclines (tests/data/perf/hot-srcline.perf) of tests/data/source/hot.c.
+#include "apptestutil.h"
 #include "flame/flamegraphpanel.h"
 #include "profiletab.h"
 #include "scorch/builder.h"
@@ -10,7 +11,6 @@
 #include "widgettestutil.h"
 #include <QHeaderView>
 
-#include <QElapsedTimer>
 #include <QLabel>
 #include <QMenu>
 #include <QPushButton>
@@ -390,13 +390,7 @@ void TestSourceView::profileTabFollowsSelection() {
     ProfileTab tab(test::testData(QStringLiteral("perf/hot-srcline.perf")));
     tab.resize(1400, 900);
     tab.show();
-    QElapsedTimer timer;
-    timer.start();
-    while (timer.elapsed() < 20000 &&
-           !(tab.state() == ProfileTab::State::Loaded && tab.tables()->tableData() &&
-             tab.tables()->tableData()->chart == tab.panel()->data()))
-        QTest::qWait(10);
-    QCOMPARE(tab.state(), ProfileTab::State::Loaded);
+    QVERIFY(test::waitLoaded(&tab));
     SourceView* source = tab.sourceView();
     QVERIFY(source->isVisible()); // the profile has line costs
     QCOMPARE(source->state(), SourceView::State::Empty);
@@ -437,9 +431,7 @@ void TestSourceView::profileTabFollowsSelection() {
     // a folded profile has no line costs: the panel stays hidden until asked for
     ProfileTab folded(test::flameFixture("simple.folded"));
     folded.show();
-    timer.restart();
-    while (timer.elapsed() < 20000 && folded.state() != ProfileTab::State::Loaded)
-        QTest::qWait(10);
+    QVERIFY(test::waitLoaded(&folded));
     QVERIFY(!folded.sourceView()->isVisible());
 
     // frames that know their definition (speedscope) show it without being asked
@@ -455,9 +447,7 @@ void TestSourceView::profileTabFollowsSelection() {
     f.close();
     ProfileTab speedscope(json);
     speedscope.show();
-    timer.restart();
-    while (timer.elapsed() < 20000 && speedscope.state() != ProfileTab::State::Loaded)
-        QTest::qWait(10);
+    QVERIFY(test::waitLoaded(&speedscope));
     QVERIFY(speedscope.sourceView()->isVisible());
     QSettings().clear();
 }
