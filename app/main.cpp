@@ -1,6 +1,7 @@
 // The scorch executable: headless subcommands run without Qt; anything else opens the GUI, which lives in a
 // module loaded on demand (see guimain.cpp), so `scorch collapse` starts in a couple of milliseconds.
 #include "cli/cli.h"
+#include "cli/comparearguments.h"
 
 #include <climits>
 #include <cstdio>
@@ -8,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <unistd.h>
+#include <vector>
 
 #ifndef SCORCH_GUI_MODULE_DIR_FROM_BIN
 #define SCORCH_GUI_MODULE_DIR_FROM_BIN "../lib/scorch"
@@ -55,16 +57,10 @@ int main(int argc, char** argv) {
     if (scorch::cli::isHeadlessCommand(argc, argv))
         return scorch::cli::run(argc, argv);
     if (argc >= 2 && std::string_view(argv[1]) == "--diff") {
-        int i = 2;
-        bool bad = false;
-        for (; i < argc && std::string_view(argv[i]).starts_with("--"); ++i)
-            bad |= std::string_view(argv[i]) != "--normalize" && std::string_view(argv[i]) != "--strip-hex";
-        if (bad || argc - i < 2) {
-            std::fputs(
-                "Usage: scorch --diff [--normalize] [--strip-hex] BEFORE AFTER [FILE...]\n"
-                "Opens a comparison of two profiles (any formats) in the window; further files open in "
-                "tabs.\nFor the differential folded stacks on standard output: scorch diff BEFORE AFTER\n",
-                stderr);
+        const std::vector<std::string_view> args(argv + 2, argv + argc);
+        scorch::cli::CompareArguments compare;
+        if (!scorch::cli::parseCompareArguments(args, compare)) {
+            std::fputs(scorch::cli::kCompareUsage, stderr);
             return 2;
         }
     }

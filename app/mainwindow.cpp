@@ -1,5 +1,6 @@
 #include "mainwindow.h"
 
+#include "cli/comparearguments.h"
 #include "compare/compareview.h"
 #include "comparedialog.h"
 #include "comparetab.h"
@@ -204,16 +205,21 @@ void MainWindow::showOpenDialog() {
 void MainWindow::openArguments(QStringList arguments) {
     CompareTab* compare = nullptr;
     if (!arguments.isEmpty() && arguments.first() == QLatin1String("--diff")) {
-        DiffOptions options;
-        arguments.removeFirst();
-        for (; !arguments.isEmpty() && arguments.first().startsWith(QLatin1String("--"));
-             arguments.removeFirst()) {
-            options.normalize |= arguments.first() == QLatin1String("--normalize");
-            options.stripHex |= arguments.first() == QLatin1String("--strip-hex");
-        }
-        if (arguments.size() >= 2) {
-            compare = openComparison(arguments[0], arguments[1], options);
-            arguments = arguments.mid(2);
+        std::vector<std::string> utf8;
+        for (const QString& a : arguments.mid(1))
+            utf8.push_back(a.toStdString());
+        const std::vector<std::string_view> args(utf8.begin(), utf8.end());
+        cli::CompareArguments parsed;
+        if (cli::parseCompareArguments(args, parsed)) {
+            compare = openComparison(QString::fromStdString(parsed.before),
+                                     QString::fromStdString(parsed.after), parsed.options);
+            arguments.clear();
+            for (const std::string& f : parsed.files)
+                arguments.push_back(QString::fromStdString(f));
+        } else { // main.cpp refuses these: open what is left as files
+            arguments.removeFirst();
+            while (!arguments.isEmpty() && arguments.first().startsWith(QLatin1String("--")))
+                arguments.removeFirst();
         }
     }
     openFiles(arguments);

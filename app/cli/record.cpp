@@ -1,4 +1,4 @@
-#include "cli/record.h"
+#include "cli/command.h"
 
 #include "scorch/recording.h"
 #include "scorch/sampler.h"
@@ -20,20 +20,11 @@ namespace scorch::cli {
 
 namespace {
 
-constexpr const char* kRecordUsage =
-    "Usage: scorch record [OPTIONS] -p PID\n"
-    "       scorch record [OPTIONS] -- COMMAND [ARGS...]\n"
-    "\n"
-    "Samples the call stacks of a running process (all its threads, new ones included) or of a command it\n"
-    "launches, and writes a Scorch recording that `scorch FILE` and `scorch info|collapse FILE` open.\n"
-    "  -p, --pid PID        attach to this process\n"
-    "  -F, --freq HZ        samples per second and thread (default 999 perf, 99 ptrace)\n"
-    "  -d, --duration SEC   stop after this many seconds (default: until Ctrl+C or the target exits)\n"
-    "  --mode perf|ptrace   perf: perf_event_open cpu-clock, on-CPU only, cheap (default);\n"
-    "                       ptrace: interrupts every thread, also samples blocked threads (wall-clock)\n"
-    "  -o, --output FILE    the recording (default scorch.rec)\n"
-    "  -h, --help           show this help\n"
-    "The target is detached and keeps running when the recording stops (Ctrl+C, SIGTERM, duration).\n";
+constexpr std::string_view kNeedsPid = "record: -p needs a process id";
+constexpr std::string_view kNeedsRate = "record: -F needs a rate between 1 and 100000 Hz";
+constexpr std::string_view kNeedsDuration = "record: -d needs a positive number of seconds";
+constexpr std::string_view kNeedsOutput = "record: -o needs a file name";
+constexpr std::string_view kNeedsMode = "record: --mode is perf or ptrace";
 
 std::atomic<int> gSignal{0};
 
@@ -42,8 +33,7 @@ extern "C" void onSignal(int sig) {
 }
 
 int usageError(const std::string& message) {
-    std::fprintf(stderr, "scorch: %s\n%s", message.c_str(), kRecordUsage);
-    return 2;
+    return scorch::cli::usageError(recordCommand(), message);
 }
 
 bool parseNumber(const char* text, double& out) {
@@ -53,70 +43,38 @@ bool parseNumber(const char* text, double& out) {
     return errno == 0 && end != text && *end == 0;
 }
 
-} // namespace
-
-int record(int argc, char** argv) {
+int run(const Command&, const Args& args) {
     SamplerOptions options;
     std::string output = "scorch.rec";
-    bool modeGiven = false;
-    for (int i = 2; i < argc; ++i) {
-        const std::string_view a = argv[i];
-        auto value = [&](const char* what) -> const char* {
-            const std::size_t eq = a.find('=');
-            if (a.starts_with("--") && eq != std::string_view::npos)
-                return argv[i] + eq + 1;
-            if (i + 1 >= argc)
-                return nullptr;
-            (void)what;
-            return argv[++i];
-        };
-        auto is = [&](std::string_view s, std::string_view l) {
-            return a == s || a == l || (a.starts_with(l) && a.size() > l.size() && a[l.size()] == '=');
-        };
-        if (a == "-h" || a == "--help") {
-            std::fputs(kRecordUsage, stdout);
-            return 0;
-        } else if (is("-p", "--pid")) {
-            const char* v = value("pid");
-            double pid = 0;
-            if (!v || !parseNumber(v, pid) || pid < 1 ||
-                pid != static_cast<double>(static_cast<int64_t>(pid)))
-                return usageError("record: -p needs a process id");
-            options.pid = static_cast<int64_t>(pid);
-        } else if (is("-F", "--freq")) {
-            const char* v = value("freq");
-            if (!v || !parseNumber(v, options.frequency) || options.frequency < 1 ||
-                options.frequency > 100000)
-                return usageError("record: -F needs a rate between 1 and 100000 Hz");
-        } else if (is("-d", "--duration")) {
-            const char* v = value("duration");
-            if (!v || !parseNumber(v, options.durationSeconds) || options.durationSeconds <= 0)
-                return usageError("record: -d needs a positive number of seconds");
-        } else if (is("-o", "--output")) {
-            const char* v = value("output");
-            if (!v || !*v)
-                return usageError("record: -o needs a file name");
-            output = v;
-        } else if (is("", "--mode")) {
-            const char* v = value("mode");
-            const std::string_view m = v ? v : "";
-            modeGiven = true;
-            if (m == "perf")
-                options.mode = SamplerMode::Perf;
-            else if (m == "ptrace")
-                options.mode = SamplerMode::Ptrace;
-            else
-                return usageError("record: --mode is perf or ptrace");
-        } else if (a == "--") {
-            for (++i; i < argc; ++i)
-                options.command.emplace_back(argv[i]);
-        } else if (a.size() > 1 && a[0] == '-') {
-            return usageError("record: unknown option " + std::string(a));
-        } else {
-            for (; i < argc; ++i)
-                options.command.emplace_back(argv[i]);
-        }
+    if (args.has("--pid")) {
+        double pid = 0;
+        if (!parseNumber(args.value("--pid").c_str(), pid) || pid < 1 ||
+            pid != static_cast<double>(static_cast<int64_t>(pid)))
+            return usageError(std::string(kNeedsPid));
+        options.pid = static_cast<int64_t>(pid);
     }
+    if (args.has("--freq") && (!parseNumber(args.value("--freq").c_str(), options.frequency) ||
+                               options.frequency < 1 || options.frequency > 100000))
+        return usageError(std::string(kNeedsRate));
+    if (args.has("--duration") && (!parseNumber(args.value("--duration").c_str(), options.durationSeconds) ||
+                                   options.durationSeconds <= 0))
+        return usageError(std::string(kNeedsDuration));
+    if (args.has("--output")) {
+        output = args.value("--output");
+        if (output.empty())
+            return usageError(std::string(kNeedsOutput));
+    }
+    const bool modeGiven = args.has("--mode");
+    if (modeGiven) {
+        const std::string& m = args.value("--mode");
+        if (m == "perf")
+            options.mode = SamplerMode::Perf;
+        else if (m == "ptrace")
+            options.mode = SamplerMode::Ptrace;
+        else
+            return usageError(std::string(kNeedsMode));
+    }
+    options.command = args.operands;
     if (options.command.empty() == (options.pid < 0))
         return usageError("record: give either -p PID or -- COMMAND [ARGS...]");
 
@@ -221,6 +179,53 @@ int record(int argc, char** argv) {
     if (launch && commandExit >= 0)
         std::fprintf(stderr, "scorch: the command exited with code %d\n", commandExit);
     return 0;
+}
+
+} // namespace
+
+const Command& recordCommand() {
+    static const Command command{
+        .name = "record",
+        .summary = "sample a running process or a launched command into a Scorch recording",
+        .synopsis = "Usage: scorch record [OPTIONS] -p PID\n"
+                    "       scorch record [OPTIONS] -- COMMAND [ARGS...]\n"
+                    "\n"
+                    "Samples the call stacks of a running process (all its threads, new ones included) or of "
+                    "a command it\n"
+                    "launches, and writes a Scorch recording that `scorch FILE` and `scorch info|collapse "
+                    "FILE` open.\n",
+        .options = {{.shortName = "-p",
+                     .longName = "--pid",
+                     .value = "PID",
+                     .help = "attach to this process",
+                     .missing = kNeedsPid},
+                    {.shortName = "-F",
+                     .longName = "--freq",
+                     .value = "HZ",
+                     .help = "samples per second and thread (default 999 perf, 99 ptrace)",
+                     .missing = kNeedsRate},
+                    {.shortName = "-d",
+                     .longName = "--duration",
+                     .value = "SEC",
+                     .help = "stop after this many seconds (default: until Ctrl+C or the target exits)",
+                     .missing = kNeedsDuration},
+                    {.longName = "--mode",
+                     .value = "perf|ptrace",
+                     .help = "perf: perf_event_open cpu-clock, on-CPU only, cheap (default);\n"
+                             "ptrace: interrupts every thread, also samples blocked threads (wall-clock)",
+                     .missing = kNeedsMode},
+                    {.shortName = "-o",
+                     .longName = "--output",
+                     .value = "FILE",
+                     .help = "the recording (default scorch.rec)",
+                     .missing = kNeedsOutput}},
+        .footer = "The target is detached and keeps running when the recording stops (Ctrl+C, SIGTERM, "
+                  "duration).\n",
+        .readsProfiles = false,
+        .operands = {.operandsEndOptions = true},
+        .run = run,
+    };
+    return command;
 }
 
 } // namespace scorch::cli

@@ -180,7 +180,7 @@ private Q_SLOTS:
         // samples [2, 2, 0]: node 0 does not exist; g weighs the 5 + 5 us up to that sample
         covered << QStringLiteral("chrome-unknown-sample-node.json");
         const Profile chrome = importProfile(path("chrome-unknown-sample-node.json"));
-        QCOMPARE(chrome.meta.format, std::string("Chrome trace"));
+        QCOMPARE(chrome.meta.format, Format::ChromeTrace);
         QCOMPARE(chrome.tree.grandTotal(0), int64_t(10000));
         QCOMPARE(chrome.tree.self(0, test::nodeByPath(chrome, chrome.tree, {"g"})), int64_t(10000));
         QCOMPARE(chrome.meta.warningCount, uint64_t(1));
@@ -200,7 +200,7 @@ private Q_SLOTS:
         // the same with one `a!;b` line and one line whose count is followed by junk bytes (line 18)
         covered << QStringLiteral("export-svg-overflow");
         const Profile svg = importProfile(path("export-svg-overflow"));
-        QCOMPARE(svg.meta.format, std::string("folded stacks"));
+        QCOMPARE(svg.meta.format, Format::Folded);
         QCOMPARE(svg.tree.self(0, test::nodeByPath(svg, svg.tree, {"a", "b"})), INT64_MAX);
         QCOMPARE(svg.tree.self(0, test::nodeByPath(svg, svg.tree, {"a!", "b"})), int64_t(900000000000000000));
         QCOMPARE(svg.tree.grandTotal(0), INT64_MAX);

@@ -1,0 +1,91 @@
+// The command table's entry type and what the commands share: usage texts from the table, one-line errors,
+// and the options and loading of every command that reads profiles (profileoptions.cpp).
+#pragma once
+
+#include "cli/options.h"
+
+#include "scorch/import.h"
+#include "scorch/profile.h"
+
+#include <functional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace scorch::cli {
+
+/// One headless command of the scorch executable: its line in `scorch --help`, its usage text, its options.
+struct Command {
+    std::string_view name;
+    std::string_view summary;    ///< one line for `scorch --help`
+    std::string_view synopsis;   ///< the usage text before the option list ("Usage: scorch NAME ...")
+    std::vector<Option> options; ///< listed in this order, before -h/--help
+    std::string_view footer;     ///< the usage text after the option list
+    bool readsProfiles = false;  ///< also takes the profile options (`profileOptionGroups`)
+    OperandRules operands;
+    int (*run)(const Command&, const Args&) = nullptr;
+};
+
+// The commands, one file each (collapse.cpp, info.cpp, ...); the table of them is in cli.cpp.
+const Command& collapseCommand();
+const Command& infoCommand();
+const Command& diffCommand();
+const Command& convertCommand();
+const Command& svgCommand();
+const Command& recordCommand();
+
+/// Every option `command` takes: its own, -h/--help, then the profile options it does not list itself.
+std::vector<const Option*> commandOptions(const Command& command);
+/// The full usage text of `command`, from its table entry.
+std::string usage(const Command& command);
+/// -o, --output OUT, described with `help` (convert, svg).
+Option outputOption(std::string_view help);
+/// "scorch: MESSAGE" and the usage on standard error; exit status 2.
+int usageError(const Command& command, const std::string& message);
+/// "scorch: MESSAGE" on standard error; exit status 1.
+int fail(const std::string& message);
+
+// --- profile options (profileoptions.cpp) ------------------------------------------------------------------
+
+/// The options of every command that reads profiles, in titled groups for the usage text. A command may list
+/// one of them itself to describe it in its own words (`--event`); it is parsed the same way.
+struct OptionGroup {
+    std::string_view title; ///< a line before the options ("Symbols of ...:"), or empty
+    std::vector<Option> options;
+};
+const std::vector<OptionGroup>& profileOptionGroups();
+/// The profile option `key` ("--event") described with `help`, for a command's own option list.
+Option profileOption(std::string_view key, std::string_view help);
+
+/// What the profile options ask for.
+struct ProfileArgs {
+    ImportOptions import;
+    std::string event; ///< --event NAME, or empty for the default
+};
+ProfileArgs profileArgs(const Args& args);
+
+/// Imports `file` with `args`, turning importer exceptions into a one-line error, and runs `f` on the
+/// profile. Skipped input is summarised on standard error in one line.
+int withProfile(const std::string& file, const ProfileArgs& args, const std::function<int(Profile&)>& f);
+
+/// The cost type a command works on: --event NAME or the default one.
+struct CostChoice {
+    int type = 0;
+    /// perf script's unnamed-event cost type ("samples"), counted along with any event; -1 when none.
+    int alwaysIncluded = -1;
+};
+/// The default cost type of `p` (--event not given).
+CostChoice defaultCostType(const Profile& p);
+/// --event `event` (the default when empty), or an error message naming the events the file has.
+std::string chooseCostType(const Profile& p, const std::string& event, CostChoice& choice);
+/// True for differential folded stacks (`stack BEFORE AFTER`), whose folded output keeps both counts.
+bool isDifferential(const Profile& p);
+
+/// Runs `write` into OUT atomically (never over INPUT), or into standard output when OUT is empty or "-".
+int writeOutput(const std::string& output, const std::string& input,
+                const std::function<void(std::ostream&)>& write);
+/// Writes folded output to standard output.
+int finishStandardOutput();
+
+} // namespace scorch::cli
