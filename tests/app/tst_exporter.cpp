@@ -11,7 +11,6 @@
 #include "scorch/import.h"
 
 #include <QApplication>
-#include <QElapsedTimer>
 #include <QMenu>
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
