@@ -7,6 +7,7 @@
 #include "compareview.h"
 #include "difffunctionmodel.h"
 #include "mainwindow.h"
+#include "patience.h"
 #include "profiletab.h"
 #include "searchbar.h"
 #include "widgettestutil.h"
@@ -30,6 +31,7 @@
 #include <set>
 
 using namespace scorch;
+using scorch::test::kPatienceMs;
 
 namespace {
 
@@ -86,12 +88,12 @@ private Q_SLOTS:
 
     void syncZoomAndSelection() {
         auto v = makeView();
-        QTRY_VERIFY(v->isReady());
+        QTRY_VERIFY_WITH_TIMEOUT(v->isReady(), kPatienceMs);
         v->setMode(CompareView::Mode::SideBySide);
         FlameGraphView* before = v->view(CompareView::Side::Before);
         FlameGraphView* after = v->view(CompareView::Side::After);
         FlameGraphView* diff = v->view(CompareView::Side::Diff);
-        QTRY_VERIFY(before->isVisible() && before->width() > 300);
+        QTRY_VERIFY_WITH_TIMEOUT(before->isVisible() && before->width() > 300, kPatienceMs);
         const NodeId a = node(*v, {"m", "a"}), gone = node(*v, {"m", "gone"}), m = node(*v, {"m"});
         QVERIFY(a != kRootNode && gone != kRootNode);
 
@@ -136,16 +138,16 @@ private Q_SLOTS:
 
     void syncSearchAndHover() {
         auto v = makeView();
-        QTRY_VERIFY(v->isReady());
+        QTRY_VERIFY_WITH_TIMEOUT(v->isReady(), kPatienceMs);
         v->focusSearch();
         v->searchBar()->lineEdit()->setText(QStringLiteral("gone"));
         for (auto side : {CompareView::Side::Before, CompareView::Side::After, CompareView::Side::Diff})
-            QTRY_COMPARE(v->view(side)->search().pattern, std::string("gone"));
+            QTRY_COMPARE_WITH_TIMEOUT(v->view(side)->search().pattern, std::string("gone"), kPatienceMs);
 
         FlameGraphView* diff = v->view(CompareView::Side::Diff);
         const NodeId b = node(*v, {"m", "b"});
         QTest::mouseMove(diff, diff->nodeRect(b).center().toPoint());
-        QTRY_COMPARE(diff->hoveredNode(), std::optional<NodeId>(b));
+        QTRY_COMPARE_WITH_TIMEOUT(diff->hoveredNode(), std::optional<NodeId>(b), kPatienceMs);
         QCOMPARE(v->view(CompareView::Side::Before)->hoveredNode(), std::optional<NodeId>(b));
         QCOMPARE(v->view(CompareView::Side::After)->hoveredNode(), std::optional<NodeId>(b));
         // the tooltip names both costs and the change
@@ -157,9 +159,9 @@ private Q_SLOTS:
 
     void differentialColours() {
         auto v = makeView();
-        QTRY_VERIFY(v->isReady());
+        QTRY_VERIFY_WITH_TIMEOUT(v->isReady(), kPatienceMs);
         FlameGraphView* diff = v->view(CompareView::Side::Diff);
-        QTRY_VERIFY(diff->isVisible() && diff->width() > 600);
+        QTRY_VERIFY_WITH_TIMEOUT(diff->isVisible() && diff->width() > 600, kPatienceMs);
         const NodeId a = node(*v, {"m", "a"}), b = node(*v, {"m", "b"}), gone = node(*v, {"m", "gone"}),
                      added = node(*v, {"m", "new"});
         // after widths, removed stacks shown at their before width
@@ -206,7 +208,7 @@ private Q_SLOTS:
 
     void summaryTable() {
         auto v = makeView();
-        QTRY_VERIFY(v->isReady());
+        QTRY_VERIFY_WITH_TIMEOUT(v->isReady(), kPatienceMs);
         QVERIFY2(v->totalsLabel()->text().contains(QStringLiteral("0.947")), // 18 / 19
                  qPrintable(v->totalsLabel()->text()));
         QAbstractItemModel* m = v->functionTable()->model();
@@ -251,7 +253,7 @@ private Q_SLOTS:
         QVERIFY(rowB >= 0);
         QTableView* table = v->functionTable();
         table->setFocus(); // focus alone (Qt makes a row current) selects nothing
-        QTRY_VERIFY(table->hasFocus());
+        QTRY_VERIFY_WITH_TIMEOUT(table->hasFocus(), kPatienceMs);
         QCOMPARE(v->view(CompareView::Side::Diff)->selectedNode(), kRootNode);
         const QRect cell = table->visualRect(m->index(rowB, 0));
         QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, cell.center());
@@ -275,7 +277,7 @@ private Q_SLOTS:
 
     void normalizeRebuilds() {
         auto v = makeView();
-        QTRY_VERIFY(v->isReady());
+        QTRY_VERIFY_WITH_TIMEOUT(v->isReady(), kPatienceMs);
         const NodeId a = node(*v, {"m", "a"});
         v->zoomAll(a);
         QCOMPARE(v->view(CompareView::Side::Diff)->zoomRoot(), a);
@@ -283,7 +285,7 @@ private Q_SLOTS:
         o.normalize = true;
         v->setDiffOptions(o);
         QVERIFY(!v->isReady());
-        QTRY_VERIFY(v->isReady());
+        QTRY_VERIFY_WITH_TIMEOUT(v->isReady(), kPatienceMs);
         // the same stacks: the zoom stays where it was, in every chart
         for (auto side : {CompareView::Side::Before, CompareView::Side::After, CompareView::Side::Diff})
             QCOMPARE(v->view(side)->zoomRoot(), a);
@@ -316,7 +318,7 @@ private Q_SLOTS:
         auto* cancel = tab->findChild<QPushButton*>();
         QVERIFY(cancel && cancel->isVisible());
         QTest::mouseClick(cancel, Qt::LeftButton);
-        QTRY_COMPARE_WITH_TIMEOUT(tab->state(), CompareTab::State::Cancelled, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(tab->state(), CompareTab::State::Cancelled, kPatienceMs);
         QVERIFY2(tab->messageText().contains(QStringLiteral("cancelled")), qPrintable(tab->messageText()));
         QVERIFY(!tab->progressBar(0)->isVisible());
         QVERIFY(!tab->view()->isReady());
@@ -334,7 +336,7 @@ private Q_SLOTS:
             test::fromText(sample(4, "/usr/lib/libjson.so") + sample(9, "/opt/a/libxml.so")));
         CompareView v;
         v.setProfiles(before, after, QStringLiteral("a"), QStringLiteral("b"));
-        QTRY_VERIFY(v.isReady());
+        QTRY_VERIFY_WITH_TIMEOUT(v.isReady(), kPatienceMs);
         auto parseFrames = [&] {
             const Profile& d = *v.diffProfile();
             int count = 0;
@@ -346,7 +348,7 @@ private Q_SLOTS:
         QVERIFY(v.modulesCheckBox()->isChecked());
         v.modulesCheckBox()->click();
         QVERIFY(!v.diffOptions().matchModules);
-        QTRY_VERIFY(v.isReady());
+        QTRY_VERIFY_WITH_TIMEOUT(v.isReady(), kPatienceMs);
         QCOMPARE(parseFrames(), 1);
         QVERIFY(v.totalsLabel()->text().contains(QStringLiteral("function name")));
     }
@@ -368,8 +370,8 @@ private Q_SLOTS:
         auto* tab = qobject_cast<CompareTab*>(w.tabs()->currentWidget());
         QVERIFY(tab);
         QCOMPARE(tab->title(), QStringLiteral("before.folded ↔ after.folded"));
-        QTRY_COMPARE_WITH_TIMEOUT(tab->state(), CompareTab::State::Loaded, 20000);
-        QTRY_VERIFY(tab->view()->isReady());
+        QTRY_COMPARE_WITH_TIMEOUT(tab->state(), CompareTab::State::Loaded, kPatienceMs);
+        QTRY_VERIFY_WITH_TIMEOUT(tab->view()->isReady(), kPatienceMs);
         QCOMPARE(tab->view()->diffProfile()->tree.grandTotal(kDelta), int64_t(-1));
         QVERIFY(w.windowTitle().contains(QStringLiteral("↔")));
 
@@ -377,7 +379,7 @@ private Q_SLOTS:
         w.openArguments({QStringLiteral("--diff"), before, dir.filePath(QStringLiteral("missing.folded"))});
         auto* bad = qobject_cast<CompareTab*>(w.tabs()->currentWidget());
         QVERIFY(bad && bad != tab);
-        QTRY_COMPARE_WITH_TIMEOUT(bad->state(), CompareTab::State::Failed, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(bad->state(), CompareTab::State::Failed, kPatienceMs);
         QVERIFY2(bad->messageText().contains(QStringLiteral("missing.folded")),
                  qPrintable(bad->messageText()));
         Q_EMIT w.tabs()->tabCloseRequested(w.tabs()->indexOf(bad));
@@ -386,8 +388,9 @@ private Q_SLOTS:
         // File > Compare… offers the open tabs, the last two preselected: two loaded profiles, no reload
         auto* t1 = w.openFile(before);
         auto* t2 = w.openFile(after);
-        QTRY_VERIFY_WITH_TIMEOUT(
-            t1->state() == ProfileTab::State::Loaded && t2->state() == ProfileTab::State::Loaded, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(t1->state() == ProfileTab::State::Loaded &&
+                                     t2->state() == ProfileTab::State::Loaded,
+                                 kPatienceMs);
         QAction* compareAction = nullptr;
         for (QAction* menu : w.menuBar()->actions())
             for (QAction* a : menu->menu() ? menu->menu()->actions() : QList<QAction*>())
@@ -409,14 +412,14 @@ private Q_SLOTS:
         auto* fromTabs = qobject_cast<CompareTab*>(w.tabs()->currentWidget());
         QVERIFY(fromTabs);
         QCOMPARE(fromTabs->state(), CompareTab::State::Loaded); // at once: the profiles were loaded
-        QTRY_VERIFY(fromTabs->view()->isReady());
+        QTRY_VERIFY_WITH_TIMEOUT(fromTabs->view()->isReady(), kPatienceMs);
         QCOMPARE(fromTabs->view()->diffProfile()->tree.grandTotal(scorch::kAfter), int64_t(18));
 
         // with the options of `scorch diff`
         w.openArguments({QStringLiteral("--diff"), QStringLiteral("--normalize"), before, after});
         auto* normalized = qobject_cast<CompareTab*>(w.tabs()->currentWidget());
         QVERIFY(normalized && normalized != tab);
-        QTRY_VERIFY_WITH_TIMEOUT(normalized->view()->isReady(), 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(normalized->view()->isReady(), kPatienceMs);
         QVERIFY(normalized->view()->diffOptions().normalize);
         QCOMPARE(normalized->view()->diffProfile()->tree.grandTotal(scorch::kBefore), int64_t(9 + 4 + 3));
 
@@ -424,11 +427,11 @@ private Q_SLOTS:
         QProcess bogus;
         bogus.start(QStringLiteral(SCORCH_BINARY),
                     {QStringLiteral("--diff"), QStringLiteral("--bogus"), before, after});
-        QVERIFY(bogus.waitForFinished(20000));
+        QVERIFY(bogus.waitForFinished(kPatienceMs));
         QCOMPARE(bogus.exitCode(), 2);
         QProcess p;
         p.start(QStringLiteral(SCORCH_BINARY), {QStringLiteral("--diff"), before});
-        QVERIFY(p.waitForFinished(20000));
+        QVERIFY(p.waitForFinished(kPatienceMs));
         QCOMPARE(p.exitCode(), 2);
         QVERIFY(p.readAllStandardError().contains(
             "Usage: scorch --diff [--normalize] [--strip-hex] BEFORE AFTER"));

@@ -3,6 +3,7 @@
 #include "exporter.h"
 #include "flamegraphpanel.h"
 #include "mainwindow.h"
+#include "patience.h"
 #include "profiletab.h"
 #include "widgettestutil.h"
 
@@ -13,13 +14,14 @@
 #include <QXmlStreamReader>
 
 using namespace scorch;
+using scorch::test::kPatienceMs;
 
 namespace {
 
 bool waitLoaded(ProfileTab* tab) {
     QElapsedTimer timer;
     timer.start();
-    while (timer.elapsed() < 20000) {
+    while (timer.elapsed() < kPatienceMs) {
         if (tab->state() == ProfileTab::State::Loaded && tab->panel()->data())
             return true;
         QTest::qWait(10);

@@ -1,6 +1,7 @@
 // FlameGraphPanel: re-derivation (transforms, threads, cost type), chips, breadcrumbs, find bar, settings.
 #include "breadcrumbbar.h"
 #include "flamegraphpanel.h"
+#include "patience.h"
 #include "searchbar.h"
 #include "widgettestutil.h"
 
@@ -20,6 +21,7 @@
 
 using namespace scorch;
 using scorch::test::flameFixture;
+using scorch::test::kPatienceMs;
 using scorch::test::loadShared;
 using scorch::test::nodeByPath;
 
@@ -132,7 +134,7 @@ private Q_SLOTS:
         panel.view()->setFocus();
         QTest::keyClick(panel.view(), Qt::Key_F, Qt::ControlModifier);
         QVERIFY(bar->isVisible());
-        QTRY_VERIFY(bar->lineEdit()->hasFocus());
+        QTRY_VERIFY_WITH_TIMEOUT(bar->lineEdit()->hasFocus(), kPatienceMs);
 
         QTest::keyClicks(bar->lineEdit(), QStringLiteral("rec"));
         QTest::keyClick(bar->lineEdit(), Qt::Key_Return); // applies at once and selects the first match
@@ -155,7 +157,8 @@ private Q_SLOTS:
         bar->regexButton()->click();
         QCOMPARE(bar->resultLabel()->text(), QStringLiteral("Matched: 20 (100.0% of total)"));
         bar->lineEdit()->setText(QStringLiteral("(unclosed"));
-        QTRY_COMPARE(bar->resultLabel()->text(), QStringLiteral("Invalid regular expression"));
+        QTRY_COMPARE_WITH_TIMEOUT(bar->resultLabel()->text(), QStringLiteral("Invalid regular expression"),
+                                  kPatienceMs);
 
         QTest::keyClick(bar->lineEdit(), Qt::Key_Escape);
         QVERIFY(!bar->isVisible());

@@ -5,6 +5,7 @@
 #include "costdelegate.h"
 #include "functionlistmodel.h"
 #include "modeldata.h"
+#include "patience.h"
 #include "widgettestutil.h"
 
 #include "scorch/import.h"
@@ -26,6 +27,7 @@
 
 using namespace scorch;
 using scorch::test::findRow;
+using scorch::test::kPatienceMs;
 
 namespace {
 
@@ -189,7 +191,7 @@ private Q_SLOTS:
         // Typing filters after a pause.
         QTest::keyClicks(tables.filterEdit(), QStringLiteral("parse"));
         QCOMPARE(topDown->rowCount(), 2);
-        QTRY_COMPARE(flat->rowCount(), 1);
+        QTRY_COMPARE_WITH_TIMEOUT(flat->rowCount(), 1, kPatienceMs);
         QCOMPARE(topDown->rowCount(), 1);
     }
 

@@ -2,6 +2,7 @@
 #include "calltreemodel.h"
 #include "calltreetables.h"
 #include "flamegraphpanel.h"
+#include "patience.h"
 #include "profiletab.h"
 #include "scorch/builder.h"
 #include "sourceview.h"
@@ -23,6 +24,7 @@
 #include <set>
 
 using namespace scorch;
+using scorch::test::kPatienceMs;
 
 namespace {
 
@@ -357,7 +359,7 @@ void TestSourceView::profileTabFollowsSelection() {
     tab.show();
     QElapsedTimer timer;
     timer.start();
-    while (timer.elapsed() < 20000 &&
+    while (timer.elapsed() < kPatienceMs &&
            !(tab.state() == ProfileTab::State::Loaded && tab.tables()->tableData() &&
              tab.tables()->tableData()->chart == tab.panel()->data()))
         QTest::qWait(10);
@@ -403,7 +405,7 @@ void TestSourceView::profileTabFollowsSelection() {
     ProfileTab folded(test::flameFixture("simple.folded"));
     folded.show();
     timer.restart();
-    while (timer.elapsed() < 20000 && folded.state() != ProfileTab::State::Loaded)
+    while (timer.elapsed() < kPatienceMs && folded.state() != ProfileTab::State::Loaded)
         QTest::qWait(10);
     QVERIFY(!folded.sourceView()->isVisible());
 
@@ -421,7 +423,7 @@ void TestSourceView::profileTabFollowsSelection() {
     ProfileTab speedscope(json);
     speedscope.show();
     timer.restart();
-    while (timer.elapsed() < 20000 && speedscope.state() != ProfileTab::State::Loaded)
+    while (timer.elapsed() < kPatienceMs && speedscope.state() != ProfileTab::State::Loaded)
         QTest::qWait(10);
     QVERIFY(speedscope.sourceView()->isVisible());
     QSettings().clear();
