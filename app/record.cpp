@@ -33,12 +33,18 @@ constexpr const char* kRecordUsage =
     "                       ptrace: interrupts every thread, also samples blocked threads (wall-clock)\n"
     "  -o, --output FILE    the recording (default scorch.rec)\n"
     "  -h, --help           show this help\n"
-    "The target is detached and keeps running when the recording stops (Ctrl+C, SIGTERM, duration).\n";
+    "The target is detached and keeps running when the recording stops (Ctrl+C, SIGTERM, duration).\n"
+    "SIGUSR1 prints the number of samples so far (as dd prints its progress).\n";
 
 std::atomic<int> gSignal{0};
+std::atomic<bool> gStatus{false};
 
 extern "C" void onSignal(int sig) {
     gSignal.store(sig);
+}
+
+extern "C" void onStatus(int) {
+    gStatus.store(true);
 }
 
 int usageError(const std::string& message) {
@@ -131,6 +137,8 @@ int record(int argc, char** argv) {
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
     sigaction(SIGHUP, &sa, nullptr);
+    sa.sa_handler = onStatus;
+    sigaction(SIGUSR1, &sa, nullptr);
 
     const bool launch = !options.command.empty();
     auto sampler = std::make_unique<Sampler>(options);
@@ -166,6 +174,9 @@ int record(int argc, char** argv) {
             interrupted = sig;
             sampler->stop();
         }
+        if (gStatus.exchange(false))
+            std::fprintf(stderr, "scorch: %llu samples so far\n",
+                         static_cast<unsigned long long>(sampler->samples()));
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     sampler->wait();
