@@ -10,8 +10,9 @@ mode=$1 src=$2 out=$3
 case $mode in
 asan)
     # -O1 with line tables only: reports keep file:line, and the build takes much less time than -O2 -g
+    # test TIMEOUTs twice the normal build's: sanitized code runs several times slower
     cmake -S "$src" -B "$out" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
-        -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1" -DSCORCH_SANITIZE=ON -DSCORCH_NESTED=ON \
+        -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1" -DSCORCH_SANITIZE=ON -DSCORCH_NESTED=ON -DSCORCH_TEST_TIMEOUT_FACTOR=2 \
         > "$out.configure.log" 2>&1 || { cat "$out.configure.log"; exit 1; }
     cmake --build "$out" 2>&1 | tail -n 20
     # halt on the first report; leaks are reported for our code, Qt/fontconfig internals are suppressed
@@ -19,8 +20,8 @@ asan)
     export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
     export LSAN_OPTIONS=suppressions=$src/tests/sanitize/lsan.supp:print_suppressions=0
     export QT_QPA_PLATFORM=offscreen
-    # the packaging tests would only re-package the sanitized build
-    ctest --test-dir "$out" --output-on-failure -j2 -E '^(deb_install|appstream_validate|desktop_file_validate|mime_xml_valid)$'
+    # (the nested build has no packaging: its tests would only re-package the sanitized build)
+    ctest --test-dir "$out" --output-on-failure -j2
     ;;
 fuzz)
     secs=$4
