@@ -34,7 +34,7 @@ constexpr const char* kRecordUsage =
     "  -o, --output FILE    the recording (default scorch.rec)\n"
     "  -h, --help           show this help\n"
     "The target is detached and keeps running when the recording stops (Ctrl+C, SIGTERM, duration).\n"
-    "SIGUSR1 prints the number of samples so far (as dd prints its progress).\n";
+    "SIGUSR1 prints the samples so far and how many threads they come from (as dd prints its progress).\n";
 
 std::atomic<int> gSignal{0};
 std::atomic<bool> gStatus{false};
@@ -174,9 +174,14 @@ int record(int argc, char** argv) {
             interrupted = sig;
             sampler->stop();
         }
-        if (gStatus.exchange(false))
-            std::fprintf(stderr, "scorch: %llu samples so far\n",
-                         static_cast<unsigned long long>(sampler->samples()));
+        if (gStatus.exchange(false)) {
+            const Recording sofar = sampler->snapshot();
+            std::set<int64_t> sampled;
+            for (const RecordedSample& s : sofar.samples)
+                sampled.insert(s.tid);
+            std::fprintf(stderr, "scorch: %zu samples of %zu threads so far\n", sofar.samples.size(),
+                         sampled.size());
+        }
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     sampler->wait();
