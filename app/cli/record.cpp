@@ -27,9 +27,14 @@ constexpr std::string_view kNeedsOutput = "record: -o needs a file name";
 constexpr std::string_view kNeedsMode = "record: --mode is perf or ptrace";
 
 std::atomic<int> gSignal{0};
+std::atomic<bool> gStatus{false};
 
 extern "C" void onSignal(int sig) {
     gSignal.store(sig);
+}
+
+extern "C" void onStatus(int) {
+    gStatus.store(true);
 }
 
 int usageError(const std::string& message) {
@@ -89,6 +94,8 @@ int run(const Command&, const Args& args) {
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
     sigaction(SIGHUP, &sa, nullptr);
+    sa.sa_handler = onStatus;
+    sigaction(SIGUSR1, &sa, nullptr);
 
     const bool launch = !options.command.empty();
     auto sampler = std::make_unique<Sampler>(options);
@@ -123,6 +130,14 @@ int run(const Command&, const Args& args) {
         if (const int sig = gSignal.exchange(0)) {
             interrupted = sig;
             sampler->stop();
+        }
+        if (gStatus.exchange(false)) {
+            const Recording sofar = sampler->snapshot();
+            std::set<int64_t> sampled;
+            for (const RecordedSample& s : sofar.samples)
+                sampled.insert(s.tid);
+            std::fprintf(stderr, "scorch: %zu samples of %zu threads so far\n", sofar.samples.size(),
+                         sampled.size());
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
@@ -220,7 +235,9 @@ const Command& recordCommand() {
                      .help = "the recording (default scorch.rec)",
                      .missing = kNeedsOutput}},
         .footer = "The target is detached and keeps running when the recording stops (Ctrl+C, SIGTERM, "
-                  "duration).\n",
+                  "duration).\n"
+                  "SIGUSR1 prints the samples so far and how many threads they come from (as dd prints its "
+                  "progress).\n",
         .readsProfiles = false,
         .operands = {.operandsEndOptions = true},
         .run = run,

@@ -139,6 +139,14 @@ bool fastDisabled() {
     return off;
 }
 
+/// SCORCH_FAST_UNWIND_ONLY=1: libdw's unwinder is never used; a sample the fast path hands over keeps its
+/// first frame only. Which samples the fast path unwinds by itself then shows in the stacks, sample by
+/// sample (tst_perfdata).
+bool libdwDisabled() {
+    static const bool off = std::getenv("SCORCH_FAST_UNWIND_ONLY") != nullptr;
+    return off;
+}
+
 const Dwfl_Thread_Callbacks kThreadCallbacks = {
     nextThread, getThread, memoryRead, setInitialRegisters, nullptr, nullptr,
 };
@@ -366,6 +374,11 @@ bool DwarfUnwinder::unwind(int64_t pid, int64_t tid, uint64_t regMask, std::span
         c.regs = regs;
         if (d->fastUnwind(pid, c, stackStart, stack, maxFrames, out) == Impl::Fast::Done)
             return true;
+        uint64_t ip = 0;
+        if (libdwDisabled() && perfReg(c, 8, ip)) { // PERF_REG_X86_IP
+            out.push_back({ip, true});
+            return true;
+        }
     }
     std::unique_ptr<Process>& slot = d->processes[pid];
     if (!slot) {

@@ -1,6 +1,8 @@
 // Runs the real scorch binary for the command-line tests.
 #pragma once
 
+#include "patience.h"
+
 #include <QByteArray>
 #include <QProcess>
 #include <QString>
@@ -21,7 +23,7 @@ inline CliResult runScorch(const QStringList& args, const QByteArray& stdinData 
     if (!stdinData.isEmpty())
         p.write(stdinData);
     p.closeWriteChannel();
-    if (!p.waitForFinished(120000)) {
+    if (!p.waitForFinished(scorch::test::kPatienceMs)) {
         p.kill();
         p.waitForFinished();
         return {};

@@ -1,21 +1,39 @@
 // `scorch record` end to end: launch and attach, Ctrl+C (SIGINT) of the recorder leaves the target running
-// untraced, the recording opens with `scorch info`, usage errors.
+// untraced, the recording opens with `scorch info`, usage errors. No step waits for a fixed time: the
+// target works a fixed amount of CPU time or until told to stop, and waits are for events.
 #include "clirunner.h"
+#include "patience.h"
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QProcess>
+#include <QRegularExpression>
+#include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <csignal>
 #include <fstream>
 #include <string>
-#include <thread>
 
 namespace {
 
+using scorch::test::kPatienceMs;
 constexpr const char* kTarget = SCORCH_SAMPLER_TARGET;
+
+qsizetype taskCount(qint64 pid) {
+    return QDir(QStringLiteral("/proc/%1/task").arg(pid)).entryList(QDir::Dirs | QDir::NoDotAndDotDot).size();
+}
+
+/// The state letter of /proc/PID/stat (R, S, D, ...).
+char procState(qint64 pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string stat;
+    std::getline(in, stat);
+    const std::size_t close = stat.rfind(')');
+    return close != std::string::npos && close + 2 < stat.size() ? stat[close + 2] : '?';
+}
 
 bool refused(const CliResult& r) {
     return r.exitCode == 1 && (r.err.contains("was refused") || r.err.contains("not available"));
@@ -52,7 +70,7 @@ private Q_SLOTS:
         const QString out = m_dir.filePath(mode + QStringLiteral(".rec"));
         const CliResult r =
             runScorch({QStringLiteral("record"), QStringLiteral("--mode"), mode, QStringLiteral("-o"), out,
-                       QStringLiteral("--"), QString::fromUtf8(kTarget), QStringLiteral("0.8")});
+                       QStringLiteral("--"), QString::fromUtf8(kTarget), QStringLiteral("cpu=0.3")});
         if (refused(r))
             QSKIP(r.err.constData());
         QVERIFY2(r.exitCode == 0, r.err.constData());
@@ -73,31 +91,52 @@ private Q_SLOTS:
     void interruptLeavesTargetRunning() {
         QFETCH(QString, mode);
         QProcess target;
-        target.start(QString::fromUtf8(kTarget), {QStringLiteral("2.5")});
+        target.start(QString::fromUtf8(kTarget), {QStringLiteral("wait")}); // works until SIGUSR1
         QVERIFY(target.waitForStarted());
         const qint64 pid = target.processId();
-        // Attach once the worker threads run (on a loaded machine the target may still be starting).
-        const QString task = QStringLiteral("/proc/%1/task").arg(pid);
-        QTRY_VERIFY_WITH_TIMEOUT(QDir(task).entryList(QDir::Dirs | QDir::NoDotAndDotDot).size() >= 3, 5000);
+        auto endTarget = qScopeGuard([&] {
+            kill(static_cast<pid_t>(pid), SIGUSR1);
+            target.waitForFinished(kPatienceMs);
+        });
+        // Attach once all four threads run.
+        QTRY_VERIFY_WITH_TIMEOUT(taskCount(pid) >= 4, kPatienceMs);
         const QString out = m_dir.filePath(QStringLiteral("int-") + mode + QStringLiteral(".rec"));
         QProcess rec;
         rec.start(QString::fromUtf8(SCORCH_BINARY),
                   {QStringLiteral("record"), QStringLiteral("--mode"), mode, QStringLiteral("-p"),
                    QString::number(pid), QStringLiteral("-o"), out});
         QVERIFY(rec.waitForStarted());
-        std::this_thread::sleep_for(std::chrono::milliseconds(1000));
-        QVERIFY(rec.state() == QProcess::Running || rec.exitCode() == 1);
+        QByteArray err;
+        auto readErr = [&] {
+            err += rec.readAllStandardError();
+            return rec.state() != QProcess::Running || err.contains("scorch: recording pid");
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(readErr(), kPatienceMs);
         if (rec.state() != QProcess::Running) {
-            const QByteArray err = rec.readAllStandardError();
-            target.kill();
-            target.waitForFinished();
+            rec.waitForFinished();
+            err += rec.readAllStandardError();
             if (err.contains("was refused") || err.contains("not available"))
                 QSKIP(err.constData());
             QFAIL(err.constData());
         }
+        // Interrupt once every thread that can be sampled has samples (perf: the three working ones; ptrace
+        // also the main thread, which waits): SIGUSR1 makes the recorder say how many it has.
+        const qulonglong threads = mode == QStringLiteral("perf") ? 3 : 4;
+        const QRegularExpression soFar(QStringLiteral("scorch: \\d+ samples of (\\d+) threads so far"));
+        auto haveSamples = [&] {
+            err += rec.readAllStandardError();
+            auto it = soFar.globalMatch(QString::fromUtf8(err));
+            qulonglong sampled = 0;
+            while (it.hasNext())
+                sampled = it.next().captured(1).toULongLong();
+            if (sampled < threads)
+                kill(static_cast<pid_t>(rec.processId()), SIGUSR1);
+            return sampled >= threads;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(haveSamples(), kPatienceMs);
         kill(static_cast<pid_t>(rec.processId()), SIGINT);
-        QVERIFY(rec.waitForFinished(5000));
-        const QByteArray err = rec.readAllStandardError();
+        QVERIFY(rec.waitForFinished(kPatienceMs));
+        err += rec.readAllStandardError();
         QVERIFY2(rec.exitStatus() == QProcess::NormalExit && rec.exitCode() == 0, err.constData());
         QVERIFY(QFile::exists(out));
         // The target runs on, untraced and not stopped.
@@ -106,7 +145,9 @@ private Q_SLOTS:
         QCOMPARE(tracer, QStringLiteral("TracerPid: 0"));
         QVERIFY2(!state.contains(QStringLiteral("stopped")) && !state.contains(QStringLiteral("tracing")),
                  qPrintable(state));
-        QVERIFY(target.waitForFinished(10000));
+        endTarget.dismiss();
+        kill(static_cast<pid_t>(pid), SIGUSR1);
+        QVERIFY(target.waitForFinished(kPatienceMs));
         QCOMPARE(target.exitStatus(), QProcess::NormalExit);
         QCOMPARE(target.exitCode(), 0);
         QVERIFY(target.readAllStandardOutput().contains("errors=0"));
@@ -114,7 +155,10 @@ private Q_SLOTS:
         QVERIFY2(info.exitCode == 0, info.err.constData());
         const CliResult folded = runScorch({QStringLiteral("collapse"), out});
         QCOMPARE(folded.exitCode, 0);
-        QVERIFY(folded.out.contains("busy_work"));
+        // the samples of the worker threads, symbolized (at least two of them are among the sampled threads)
+        QVERIFY2(folded.out.contains("busy_work") || folded.out.contains("recurse_leaf") ||
+                     folded.out.contains("late_work"),
+                 folded.out.constData());
     }
 
     void usageErrors() {
@@ -146,13 +190,19 @@ private Q_SLOTS:
         // perf samples running threads only: an attached `sleep` gives no samples, and that is said, not
         // written.
         QProcess idle;
-        idle.start(QStringLiteral("sleep"), {QStringLiteral("10")});
+        idle.start(QStringLiteral("sleep"), {QStringLiteral("600")});
         QVERIFY(idle.waitForStarted());
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        const qint64 pid = idle.processId();
+        // Attach once it sleeps: `sleep` itself (not the forked test process before exec), blocked.
+        QTRY_VERIFY_WITH_TIMEOUT(QFileInfo(QStringLiteral("/proc/%1/exe").arg(pid))
+                                         .symLinkTarget()
+                                         .endsWith(QStringLiteral("/sleep")) &&
+                                     procState(pid) == 'S',
+                                 kPatienceMs);
         const QString out = m_dir.filePath(QStringLiteral("idle.rec"));
         const CliResult r =
             runScorch({QStringLiteral("record"), QStringLiteral("-d"), QStringLiteral("0.3"),
-                       QStringLiteral("-o"), out, QStringLiteral("-p"), QString::number(idle.processId())});
+                       QStringLiteral("-o"), out, QStringLiteral("-p"), QString::number(pid)});
         idle.kill();
         idle.waitForFinished();
         if (refused(r))

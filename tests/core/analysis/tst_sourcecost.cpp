@@ -1,4 +1,5 @@
 // Source-line costs: the per-function analysis, the source file locator and perf script srclines.
+#include "patience.h"
 #include "scorch/builder.h"
 #include "scorch/foldedwriter.h"
 #include "scorch/sourcecost.h"
@@ -398,7 +399,8 @@ void TestSourceCost::perfSrclineRecordedHere() {
     auto run = [](const QString& program, const QStringList& args, QByteArray* out = nullptr) {
         QProcess p;
         p.start(program, args);
-        if (!p.waitForFinished(60000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0)
+        if (!p.waitForFinished(scorch::test::kPatienceMs) || p.exitStatus() != QProcess::NormalExit ||
+            p.exitCode() != 0)
             return false;
         if (out)
             *out = p.readAllStandardOutput();

@@ -1,6 +1,7 @@
 // Interactive flame graph SVG: well-formed XML, frames and their counts against the call tree, merging of
 // narrow frames, icicle orientation, palettes, escaping, and the embedded script.
 #include "exporttestutil.h"
+#include "patience.h"
 
 #include "scorch/export.h"
 #include "scorch/flamecolors.h"
@@ -115,7 +116,7 @@ QJsonArray runScript(const ParsedSvg& svg, const QJsonArray& actions) {
                    write(QStringLiteral("script.js"), svg.script.toUtf8()),
                    write(QStringLiteral("frames.json"), QJsonDocument(frames).toJson()),
                    write(QStringLiteral("actions.json"), QJsonDocument(actions).toJson())});
-    p.waitForFinished(30000);
+    p.waitForFinished(scorch::test::kPatienceMs);
     if (p.exitCode() != 0)
         qWarning() << p.readAllStandardError();
     QJsonArray states;

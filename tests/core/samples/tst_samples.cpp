@@ -1,5 +1,6 @@
 // The sample store and its queries: a time range re-aggregated from the store equals importing the input cut
 // at the same timestamps; thread subsets; empty ranges; activity and on-stack series against direct counts.
+#include "patience.h"
 #include "scorch/foldedwriter.h"
 #include "scorch/import.h"
 #include "scorch/samples.h"
@@ -16,6 +17,7 @@
 #include <sstream>
 
 using namespace scorch;
+using scorch::test::kPatienceMs;
 
 namespace {
 
@@ -502,7 +504,7 @@ private Q_SLOTS:
         QProcess p;
         p.start(perf, {QStringLiteral("script"), QStringLiteral("-i"), data, QStringLiteral("--ns"),
                        QStringLiteral("-F"), QStringLiteral("tid,time,period,event")});
-        QVERIFY(p.waitForFinished(60000));
+        QVERIFY(p.waitForFinished(kPatienceMs));
         if (p.exitCode() != 0)
             QSKIP("perf script cannot read the fixture here");
         struct Sample {

@@ -5,6 +5,7 @@
 
 #include "native/symtest.h"
 #include "native/symtest_probe.h"
+#include "patience.h"
 #include "testutil.h"
 
 #include <QCoreApplication>
@@ -23,6 +24,7 @@
 #include <string>
 
 using namespace scorch;
+using scorch::test::kPatienceMs;
 using symtest::locate;
 using symtest::Location;
 using symtest::markerLine;
@@ -69,7 +71,7 @@ ElfFileInfoForTest elfLoads(const QString& path) {
     ElfFileInfoForTest info;
     QProcess p;
     p.start(QStringLiteral("readelf"), {QStringLiteral("-lW"), path});
-    if (!p.waitForFinished(30000))
+    if (!p.waitForFinished(kPatienceMs))
         return info;
     for (const QString& line : QString::fromUtf8(p.readAllStandardOutput()).split(u'\n')) {
         const QStringList f = line.simplified().split(u' ');
@@ -561,7 +563,7 @@ private Q_SLOTS:
         QProcess p;
         p.start(objdump, {QStringLiteral("-d"), QStringLiteral("-j"), QStringLiteral(".plt"),
                           QStringLiteral("-j"), QStringLiteral(".plt.sec"), exe});
-        QVERIFY(p.waitForFinished(60000));
+        QVERIFY(p.waitForFinished(kPatienceMs));
         const QString listing = QString::fromUtf8(p.readAllStandardOutput());
         static const QRegularExpression label(QStringLiteral("^([0-9a-f]+) <([^>]+)@plt>:$"),
                                               QRegularExpression::MultilineOption);

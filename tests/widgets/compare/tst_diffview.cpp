@@ -8,6 +8,7 @@
 #include "flame/breadcrumbbar.h"
 #include "flame/searchbar.h"
 #include "mainwindow.h"
+#include "patience.h"
 #include "profiletab.h"
 #include "widgettestutil.h"
 
@@ -31,6 +32,7 @@
 #include <set>
 
 using namespace scorch;
+using scorch::test::kPatienceMs;
 
 namespace {
 
@@ -107,12 +109,12 @@ private Q_SLOTS:
 
     void syncZoomAndSelection() {
         auto v = makeView();
-        QTRY_VERIFY(v->isReady());
+        QTRY_VERIFY_WITH_TIMEOUT(v->isReady(), kPatienceMs);
         v->setMode(CompareView::Mode::SideBySide);
         FlameGraphView* before = chart(*v, "before");
         FlameGraphView* after = chart(*v, "after");
         FlameGraphView* diff = chart(*v, "diff");
-        QTRY_VERIFY(before->isVisible() && before->width() > 300);
+        QTRY_VERIFY_WITH_TIMEOUT(before->isVisible() && before->width() > 300, kPatienceMs);
         const NodeId a = node(*v, {"m", "a"}), gone = node(*v, {"m", "gone"}), m = node(*v, {"m"});
         QVERIFY(a != kRootNode && gone != kRootNode);
 
@@ -157,16 +159,16 @@ private Q_SLOTS:
 
     void syncSearchAndHover() {
         auto v = makeView();
-        QTRY_VERIFY(v->isReady());
+        QTRY_VERIFY_WITH_TIMEOUT(v->isReady(), kPatienceMs);
         v->focusSearch();
         part<SearchBar>(*v, "compareSearch")->lineEdit()->setText(QStringLiteral("gone"));
         for (const char* side : {"before", "after", "diff"})
-            QTRY_COMPARE(chart(*v, side)->search().pattern, std::string("gone"));
+            QTRY_COMPARE_WITH_TIMEOUT(chart(*v, side)->search().pattern, std::string("gone"), kPatienceMs);
 
         FlameGraphView* diff = chart(*v, "diff");
         const NodeId b = node(*v, {"m", "b"});
         QTest::mouseMove(diff, diff->nodeRect(b).center().toPoint());
-        QTRY_COMPARE(diff->hoveredNode(), std::optional<NodeId>(b));
+        QTRY_COMPARE_WITH_TIMEOUT(diff->hoveredNode(), std::optional<NodeId>(b), kPatienceMs);
         QCOMPARE(chart(*v, "before")->hoveredNode(), std::optional<NodeId>(b));
         QCOMPARE(chart(*v, "after")->hoveredNode(), std::optional<NodeId>(b));
         // the tooltip names both costs and the change
@@ -178,9 +180,9 @@ private Q_SLOTS:
 
     void differentialColours() {
         auto v = makeView();
-        QTRY_VERIFY(v->isReady());
+        QTRY_VERIFY_WITH_TIMEOUT(v->isReady(), kPatienceMs);
         FlameGraphView* diff = chart(*v, "diff");
-        QTRY_VERIFY(diff->isVisible() && diff->width() > 600);
+        QTRY_VERIFY_WITH_TIMEOUT(diff->isVisible() && diff->width() > 600, kPatienceMs);
         const NodeId a = node(*v, {"m", "a"}), b = node(*v, {"m", "b"}), gone = node(*v, {"m", "gone"}),
                      added = node(*v, {"m", "new"});
         // after widths, removed stacks shown at their before width
@@ -228,7 +230,7 @@ private Q_SLOTS:
 
     void summaryTable() {
         auto v = makeView();
-        QTRY_VERIFY(v->isReady());
+        QTRY_VERIFY_WITH_TIMEOUT(v->isReady(), kPatienceMs);
         QVERIFY2(part<QLabel>(*v, "totals")->text().contains(QStringLiteral("0.947")), // 18 / 19
                  qPrintable(part<QLabel>(*v, "totals")->text()));
         QAbstractItemModel* m = part<QTableView>(*v, "functions")->model();
@@ -274,7 +276,7 @@ private Q_SLOTS:
         QVERIFY(rowB >= 0);
         QTableView* table = part<QTableView>(*v, "functions");
         table->setFocus(); // focus alone (Qt makes a row current) selects nothing
-        QTRY_VERIFY(table->hasFocus());
+        QTRY_VERIFY_WITH_TIMEOUT(table->hasFocus(), kPatienceMs);
         QCOMPARE(chart(*v, "diff")->selectedNode(), kRootNode);
         const QRect cell = table->visualRect(m->index(rowB, 0));
         QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, cell.center());
@@ -298,7 +300,7 @@ private Q_SLOTS:
 
     void normalizeRebuilds() {
         auto v = makeView();
-        QTRY_VERIFY(v->isReady());
+        QTRY_VERIFY_WITH_TIMEOUT(v->isReady(), kPatienceMs);
         const NodeId a = node(*v, {"m", "a"});
         v->zoomAll(a);
         QCOMPARE(chart(*v, "diff")->zoomRoot(), a);
@@ -306,7 +308,7 @@ private Q_SLOTS:
         o.normalize = true;
         v->setDiffOptions(o);
         QVERIFY(!v->isReady());
-        QTRY_VERIFY(v->isReady());
+        QTRY_VERIFY_WITH_TIMEOUT(v->isReady(), kPatienceMs);
         // the same stacks: the zoom stays where it was, in every chart
         for (const char* side : {"before", "after", "diff"})
             QCOMPARE(chart(*v, side)->zoomRoot(), a);
@@ -339,7 +341,7 @@ private Q_SLOTS:
         auto* cancel = tab->findChild<QPushButton*>();
         QVERIFY(cancel && cancel->isVisible());
         QTest::mouseClick(cancel, Qt::LeftButton);
-        QTRY_COMPARE_WITH_TIMEOUT(tab->state(), CompareTab::State::Cancelled, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(tab->state(), CompareTab::State::Cancelled, kPatienceMs);
         QVERIFY2(tab->messageText().contains(QStringLiteral("cancelled")), qPrintable(tab->messageText()));
         QVERIFY(!tab->progressBar(0)->isVisible());
         QVERIFY(!tab->view()->isReady());
@@ -357,7 +359,7 @@ private Q_SLOTS:
             test::fromText(sample(4, "/usr/lib/libjson.so") + sample(9, "/opt/a/libxml.so")));
         CompareView v;
         v.setProfiles(before, after, QStringLiteral("a"), QStringLiteral("b"));
-        QTRY_VERIFY(v.isReady());
+        QTRY_VERIFY_WITH_TIMEOUT(v.isReady(), kPatienceMs);
         auto parseFrames = [&] {
             const auto diff = diffOf(v);
             const Profile& d = *diff;
@@ -369,7 +371,7 @@ private Q_SLOTS:
         QCOMPARE(parseFrames(), 2);
         QVERIFY(part<QCheckBox>(v, "matchModules")->isChecked());
         part<QCheckBox>(v, "matchModules")->click();
-        QTRY_VERIFY(v.isReady());
+        QTRY_VERIFY_WITH_TIMEOUT(v.isReady(), kPatienceMs);
         QCOMPARE(parseFrames(), 1);
         QVERIFY(part<QLabel>(v, "totals")->text().contains(QStringLiteral("function name")));
     }
@@ -391,8 +393,8 @@ private Q_SLOTS:
         auto* tab = qobject_cast<CompareTab*>(w.tabs()->currentWidget());
         QVERIFY(tab);
         QCOMPARE(tab->title(), QStringLiteral("before.folded ↔ after.folded"));
-        QTRY_COMPARE_WITH_TIMEOUT(tab->state(), CompareTab::State::Loaded, 20000);
-        QTRY_VERIFY(tab->view()->isReady());
+        QTRY_COMPARE_WITH_TIMEOUT(tab->state(), CompareTab::State::Loaded, kPatienceMs);
+        QTRY_VERIFY_WITH_TIMEOUT(tab->view()->isReady(), kPatienceMs);
         QCOMPARE(diffOf(*tab->view())->tree.grandTotal(kDelta), int64_t(-1));
         QVERIFY(w.windowTitle().contains(QStringLiteral("↔")));
 
@@ -400,7 +402,7 @@ private Q_SLOTS:
         w.openArguments({QStringLiteral("--diff"), before, dir.filePath(QStringLiteral("missing.folded"))});
         auto* bad = qobject_cast<CompareTab*>(w.tabs()->currentWidget());
         QVERIFY(bad && bad != tab);
-        QTRY_COMPARE_WITH_TIMEOUT(bad->state(), CompareTab::State::Failed, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(bad->state(), CompareTab::State::Failed, kPatienceMs);
         QVERIFY2(bad->messageText().contains(QStringLiteral("missing.folded")),
                  qPrintable(bad->messageText()));
         Q_EMIT w.tabs()->tabCloseRequested(w.tabs()->indexOf(bad));
@@ -409,8 +411,9 @@ private Q_SLOTS:
         // File > Compare… offers the open tabs, the last two preselected: two loaded profiles, no reload
         auto* t1 = w.openFile(before);
         auto* t2 = w.openFile(after);
-        QTRY_VERIFY_WITH_TIMEOUT(
-            t1->state() == ProfileTab::State::Loaded && t2->state() == ProfileTab::State::Loaded, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(t1->state() == ProfileTab::State::Loaded &&
+                                     t2->state() == ProfileTab::State::Loaded,
+                                 kPatienceMs);
         QAction* compareAction = nullptr;
         for (QAction* menu : w.menuBar()->actions())
             for (QAction* a : menu->menu() ? menu->menu()->actions() : QList<QAction*>())
@@ -432,14 +435,14 @@ private Q_SLOTS:
         auto* fromTabs = qobject_cast<CompareTab*>(w.tabs()->currentWidget());
         QVERIFY(fromTabs);
         QCOMPARE(fromTabs->state(), CompareTab::State::Loaded); // at once: the profiles were loaded
-        QTRY_VERIFY(fromTabs->view()->isReady());
+        QTRY_VERIFY_WITH_TIMEOUT(fromTabs->view()->isReady(), kPatienceMs);
         QCOMPARE(diffOf(*fromTabs->view())->tree.grandTotal(scorch::kAfter), int64_t(18));
 
         // with the options of `scorch diff`
         w.openArguments({QStringLiteral("--diff"), QStringLiteral("--normalize"), before, after});
         auto* normalized = qobject_cast<CompareTab*>(w.tabs()->currentWidget());
         QVERIFY(normalized && normalized != tab);
-        QTRY_VERIFY_WITH_TIMEOUT(normalized->view()->isReady(), 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(normalized->view()->isReady(), kPatienceMs);
         QVERIFY(part<QCheckBox>(*normalized->view(), "normalize")->isChecked());
         QCOMPARE(diffOf(*normalized->view())->tree.grandTotal(scorch::kBefore), int64_t(9 + 4 + 3));
 
@@ -447,11 +450,11 @@ private Q_SLOTS:
         QProcess bogus;
         bogus.start(QStringLiteral(SCORCH_BINARY),
                     {QStringLiteral("--diff"), QStringLiteral("--bogus"), before, after});
-        QVERIFY(bogus.waitForFinished(20000));
+        QVERIFY(bogus.waitForFinished(kPatienceMs));
         QCOMPARE(bogus.exitCode(), 2);
         QProcess p;
         p.start(QStringLiteral(SCORCH_BINARY), {QStringLiteral("--diff"), before});
-        QVERIFY(p.waitForFinished(20000));
+        QVERIFY(p.waitForFinished(kPatienceMs));
         QCOMPARE(p.exitCode(), 2);
         QVERIFY(p.readAllStandardError().contains(
             "Usage: scorch --diff [--normalize] [--strip-hex] BEFORE AFTER"));

@@ -2,6 +2,7 @@
 #include "flame/breadcrumbbar.h"
 #include "flame/flamegraphpanel.h"
 #include "flame/searchbar.h"
+#include "patience.h"
 #include "widgettestutil.h"
 
 #include "scorch/import.h"
@@ -20,6 +21,7 @@
 
 using namespace scorch;
 using scorch::test::flameFixture;
+using scorch::test::kPatienceMs;
 using scorch::test::loadShared;
 using scorch::test::nodeByPath;
 
@@ -81,7 +83,7 @@ private Q_SLOTS:
         qsizetype changes = 0;
         auto emitted = [&]() -> std::shared_ptr<const ChartData> {
             ++changes;
-            if (!QTest::qWaitFor([&] { return spy.size() >= changes; }, 20000) || spy.size() != changes)
+            if (!QTest::qWaitFor([&] { return spy.size() >= changes; }, kPatienceMs) || spy.size() != changes)
                 return nullptr;
             const auto data = spy.at(changes - 1).at(0).value<std::shared_ptr<const ChartData>>();
             return data == panel.data() ? data : nullptr;
@@ -151,7 +153,7 @@ private Q_SLOTS:
         QCOMPARE(panel.data(), before);                 // derived off the GUI thread, delivered through
         QCOMPARE(panel.view()->data(), before);         // its event loop; until then the old chart stays
         QCOMPARE(spy.size(), 0);
-        QTRY_COMPARE(spy.size(), 1);
+        QTRY_COMPARE_WITH_TIMEOUT(spy.size(), 1, kPatienceMs);
         QCOMPARE(panel.view()->data(), panel.data());
         QCOMPARE(panel.data()->tree.grandTotal(0), 30);
         QCOMPARE(panel.data()->transforms.size(), std::size_t{1});
@@ -167,7 +169,7 @@ private Q_SLOTS:
 
         // Hide a: the total stays, b moves up under main.
         trigger(panel.view(), nodeByPath(*panel.data(), {"main", "a"}), "hide");
-        QTRY_COMPARE(panel.data()->transforms.size(), std::size_t{1});
+        QTRY_COMPARE_WITH_TIMEOUT(panel.data()->transforms.size(), std::size_t{1}, kPatienceMs);
         QCOMPARE(panel.data()->tree.grandTotal(0), 40);
         const NodeId b = nodeByPath(*panel.data(), {"main", "b"});
         QVERIFY(b != kRootNode);
@@ -187,7 +189,7 @@ private Q_SLOTS:
         const NodeId rec = nodeByPath(*panel.data(), {"main", "rec"});
         QVERIFY(nodeByPath(*panel.data(), {"main", "rec", "work", "rec", "leaf"}) != kRootNode);
         trigger(panel.view(), rec, "collapseRecursion");
-        QTRY_COMPARE(panel.data()->transforms.size(), std::size_t{1});
+        QTRY_COMPARE_WITH_TIMEOUT(panel.data()->transforms.size(), std::size_t{1}, kPatienceMs);
         QCOMPARE(panel.data()->tree.grandTotal(0), 20);
         QCOMPARE(nodeByPath(*panel.data(), {"main", "rec", "work", "rec"}), kRootNode);
         QCOMPARE(panel.data()->tree.total(0, nodeByPath(*panel.data(), {"main", "rec", "leaf"})), 15);
@@ -206,7 +208,7 @@ private Q_SLOTS:
         panel.view()->setFocus();
         QTest::keyClick(panel.view(), Qt::Key_F, Qt::ControlModifier);
         QVERIFY(bar->isVisible());
-        QTRY_VERIFY(bar->lineEdit()->hasFocus());
+        QTRY_VERIFY_WITH_TIMEOUT(bar->lineEdit()->hasFocus(), kPatienceMs);
 
         QTest::keyClicks(bar->lineEdit(), QStringLiteral("rec"));
         QTest::keyClick(bar->lineEdit(), Qt::Key_Return); // applies at once and selects the first match
@@ -229,7 +231,8 @@ private Q_SLOTS:
         bar->regexButton()->click();
         QCOMPARE(bar->resultLabel()->text(), QStringLiteral("Matched: 20 (100.0% of total)"));
         bar->lineEdit()->setText(QStringLiteral("(unclosed"));
-        QTRY_COMPARE(bar->resultLabel()->text(), QStringLiteral("Invalid regular expression"));
+        QTRY_COMPARE_WITH_TIMEOUT(bar->resultLabel()->text(), QStringLiteral("Invalid regular expression"),
+                                  kPatienceMs);
 
         QTest::keyClick(bar->lineEdit(), Qt::Key_Escape);
         QVERIFY(!bar->isVisible());
@@ -286,17 +289,17 @@ private Q_SLOTS:
         const int64_t all = panel.data()->tree.grandTotal(0);
         QVERIFY(profile->threads.size() >= 2);
         panel.setThreads({0});
-        QTRY_COMPARE(panel.data()->threads, std::vector<uint32_t>{0});
+        QTRY_COMPARE_WITH_TIMEOUT(panel.data()->threads, std::vector<uint32_t>{0}, kPatienceMs);
         QVERIFY(panel.data()->tree.grandTotal(0) < all);
         // Focus on a frame of this thread keeps the thread filter.
         const FrameId f = frameNamed(*profile, "start_thread");
         QVERIFY(f.value != 0);
         panel.addTransform({TreeTransform::Kind::Focus, f});
-        QTRY_COMPARE(panel.data()->transforms.size(), std::size_t{1});
+        QTRY_COMPARE_WITH_TIMEOUT(panel.data()->transforms.size(), std::size_t{1}, kPatienceMs);
         QCOMPARE(panel.data()->threads, std::vector<uint32_t>{0});
         QVERIFY(panel.data()->tree.grandTotal(0) <= all);
         panel.setThreads({});
-        QTRY_VERIFY(panel.data()->threads.empty());
+        QTRY_VERIFY_WITH_TIMEOUT(panel.data()->threads.empty(), kPatienceMs);
         QCOMPARE(panel.data()->transforms.size(), std::size_t{1});
     }
 };

@@ -1,6 +1,7 @@
 // FlameGraphView: layout/LOD, navigation with real input events, search, rendering, context menu.
 #include "flame/flamegraphview.h"
 #include "flame/flamepalette.h"
+#include "patience.h"
 #include "scorch/flamelayout.h"
 #include "widgettestutil.h"
 
@@ -18,6 +19,7 @@
 
 using namespace scorch;
 using scorch::test::flameFixture;
+using scorch::test::kPatienceMs;
 using scorch::test::loadShared;
 using scorch::test::nodeByPath;
 
@@ -222,8 +224,8 @@ private Q_SLOTS:
         const NodeId c = nodeByPath(*m_simple, {"main", "c"});
         QTest::mouseClick(view.get(), Qt::LeftButton, {}, centreOf(view->nodeRect(c)));
         QCOMPARE(view->zoomRoot(), c);
-        QTRY_COMPARE(view->visibleStart(), 30.0);
-        QTRY_COMPARE(view->visibleEnd(), 40.0);
+        QTRY_COMPARE_WITH_TIMEOUT(view->visibleStart(), 30.0, kPatienceMs);
+        QTRY_COMPARE_WITH_TIMEOUT(view->visibleEnd(), 40.0, kPatienceMs);
     }
 
     void keyboardNavigation() {
