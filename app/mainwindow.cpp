@@ -130,6 +130,14 @@ void MainWindow::createViewMenu() {
         else if (auto* c = qobject_cast<CompareTab*>(m_tabs->currentWidget()); c && c->view()->isReady())
             c->view()->focusSearch();
     });
+    const auto findNext = [this](bool backwards) {
+        if (ProfileTab* t = currentTab(); t && t->state() == ProfileTab::State::Loaded)
+            t->panel()->findNext(backwards);
+        else if (auto* c = qobject_cast<CompareTab*>(m_tabs->currentWidget()); c && c->view()->isReady())
+            c->view()->findNext(backwards);
+    };
+    view->addAction(tr("Find &Next"), QKeySequence::FindNext, this, [findNext] { findNext(false); });
+    view->addAction(tr("Find Pre&vious"), QKeySequence::FindPrevious, this, [findNext] { findNext(true); });
 }
 
 void MainWindow::createStatusWidgets() {

@@ -28,6 +28,13 @@ void CompareView::focusSearch() {
     m_search->lineEdit()->selectAll();
 }
 
+void CompareView::findNext(bool backwards) {
+    if (m_search->isHidden() || m_search->lineEdit()->text().isEmpty())
+        focusSearch();
+    else
+        primaryView()->nextMatch(backwards);
+}
+
 void CompareView::zoomAll(NodeId node) {
     syncZoom(nullptr, node);
 }

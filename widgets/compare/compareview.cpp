@@ -114,6 +114,10 @@ CompareView::CompareView(QWidget* parent)
             v->setSearch({});
     });
     for (FlameGraphView* v : m_views) {
+        connect(v, &FlameGraphView::matchPositionChanged, this, [this, v](int index, int count) {
+            if (v == primaryView())
+                m_search->setPosition(index, count);
+        });
         connect(v, &FlameGraphView::searchResultChanged, this,
                 [this, v](int nodes, qint64 matched, qint64 all) {
                     if (v != primaryView() || !m_diff)

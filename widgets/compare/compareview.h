@@ -58,6 +58,8 @@ public:
     void setOrientation(FlameGraphView::Orientation orientation);
 
     void focusSearch();
+    /// F3 / Shift+F3 over the primary chart (as FlameGraphPanel::findNext).
+    void findNext(bool backwards = false);
     /// Zooms every chart to `node` (or, where it does not exist, to its deepest ancestor that does).
     void zoomAll(NodeId node);
 

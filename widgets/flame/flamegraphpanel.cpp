@@ -125,6 +125,7 @@ FlameGraphPanel::FlameGraphPanel(QWidget* parent)
     connect(m_view, &FlameGraphView::historyChanged, this, &FlameGraphPanel::updateHistoryActions);
     connect(m_view, &FlameGraphView::transformRequested, this, &FlameGraphPanel::addTransform);
     connect(m_view, &FlameGraphView::searchResultChanged, this, &FlameGraphPanel::updateSearchResult);
+    connect(m_view, &FlameGraphView::matchPositionChanged, m_search, &SearchBar::setPosition);
     connect(m_view, &FlameGraphView::nodeSelected, this, [this](NodeId n) {
         const QRect row = m_view->rowRect(m_view->data() ? m_view->data()->tree.depth(n) : 0);
         m_scroll->ensureVisible(m_scroll->horizontalScrollBar()->value(), row.center().y(), 0, row.height());
@@ -254,6 +255,13 @@ void FlameGraphPanel::focusSearch() {
     m_search->show();
     m_search->lineEdit()->setFocus(Qt::ShortcutFocusReason);
     m_search->lineEdit()->selectAll();
+}
+
+void FlameGraphPanel::findNext(bool backwards) {
+    if (m_search->isHidden() || m_search->lineEdit()->text().isEmpty())
+        focusSearch();
+    else
+        m_view->nextMatch(backwards);
 }
 
 void FlameGraphPanel::closeSearch() {

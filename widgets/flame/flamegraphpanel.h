@@ -56,6 +56,9 @@ public:
 
     /// Shows the find bar and focuses its line edit (Ctrl+F).
     void focusSearch();
+    /// F3 / Shift+F3: steps to the next (previous) match, heaviest first; opens the find bar when no search
+    /// is active.
+    void findNext(bool backwards = false);
     /// Hides the find bar and clears the search (Esc in the find bar).
     void closeSearch();
 

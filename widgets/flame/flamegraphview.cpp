@@ -60,6 +60,17 @@ void FlameGraphView::Private::recomputeSearch() {
     for (NodeId n : matchingNodes(data->tree, matches))
         if (layout.width(n) > 0)
             matchList.push_back(n);
+    // Heaviest first: the first F3 goes where most of the matched cost is.
+    const std::size_t ct = data->costType;
+    if (ct < data->tree.costTypeCount())
+        std::stable_sort(matchList.begin(), matchList.end(), [&](NodeId a, NodeId b) {
+            return std::abs(data->tree.total(ct, a)) > std::abs(data->tree.total(ct, b));
+        });
+}
+
+int FlameGraphView::Private::matchIndexOf(NodeId n) const {
+    const auto it = std::find(matchList.begin(), matchList.end(), n);
+    return it == matchList.end() ? -1 : static_cast<int>(it - matchList.begin());
 }
 
 void FlameGraphView::Private::select(NodeId n) {
@@ -67,6 +78,8 @@ void FlameGraphView::Private::select(NodeId n) {
         return;
     selected = n;
     q->update();
+    if (!matchList.empty())
+        Q_EMIT q->matchPositionChanged(matchIndexOf(n), static_cast<int>(matchList.size()));
     Q_EMIT q->nodeSelected(n);
     if (n != kRootNode)
         Q_EMIT q->functionSelected(data->tree.frame(n));
@@ -210,6 +223,7 @@ void FlameGraphView::setSearch(const SearchQuery& query) {
         d->data->tree.size() && ct < d->data->tree.costTypeCount() ? d->data->tree.grandTotal(ct) : 0;
     const int64_t matched = d->matches.empty() ? 0 : matchedCost(d->data->tree, d->matches, ct);
     Q_EMIT searchResultChanged(static_cast<int>(d->matchList.size()), matched, total);
+    Q_EMIT matchPositionChanged(d->matchIndexOf(d->selected), static_cast<int>(d->matchList.size()));
 }
 
 SearchQuery FlameGraphView::search() const {
@@ -220,16 +234,19 @@ void FlameGraphView::nextMatch(bool backwards) {
     if (d->matchList.empty())
         return;
     const auto& list = d->matchList;
-    NodeId next;
-    if (backwards) {
-        auto it = std::lower_bound(list.begin(), list.end(), d->selected);
-        next = it == list.begin() ? list.back() : *(it - 1);
-    } else {
-        auto it = std::upper_bound(list.begin(), list.end(), d->selected);
-        next = it == list.end() ? list.front() : *it;
-    }
-    d->select(next);
-    d->ensureVisible(next);
+    const int count = static_cast<int>(list.size());
+    const int at = d->matchIndexOf(d->selected);
+    const int next = at < 0 ? (backwards ? count - 1 : 0) : (at + (backwards ? count - 1 : 1)) % count;
+    d->select(list[static_cast<std::size_t>(next)]);
+    d->ensureVisible(list[static_cast<std::size_t>(next)]);
+}
+
+const std::vector<NodeId>& FlameGraphView::matchOrder() const {
+    return d->matchList;
+}
+
+int FlameGraphView::currentMatch() const {
+    return d->matchIndexOf(d->selected);
 }
 
 NodeId FlameGraphView::zoomRoot() const {

@@ -53,8 +53,13 @@ public:
     /// Highlights matching frames and dims the rest; an empty pattern clears the search.
     void setSearch(const SearchQuery& query);
     SearchQuery search() const;
-    /// Steps the selection to the next (or previous) matching frame and makes it visible.
+    /// Steps the selection to the next (or previous) matching frame and makes it visible. Matches are
+    /// visited from the heaviest (total cost of the shown cost type) to the lightest, wrapping around.
     void nextMatch(bool backwards = false);
+    /// The matching frames drawn, heaviest first.
+    const std::vector<NodeId>& matchOrder() const;
+    /// The selected frame's position in matchOrder(), or -1 when the selection is not a match.
+    int currentMatch() const;
 
     NodeId zoomRoot() const;
     void zoomTo(NodeId node);
@@ -120,6 +125,8 @@ Q_SIGNALS:
     void sourceRequested(scorch::FrameId frame);
     /// After setSearch(): number of matching frames drawn, matched cost (each sample once) and total.
     void searchResultChanged(int matchingNodes, qint64 matchedCost, qint64 totalCost);
+    /// The selection moved onto match `index` of `count` (or off the matches: index -1).
+    void matchPositionChanged(int index, int count);
     /// Back/forward availability may have changed.
     void historyChanged();
     /// The mouse moved onto another frame; -1 when it left the frames.

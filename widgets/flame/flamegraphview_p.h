@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <optional>
 #include <regex>
 
@@ -39,8 +40,9 @@ struct FlameGraphView::Private {
     FlameRenderer renderer;
 
     SearchQuery query;
-    std::vector<char> matches; // per frame id; empty = no search
-    std::vector<NodeId> matchList;
+    std::vector<char> matches;     // per frame id; empty = no search
+    std::vector<NodeId> matchList; // drawn matching nodes, heaviest first
+    int matchIndexOf(NodeId n) const;
 
     NodeId selected = kRootNode;
     NodeId zoomRoot = kRootNode;

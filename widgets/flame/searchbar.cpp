@@ -17,12 +17,15 @@ SearchBar::SearchBar(QWidget* parent)
     , m_regex(new QToolButton(this))
     , m_case(new QToolButton(this))
     , m_result(new QLabel(this))
+    , m_counter(new QLabel(this))
+    , m_previous(new QToolButton(this))
+    , m_next(new QToolButton(this))
     , m_debounce(new QTimer(this)) {
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(4, 2, 4, 2);
     auto* label = new QLabel(tr("Find:"), this);
     label->setBuddy(m_edit);
-    m_edit->setPlaceholderText(tr("Function name (Enter: next match, Shift+Enter: previous)"));
+    m_edit->setPlaceholderText(tr("Function name"));
     m_edit->setClearButtonEnabled(true);
     m_edit->setObjectName(QStringLiteral("searchEdit"));
     m_edit->installEventFilter(this);
@@ -37,8 +40,23 @@ SearchBar::SearchBar(QWidget* parent)
     close->setToolTip(tr("Close the find bar (Esc)"));
     close->setAutoRaise(true);
     m_result->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_counter->setObjectName(QStringLiteral("searchCounter"));
+    m_previous->setArrowType(Qt::UpArrow);
+    m_previous->setAutoRaise(true);
+    m_previous->setToolTip(tr("Previous match (Shift+F3, Shift+Enter)"));
+    m_next->setArrowType(Qt::DownArrow);
+    m_next->setAutoRaise(true);
+    m_next->setToolTip(tr("Next match, heaviest first (F3, Enter)"));
+    // The keys stay visible beside the buttons (the placeholder disappears as soon as one types).
+    auto* hint = new QLabel(tr("F3 / Shift+F3"), this);
+    hint->setObjectName(QStringLiteral("searchHint"));
+    hint->setEnabled(false);
     layout->addWidget(label);
     layout->addWidget(m_edit, 1);
+    layout->addWidget(m_counter);
+    layout->addWidget(m_previous);
+    layout->addWidget(m_next);
+    layout->addWidget(hint);
     layout->addWidget(m_regex);
     layout->addWidget(m_case);
     layout->addWidget(m_result);
@@ -51,6 +69,9 @@ SearchBar::SearchBar(QWidget* parent)
     connect(m_regex, &QToolButton::toggled, this, &SearchBar::emitQuery);
     connect(m_case, &QToolButton::toggled, this, &SearchBar::emitQuery);
     connect(close, &QToolButton::clicked, this, &SearchBar::closeRequested);
+    connect(m_previous, &QToolButton::clicked, this, &SearchBar::previousRequested);
+    connect(m_next, &QToolButton::clicked, this, &SearchBar::nextRequested);
+    setPosition(-1, 0);
 }
 
 SearchQuery SearchBar::query() const {
@@ -68,6 +89,26 @@ QToolButton* SearchBar::caseButton() const {
 }
 QLabel* SearchBar::resultLabel() const {
     return m_result;
+}
+QLabel* SearchBar::counterLabel() const {
+    return m_counter;
+}
+QToolButton* SearchBar::nextButton() const {
+    return m_next;
+}
+QToolButton* SearchBar::previousButton() const {
+    return m_previous;
+}
+
+void SearchBar::setPosition(int index, int count) {
+    m_previous->setEnabled(count > 0);
+    m_next->setEnabled(count > 0);
+    if (m_edit->text().isEmpty() || m_invalid)
+        m_counter->clear();
+    else if (index >= 0 && index < count)
+        m_counter->setText(tr("%1 of %2").arg(index + 1).arg(count));
+    else
+        m_counter->setText(count == 1 ? tr("1 match") : tr("%1 matches").arg(count));
 }
 
 void SearchBar::setResult(int matchingNodes, const QString& matchedText, double percentOfTotal) {
@@ -87,6 +128,7 @@ void SearchBar::clear() {
     m_debounce->stop();
     m_edit->clear();
     m_result->clear();
+    m_counter->clear();
     m_invalid = false;
     m_edit->setStyleSheet({});
 }
@@ -117,6 +159,12 @@ bool SearchBar::eventFilter(QObject* watched, QEvent* event) {
         case Qt::Key_Enter:
             if (m_debounce->isActive())
                 emitQuery();
+            if (key->modifiers() & Qt::ShiftModifier)
+                Q_EMIT previousRequested();
+            else
+                Q_EMIT nextRequested();
+            return true;
+        case Qt::Key_F3: // also without the main window's Find Next action
             if (key->modifiers() & Qt::ShiftModifier)
                 Q_EMIT previousRequested();
             else

@@ -22,17 +22,23 @@ public:
     QToolButton* regexButton() const;
     QToolButton* caseButton() const;
     QLabel* resultLabel() const;
+    /// "3 of 41": the selected match's position among the matches, heaviest first.
+    QLabel* counterLabel() const;
+    QToolButton* nextButton() const;
+    QToolButton* previousButton() const;
 
     /// Shows "Matched: <matched> (x.x% of total)"; `matchedText` is the formatted matched cost.
     void setResult(int matchingNodes, const QString& matchedText, double percentOfTotal);
+    /// Shows the selected match's position: "3 of 41", or "41 matches" when no match is selected.
+    void setPosition(int index, int count);
     /// Clears pattern and result (does not emit queryChanged).
     void clear();
 
 Q_SIGNALS:
     /// The pattern or an option changed (typing is debounced by a short timer).
     void queryChanged(const scorch::SearchQuery& query);
-    void nextRequested();     ///< Enter
-    void previousRequested(); ///< Shift+Enter
+    void nextRequested();     ///< Enter, F3 or the Next button
+    void previousRequested(); ///< Shift+Enter, Shift+F3 or the Previous button
     void closeRequested();    ///< Esc or the close button
 
 protected:
@@ -45,6 +51,9 @@ private:
     QToolButton* m_regex;
     QToolButton* m_case;
     QLabel* m_result;
+    QLabel* m_counter;
+    QToolButton* m_previous;
+    QToolButton* m_next;
     QTimer* m_debounce;
     bool m_invalid = false;
 };

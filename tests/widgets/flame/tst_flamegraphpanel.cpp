@@ -16,6 +16,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
 
@@ -237,6 +238,58 @@ private Q_SLOTS:
         QTest::keyClick(bar->lineEdit(), Qt::Key_Escape);
         QVERIFY(!bar->isVisible());
         QVERIFY(panel.view()->search().pattern.empty());
+    }
+
+    // F3 / Shift+F3 and the arrow buttons visit the matches from the heaviest to the lightest, wrapping
+    // around, and the counter shows the position ("2 of 4").
+    void findNextHeaviestFirst() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("weights.folded"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("main;a;hot 50\nmain;b;hot 30\nmain;c;hot 5\nmain;hot 10\nmain;cold 7\n");
+        f.close();
+        FlameGraphPanel panel;
+        panel.resize(900, 500);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        panel.setProfile(loadShared(path));
+        QTRY_VERIFY_WITH_TIMEOUT(panel.data() != nullptr, kPatienceMs);
+        const ChartData& data = *panel.data();
+        const NodeId byWeight[] = {nodeByPath(data, {"main", "a", "hot"}),
+                                   nodeByPath(data, {"main", "b", "hot"}), nodeByPath(data, {"main", "hot"}),
+                                   nodeByPath(data, {"main", "c", "hot"})};
+
+        SearchBar* bar = panel.searchBar();
+        panel.findNext(); // F3 without a search opens the find bar
+        QVERIFY(bar->isVisible());
+        bar->lineEdit()->setText(QStringLiteral("hot"));
+        QTRY_COMPARE_WITH_TIMEOUT(bar->counterLabel()->text(), QStringLiteral("4 matches"), kPatienceMs);
+        QTest::keyClick(bar->lineEdit(), Qt::Key_F3);
+        QCOMPARE(panel.view()->selectedNode(), byWeight[0]);
+        QCOMPARE(bar->counterLabel()->text(), QStringLiteral("1 of 4"));
+        panel.findNext();
+        QCOMPARE(panel.view()->selectedNode(), byWeight[1]);
+        QCOMPARE(bar->counterLabel()->text(), QStringLiteral("2 of 4"));
+        QTest::keyClick(bar->lineEdit(), Qt::Key_F3);
+        QCOMPARE(panel.view()->selectedNode(), byWeight[2]);
+        QTest::keyClick(bar->lineEdit(), Qt::Key_F3, Qt::ShiftModifier);
+        QTest::keyClick(bar->lineEdit(), Qt::Key_F3, Qt::ShiftModifier);
+        QCOMPARE(panel.view()->selectedNode(), byWeight[0]);
+        QTest::keyClick(bar->lineEdit(), Qt::Key_F3, Qt::ShiftModifier); // wraps to the lightest
+        QCOMPARE(panel.view()->selectedNode(), byWeight[3]);
+        QCOMPARE(bar->counterLabel()->text(), QStringLiteral("4 of 4"));
+        bar->nextButton()->click(); // and back round to the heaviest
+        QCOMPARE(panel.view()->selectedNode(), byWeight[0]);
+        bar->previousButton()->click();
+        QCOMPARE(bar->counterLabel()->text(), QStringLiteral("4 of 4"));
+
+        // Selecting a frame that does not match leaves the position.
+        panel.view()->selectNode(nodeByPath(data, {"main", "cold"}));
+        QCOMPARE(bar->counterLabel()->text(), QStringLiteral("4 matches"));
+        bar->lineEdit()->setText(QStringLiteral("nothing-matches-this"));
+        QTRY_COMPARE_WITH_TIMEOUT(bar->counterLabel()->text(), QStringLiteral("0 matches"), kPatienceMs);
+        QVERIFY(!bar->nextButton()->isEnabled());
     }
 
     void breadcrumbsAndHistoryButtons() {
