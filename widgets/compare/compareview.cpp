@@ -152,6 +152,7 @@ void CompareView::connectToolBar() {
                 const int decimals = m_diff ? m_diff->costTypes[kAfter].decimals : 0;
                 setNoiseFloor({mulCost(samples, pow10(decimals)), percent}, hide);
             });
+    m_toolbar->showNoiseFloor(m_noise, m_hideNoise, 0);
     connect(m_toolbar, &CompareToolBar::findRequested, this, &CompareView::focusSearch);
     connect(m_toolbar, &CompareToolBar::resetZoomRequested, this, [this] { zoomAll(kRootNode); });
 }

@@ -106,7 +106,9 @@ private:
     DiffMetric m_metric = DiffMetric::Total;
     DiffWidth m_width = DiffWidth::After;
     bool m_showMissing = true;
-    NoiseFloor m_noise;
+    /// By default deltas under 0.1% of the larger total are noise (drawn grey), so sub-sample changes
+    /// neither colour the chart nor lead the table.
+    NoiseFloor m_noise{.samples = 0, .percent = 0.1};
     bool m_hideNoise = false;
     NodeId m_zoomNode = kRootNode;
 

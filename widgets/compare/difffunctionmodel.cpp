@@ -5,6 +5,7 @@
 #include <QBrush>
 #include <QColor>
 
+#include <cmath>
 #include <cstdlib>
 
 namespace scorch {
@@ -199,6 +200,18 @@ void DiffFunctionProxy::setFilter(Show show, DiffMetric metric, int64_t hideBelo
     m_metric = metric;
     m_hideBelow = hideBelow;
     invalidateFilter();
+}
+
+bool DiffFunctionProxy::lessThan(const QModelIndex& left, const QModelIndex& right) const {
+    const int column = left.column();
+    if (column != DiffFunctionModel::DeltaSelf && column != DiffFunctionModel::DeltaTotal &&
+        column != DiffFunctionModel::DeltaTotalPercent)
+        return QSortFilterProxyModel::lessThan(left, right);
+    const double a = sourceModel()->data(left, DiffFunctionModel::SortRole).toDouble();
+    const double b = sourceModel()->data(right, DiffFunctionModel::SortRole).toDouble();
+    if (std::abs(a) != std::abs(b))
+        return std::abs(a) < std::abs(b);
+    return a < b;
 }
 
 bool DiffFunctionProxy::filterAcceptsRow(int row, const QModelIndex& parent) const {

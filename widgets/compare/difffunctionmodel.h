@@ -65,6 +65,9 @@ public:
 
 protected:
     bool filterAcceptsRow(int row, const QModelIndex& parent) const override;
+    /// Delta columns sort by magnitude, so the largest changes lead whichever way they go (the
+    /// Improvements list starts with the biggest shrink); the sign breaks ties.
+    bool lessThan(const QModelIndex& left, const QModelIndex& right) const override;
 
 private:
     Show m_show = Show::All;

@@ -15,6 +15,7 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
@@ -29,6 +30,8 @@
 #include <QTest>
 #include <QTimer>
 
+#include <algorithm>
+#include <cstdlib>
 #include <set>
 
 using namespace scorch;
@@ -233,6 +236,11 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(v->isReady(), kPatienceMs);
         QVERIFY2(part<QLabel>(*v, "totals")->text().contains(QStringLiteral("0.947")), // 18 / 19
                  qPrintable(part<QLabel>(*v, "totals")->text()));
+        // the default noise floor is 0.1% of the larger total (here under one sample: nothing is noise)
+        const auto spins = v->findChildren<QDoubleSpinBox*>();
+        QVERIFY(std::any_of(spins.begin(), spins.end(), [](const QDoubleSpinBox* b) {
+            return b->suffix() == QStringLiteral(" %") && b->value() == 0.1;
+        }));
         QAbstractItemModel* m = part<QTableView>(*v, "functions")->model();
         QCOMPARE(m->rowCount(), 6); // m a x b gone new
         auto name = [&](int row) {
@@ -241,12 +249,12 @@ private Q_SLOTS:
         auto value = [&](int row, int column) {
             return m->index(row, column).data(DiffFunctionModel::SortRole).toLongLong();
         };
-        // default: biggest regression first by total delta
+        // default: the biggest change first by total delta, whichever way it goes (ties: growth first)
         QCOMPARE(name(0), QStringLiteral("b"));
-        QCOMPARE(name(1), QStringLiteral("new"));
-        QCOMPARE(name(5), QStringLiteral("gone"));
+        QCOMPARE(name(5), QStringLiteral("m")); // -1
         for (int r = 1; r < m->rowCount(); ++r)
-            QVERIFY(value(r - 1, DiffFunctionModel::DeltaTotal) >= value(r, DiffFunctionModel::DeltaTotal));
+            QVERIFY(std::abs(value(r - 1, DiffFunctionModel::DeltaTotal)) >=
+                    std::abs(value(r, DiffFunctionModel::DeltaTotal)));
         // a click on the Δ Self header sorts by it
         QHeaderView* header = part<QTableView>(*v, "functions")->horizontalHeader();
         const QPoint section(header->sectionViewportPosition(DiffFunctionModel::DeltaSelf) + 5,
@@ -255,17 +263,19 @@ private Q_SLOTS:
         QCOMPARE(header->sortIndicatorSection(), int(DiffFunctionModel::DeltaSelf));
         const bool ascending = header->sortIndicatorOrder() == Qt::AscendingOrder;
         for (int r = 1; r < m->rowCount(); ++r) {
-            const qint64 prev = value(r - 1, DiffFunctionModel::DeltaSelf),
-                         cur = value(r, DiffFunctionModel::DeltaSelf);
+            const qint64 prev = std::abs(value(r - 1, DiffFunctionModel::DeltaSelf)),
+                         cur = std::abs(value(r, DiffFunctionModel::DeltaSelf));
             QVERIFY(ascending ? prev <= cur : prev >= cur);
         }
-        QCOMPARE(ascending ? name(0) : name(5), QStringLiteral("gone")); // self -4
         // improvements only
         auto* show = part<QComboBox>(*v, "showFunctions");
         show->setCurrentIndex(2);   // Improvements (shrank)
         QCOMPARE(m->rowCount(), 4); // m -1, a -3, x -3, gone -4
         for (int r = 0; r < m->rowCount(); ++r)
             QVERIFY(value(r, DiffFunctionModel::DeltaTotal) < 0);
+        header->setSortIndicator(DiffFunctionModel::DeltaTotal, Qt::DescendingOrder);
+        QCOMPARE(name(0), QStringLiteral("gone")); // the biggest shrink leads the improvements
+        QCOMPARE(name(3), QStringLiteral("m"));
         show->setCurrentIndex(0); // All functions
 
         // clicking a row selects the function in the charts
