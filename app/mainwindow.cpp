@@ -9,9 +9,12 @@
 #include "profiletab.h"
 #include "record/recorddialog.h"
 #include "symbolpaths.h"
+#include "welcomepage.h"
 
 #include <QAction>
 #include <QCloseEvent>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -19,6 +22,7 @@
 #include <QFileInfo>
 #include <QGuiApplication>
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -31,6 +35,8 @@
 #include <QStatusBar>
 #include <QStyle>
 #include <QTabWidget>
+#include <QTableWidget>
+#include <QVBoxLayout>
 
 namespace scorch {
 
@@ -58,14 +64,14 @@ QStringList localFiles(const QMimeData* mime) {
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)
     , m_central(new QStackedWidget(this))
-    , m_welcome(new QLabel(tr("Open a profile with File › Open (Ctrl+O) or drop files here.\n\n"
-                              "perf script output and folded stacks are supported, "
-                              "also gzip, zstd or xz-compressed."),
-                           this))
+    , m_welcome(new WelcomePage(this))
     , m_tabs(new QTabWidget(this)) {
     setWindowTitle(tr("Scorch"));
     setAcceptDrops(true);
-    m_welcome->setAlignment(Qt::AlignCenter);
+    connect(m_welcome, &WelcomePage::openRequested, this, &MainWindow::showOpenDialog);
+    connect(m_welcome, &WelcomePage::recordRequested, this, &MainWindow::showRecordDialog);
+    connect(m_welcome, &WelcomePage::compareRequested, this, &MainWindow::showCompareDialog);
+    connect(m_welcome, &WelcomePage::recentActivated, this, &MainWindow::openFile);
     m_tabs->setTabsClosable(true);
     m_tabs->setMovable(true);
     m_tabs->setDocumentMode(true);
@@ -76,6 +82,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::updateStatus);
     createFileMenu();
     createViewMenu();
+    createHelpMenu();
     createStatusWidgets();
     restoreSettings();
     updateStatus();
@@ -138,6 +145,76 @@ void MainWindow::createViewMenu() {
     };
     view->addAction(tr("Find &Next"), QKeySequence::FindNext, this, [findNext] { findNext(false); });
     view->addAction(tr("Find Pre&vious"), QKeySequence::FindPrevious, this, [findNext] { findNext(true); });
+    view->addSeparator();
+    view->addAction(tr("&Reload"), QKeySequence::Refresh, this, [this] {
+        if (currentTab())
+            reloadTab(m_tabs->currentIndex());
+    });
+}
+
+void MainWindow::createHelpMenu() {
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcuts);
+    help->addAction(tr("&About Scorch"), this, [this] {
+        QMessageBox::about(
+            this, tr("About Scorch"),
+            tr("<h3>Scorch</h3><p>A flame graph viewer and profiler front end: it opens %1 (also "
+               "compressed), shows flame and icicle charts, top-down, bottom-up and function tables with "
+               "source-line costs, compares two profiles with a differential flame graph, and records "
+               "running processes with a live flame graph.</p><p>Command line: <code>scorch "
+               "--help</code>.</p>")
+                .arg(profileFormatNames().join(QStringLiteral(", ")).toHtmlEscaped()));
+    });
+}
+
+QDialog* MainWindow::showShortcuts() {
+    struct Row {
+        QString keys, what;
+    };
+    const auto key = [](QKeySequence::StandardKey k) {
+        return QKeySequence(k).toString(QKeySequence::NativeText);
+    };
+    const Row rows[] = {
+        {key(QKeySequence::Open), tr("Open profiles")},
+        {QStringLiteral("Ctrl+R"), tr("Record / attach to a process")},
+        {key(QKeySequence::Find), tr("Find functions in the flame graph")},
+        {key(QKeySequence::FindNext) + QStringLiteral(", ") + tr("Enter"), tr("Next match, heaviest first")},
+        {key(QKeySequence::FindPrevious) + QStringLiteral(", ") + tr("Shift+Enter"), tr("Previous match")},
+        {key(QKeySequence::Refresh), tr("Reload the file of the current tab")},
+        {tr("Click, Enter"), tr("Zoom into a frame (the selected one)")},
+        {tr("Esc, 0"), tr("Zoom out to the whole profile; Esc also closes the find bar")},
+        {tr("+, −"), tr("Zoom in and out")},
+        {tr("Alt+Left, Alt+Right"), tr("Back and forward through zooms")},
+        {tr("Arrow keys"), tr("Move the selection: caller, heaviest callee, siblings")},
+        {tr("Wheel"), tr("Scroll deep stacks up and down")},
+        {tr("Ctrl+wheel, sideways wheel, drag"), tr("Zoom around the pointer; pan")},
+        {key(QKeySequence::Close), tr("Close the tab")},
+        {key(QKeySequence::Quit), tr("Quit")},
+    };
+    auto* dialog = new QDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowTitle(tr("Keyboard Shortcuts"));
+    auto* table = new QTableWidget(static_cast<int>(std::size(rows)), 2, dialog);
+    table->setObjectName(QStringLiteral("shortcuts"));
+    table->setHorizontalHeaderLabels({tr("Keys"), tr("Action")});
+    table->verticalHeader()->hide();
+    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table->setSelectionMode(QAbstractItemView::NoSelection);
+    for (int r = 0; r < table->rowCount(); ++r) {
+        table->setItem(r, 0, new QTableWidgetItem(rows[r].keys));
+        table->setItem(r, 1, new QTableWidgetItem(rows[r].what));
+    }
+    table->resizeColumnsToContents();
+    table->horizontalHeader()->setStretchLastSection(true);
+    auto* close = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
+    connect(close, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
+    auto* layout = new QVBoxLayout(dialog);
+    layout->addWidget(table);
+    layout->addWidget(close);
+    dialog->resize(table->horizontalHeader()->length() + 80,
+                   table->verticalHeader()->length() + table->horizontalHeader()->height() + 90);
+    dialog->show();
+    return dialog;
 }
 
 void MainWindow::createStatusWidgets() {
@@ -160,8 +237,25 @@ void MainWindow::createStatusWidgets() {
 }
 
 ProfileTab* MainWindow::openFile(const QString& path) {
+    ProfileTab* tab = insertProfileTab(path, -1);
+    addRecent(path);
+    return tab;
+}
+
+ProfileTab* MainWindow::reloadTab(int index) {
+    ProfileTab* old = tab(index);
+    if (!old)
+        return nullptr;
+    ProfileTab* fresh = insertProfileTab(old->path(), index);
+    m_tabs->removeTab(m_tabs->indexOf(old));
+    delete old; // cancels a running load; its result is dropped
+    updateStatus();
+    return fresh;
+}
+
+ProfileTab* MainWindow::insertProfileTab(const QString& path, int at) {
     auto* tab = new ProfileTab(path, m_tabs);
-    const int index = m_tabs->addTab(tab, tab->title());
+    const int index = m_tabs->insertTab(at, tab, tab->title());
     m_tabs->setTabToolTip(index, path);
     m_tabs->setCurrentIndex(index);
     m_central->setCurrentWidget(m_tabs);
@@ -172,7 +266,7 @@ ProfileTab* MainWindow::openFile(const QString& path) {
         m_tabs->setTabIcon(m_tabs->indexOf(tab),
                            problem ? style()->standardIcon(QStyle::SP_MessageBoxWarning) : QIcon());
     });
-    addRecent(path);
+    connect(tab, &ProfileTab::retryRequested, this, [this, tab] { reloadTab(m_tabs->indexOf(tab)); });
     return tab;
 }
 
@@ -329,6 +423,7 @@ void MainWindow::updateRecentMenu() {
         });
     }
     m_recentMenu->setEnabled(!recent.isEmpty());
+    m_welcome->setRecentFiles(recent);
 }
 
 void MainWindow::updateStatus() {

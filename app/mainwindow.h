@@ -8,6 +8,7 @@
 #include <QMainWindow>
 #include <QStringList>
 
+class QDialog;
 class QLabel;
 class QMenu;
 class QProgressBar;
@@ -21,6 +22,7 @@ class CompareTab;
 class ProfileTab;
 class RecordDialog;
 class SymbolPathsDialog;
+class WelcomePage;
 
 class MainWindow final : public QMainWindow {
     Q_OBJECT
@@ -50,6 +52,13 @@ public:
     /// File > Symbol Paths…: edits the saved symbol paths (window-modal; saved on OK).
     SymbolPathsDialog* showSymbolPathsDialog();
 
+    /// View > Reload (F5), and Retry on a failed or cancelled tab: loads the tab's file again in its place.
+    ProfileTab* reloadTab(int index);
+    /// What the window shows while no tab is open.
+    WelcomePage* welcomePage() const { return m_welcome; }
+    /// Help > Keyboard Shortcuts: the shortcuts of the window, as a table (non-modal).
+    QDialog* showShortcuts();
+
     QStringList recentFiles() const;
     QProgressBar* progressBar() const { return m_progress; }
     QLabel* progressLabel() const { return m_progressLabel; }
@@ -63,6 +72,8 @@ protected:
 private:
     void createFileMenu();
     void createViewMenu();
+    void createHelpMenu();
+    ProfileTab* insertProfileTab(const QString& path, int index);
     void createStatusWidgets();
     void showOpenDialog();
     void showCompareDialog();
@@ -76,7 +87,7 @@ private:
     void saveSettings() const;
 
     QStackedWidget* m_central;
-    QLabel* m_welcome;
+    WelcomePage* m_welcome;
     QTabWidget* m_tabs;
     QMenu* m_recentMenu = nullptr;
     QMenu* m_exportMenu = nullptr;

@@ -39,6 +39,13 @@ QStringList profileNamePatterns() {
     return all;
 }
 
+QStringList profileFormatNames() {
+    QStringList names;
+    for (const FormatPatterns& f : kFormats)
+        names << tr(f.name);
+    return names;
+}
+
 QString profileFileFilter() {
     QStringList filters;
     filters << tr("All profiles (%1)").arg(profileNamePatterns().join(QLatin1Char(' ')));

@@ -12,6 +12,9 @@ namespace scorch {
 /// ...).
 QStringList profileNamePatterns();
 
+/// The formats Scorch opens, one readable name each ("perf.data recordings", "pprof", ...), as the
+/// welcome page lists them.
+QStringList profileFormatNames();
 /// The filter string for QFileDialog: "All profiles (...);;perf.data (...);;...;;All files (*)".
 QString profileFileFilter();
 

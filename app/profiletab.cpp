@@ -12,6 +12,7 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QPushButton>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QThread>
@@ -56,9 +57,18 @@ QWidget* ProfileTab::makeMessagePage() {
     row->addWidget(m_messageIcon, 0, Qt::AlignTop);
     row->addWidget(m_message, 1);
     row->addStretch(1);
+    m_retry = new QPushButton(tr("&Retry"), page);
+    m_retry->setToolTip(tr("Load the file again (F5)"));
+    m_retry->hide();
+    connect(m_retry, &QPushButton::clicked, this, &ProfileTab::retryRequested);
+    auto* buttons = new QHBoxLayout;
+    buttons->addStretch(1);
+    buttons->addWidget(m_retry);
+    buttons->addStretch(1);
     auto* layout = new QVBoxLayout(page);
     layout->addStretch(1);
     layout->addLayout(row);
+    layout->addLayout(buttons);
     layout->addStretch(2);
     return page;
 }
@@ -134,6 +144,7 @@ void ProfileTab::showMessage(QStyle::StandardPixmap icon, const QString& text) {
 
 void ProfileTab::setState(State state) {
     m_state = state;
+    m_retry->setVisible(state == State::Failed || state == State::Cancelled);
     Q_EMIT stateChanged(state);
 }
 

@@ -11,6 +11,7 @@
 #include <memory>
 
 class QLabel;
+class QPushButton;
 class QSplitter;
 class QStackedWidget;
 
@@ -43,6 +44,8 @@ public:
     std::shared_ptr<const Profile> profile() const { return m_profile; }
 
     void cancelLoad();
+    /// "Retry" on the page of a failed or cancelled load (hidden otherwise).
+    QPushButton* retryButton() const { return m_retry; }
 
     FlameGraphPanel* panel() const { return m_panel; }
     CallTreeTables* tables() const { return m_tables; }
@@ -59,6 +62,8 @@ Q_SIGNALS:
     void progressChanged(int percent);
     /// The call tree tables now show the chart's current data.
     void tablesUpdated();
+    /// The Retry button of a failed or cancelled load (the main window reloads the tab).
+    void retryRequested();
 
 private:
     QWidget* makeMessagePage();
@@ -83,6 +88,7 @@ private:
     QStackedWidget* m_stack;
     QLabel* m_messageIcon = nullptr;
     QLabel* m_message = nullptr;
+    QPushButton* m_retry = nullptr;
     QWidget* m_messagePage;
     SummaryBar* m_summary = nullptr;
     ThreadList* m_threads = nullptr;

@@ -5,20 +5,25 @@
 #include "largefolded.h"
 #include "mainwindow.h"
 #include "patience.h"
+#include "profilefilters.h"
 #include "profiletab.h"
 #include "summarybar.h"
 #include "tables/calltreemodel.h"
 #include "tables/calltreetables.h"
 #include "threadlist.h"
+#include "welcomepage.h"
 #include "widgettestutil.h"
 
 #include <QApplication>
 #include <QComboBox>
+#include <QDialog>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QImage>
 #include <QLabel>
+#include <QListWidget>
 #include <QMenu>
+#include <QMenuBar>
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
@@ -26,6 +31,7 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -273,6 +279,90 @@ private Q_SLOTS:
         recent->actions().first()->trigger();
         QCOMPARE(other.tabCount(), 1);
         QVERIFY(waitLoaded(other.tab(0)));
+    }
+
+    // The welcome page: what Scorch opens (every format of the file dialog's filter), the actions, and the
+    // recent files, one click from opening.
+    void welcomePage() {
+        QSettings().remove(QStringLiteral("recentFiles"));
+        {
+            MainWindow w;
+            w.openFile(fixture());
+        }
+        MainWindow w;
+        w.resize(1024, 700);
+        w.show();
+        WelcomePage* welcome = w.welcomePage();
+        QVERIFY(welcome->isVisible());
+        const QString formats = welcome->formatsLabel()->text();
+        for (const QString& name : profileFormatNames())
+            QVERIFY2(formats.contains(name), qPrintable(formats));
+        QVERIFY(formats.contains(QStringLiteral("perf.data")) && formats.contains(QStringLiteral("pprof")));
+        QVERIFY(welcome->openButton()->isVisible() && welcome->recordButton()->isVisible() &&
+                welcome->compareButton()->isVisible());
+        QCOMPARE(welcome->recentList()->count(), 1);
+        QCOMPARE(welcome->recentList()->item(0)->data(Qt::UserRole).toString(),
+                 QFileInfo(fixture()).absoluteFilePath());
+        const QRect row = welcome->recentList()->visualItemRect(welcome->recentList()->item(0));
+        QTest::mouseClick(welcome->recentList()->viewport(), Qt::LeftButton, {}, row.center());
+        QCOMPARE(w.tabCount(), 1);
+        QVERIFY(waitLoaded(w.tab(0)));
+        QVERIFY(!welcome->isVisible());
+        w.tabs()->tabCloseRequested(0);
+        QVERIFY(welcome->isVisible()); // back when the last tab closes
+    }
+
+    // View > Reload (F5) loads the file again in the same place; a failed load offers Retry, which
+    // succeeds once the file is good.
+    void reloadAndRetry() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("changing.folded"));
+        QVERIFY(writeFile(path, "main;a 3\n"));
+        MainWindow w;
+        w.show();
+        w.openFile(fixture());
+        ProfileTab* tab = w.openFile(path);
+        QVERIFY(waitLoaded(tab));
+        QCOMPARE(tab->summary()->totalText(), QStringLiteral("3"));
+        QVERIFY(!tab->retryButton()->isVisible());
+        QVERIFY(writeFile(path, "main;a 3\nmain;b 4\n"));
+        QTest::keyClick(&w, Qt::Key_F5);
+        QCOMPARE(w.tabCount(), 2);
+        ProfileTab* reloaded = w.tab(1);
+        QVERIFY(reloaded != nullptr && reloaded->path() == path);
+        QCOMPARE(w.currentTab(), reloaded);
+        QVERIFY(waitLoaded(reloaded));
+        QCOMPARE(reloaded->summary()->totalText(), QStringLiteral("7"));
+
+        QVERIFY(writeFile(path, QByteArray("\x00\x01 not a profile", 20)));
+        ProfileTab* failed = w.reloadTab(1);
+        QTRY_COMPARE_WITH_TIMEOUT(failed->state(), ProfileTab::State::Failed, kPatienceMs);
+        QVERIFY(failed->retryButton()->isVisible());
+        QVERIFY(writeFile(path, "main;c 5\n"));
+        QTest::mouseClick(failed->retryButton(), Qt::LeftButton);
+        QCOMPARE(w.tabCount(), 2);
+        QVERIFY(waitLoaded(w.tab(1)));
+        QCOMPARE(w.tab(1)->summary()->totalText(), QStringLiteral("5"));
+        QCOMPARE(w.tab(0)->path(), fixture()); // the other tab stays where it was
+    }
+
+    void shortcutsDialog() {
+        MainWindow w;
+        QMenu* help = nullptr;
+        for (QAction* a : w.menuBar()->actions())
+            if (a->text() == QStringLiteral("&Help"))
+                help = a->menu();
+        QVERIFY(help);
+        QDialog* dialog = w.showShortcuts();
+        auto* table = dialog->findChild<QTableWidget*>(QStringLiteral("shortcuts"));
+        QVERIFY(table);
+        QStringList keys;
+        for (int r = 0; r < table->rowCount(); ++r)
+            keys << table->item(r, 0)->text();
+        QVERIFY2(keys.join(QLatin1Char('|')).contains(QStringLiteral("F3")),
+                 qPrintable(keys.join(QLatin1Char('|'))));
+        QVERIFY(keys.join(QLatin1Char('|')).contains(QStringLiteral("F5")));
+        dialog->close();
     }
 
     void exportWritesFilesAndProtectsInput() {

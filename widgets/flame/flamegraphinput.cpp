@@ -178,14 +178,17 @@ void FlameGraphView::mouseReleaseEvent(QMouseEvent* event) {
     zoomTo(b->node);
 }
 
+// speedscope's convention: the wheel scrolls deep stacks vertically (the surrounding scroll area does it),
+// Ctrl+wheel zooms around the pointer, a horizontal wheel (or a sideways swipe) pans.
 void FlameGraphView::wheelEvent(QWheelEvent* event) {
-    if (event->modifiers() & Qt::ShiftModifier || !d->data) {
+    const QPoint delta = event->angleDelta();
+    const bool sideways = std::abs(delta.x()) > std::abs(delta.y());
+    if (!d->data || (!sideways && !(event->modifiers() & Qt::ControlModifier))) {
         event->ignore(); // lets a surrounding scroll area scroll vertically
         return;
     }
     const double w = d->viewEnd - d->viewStart;
-    const QPoint delta = event->angleDelta();
-    if (std::abs(delta.x()) > std::abs(delta.y())) { // horizontal wheel pans
+    if (sideways) {
         d->setRange(d->viewStart - delta.x() / 1200.0 * w, d->viewEnd - delta.x() / 1200.0 * w);
     } else {
         const double factor = std::pow(2.0, -delta.y() / 480.0);

@@ -263,9 +263,16 @@ private Q_SLOTS:
         QVERIFY(view);
         const QPoint at(200, 100);
         const double costAtCursor = 40.0 * 200 / view->width();
-        QWheelEvent wheel(at, view->mapToGlobal(at), {}, QPoint(0, 240), Qt::NoButton, Qt::NoModifier,
+        // The plain wheel is left to the scroll area (vertical scrolling of deep stacks); Ctrl+wheel zooms.
+        QWheelEvent plain(at, view->mapToGlobal(at), {}, QPoint(0, 240), Qt::NoButton, Qt::NoModifier,
+                          Qt::NoScrollPhase, false);
+        QApplication::sendEvent(view.get(), &plain);
+        QVERIFY(!plain.isAccepted());
+        QCOMPARE(view->visibleEnd() - view->visibleStart(), 40.0);
+        QWheelEvent wheel(at, view->mapToGlobal(at), {}, QPoint(0, 240), Qt::NoButton, Qt::ControlModifier,
                           Qt::NoScrollPhase, false);
         QApplication::sendEvent(view.get(), &wheel);
+        QVERIFY(wheel.isAccepted());
         const double w = view->visibleEnd() - view->visibleStart();
         QVERIFY(w < 40.0);
         // The cost under the cursor stays under the cursor.
