@@ -27,15 +27,6 @@ qsizetype taskCount(qint64 pid) {
     return QDir(QStringLiteral("/proc/%1/task").arg(pid)).entryList(QDir::Dirs | QDir::NoDotAndDotDot).size();
 }
 
-/// The state letter of /proc/PID/stat (R, S, D, ...).
-char procState(qint64 pid) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-    std::string stat;
-    std::getline(in, stat);
-    const std::size_t close = stat.rfind(')');
-    return close != std::string::npos && close + 2 < stat.size() ? stat[close + 2] : '?';
-}
-
 bool refused(const CliResult& r) {
     return r.exitCode == 1 && (r.err.contains("was refused") || r.err.contains("not available"));
 }

@@ -23,14 +23,6 @@ using scorch::test::kPatienceMs;
 
 namespace {
 
-char procState(qint64 pid) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-    std::string stat;
-    std::getline(in, stat);
-    const std::size_t close = stat.rfind(')');
-    return close != std::string::npos && close + 2 < stat.size() ? stat[close + 2] : '?';
-}
-
 /// Whether process `pid` holds an unnamed file (O_TMPFILE) in `dir` open: "/dir/#123 (deleted)".
 bool holdsUnnamedFile(qint64 pid, const QString& dir) {
     const QDir fds(QStringLiteral("/proc/%1/fd").arg(pid));
