@@ -1,5 +1,6 @@
 #include "comparetab.h"
 
+#include "common/qtprofile.h"
 #include "compare/compareview.h"
 #include "loader.h"
 
@@ -92,7 +93,8 @@ void CompareTab::init() {
 }
 
 QString CompareTab::title() const {
-    return QFileInfo(m_paths[0]).fileName() + QStringLiteral(" ↔ ") + QFileInfo(m_paths[1]).fileName();
+    return displayText(QFileInfo(m_paths[0]).fileName()) + QStringLiteral(" ↔ ") +
+           displayText(QFileInfo(m_paths[1]).fileName());
 }
 
 QString CompareTab::messageText() const {

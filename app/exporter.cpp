@@ -1,5 +1,6 @@
 #include "exporter.h"
 
+#include "common/qtprofile.h"
 #include "flame/flamegraphview.h"
 
 #include "scorch/export.h"
@@ -9,7 +10,6 @@
 #include <QCoreApplication>
 #include <QFileInfo>
 #include <QMenu>
-#include <QSaveFile>
 
 #include <algorithm>
 #include <sstream>
@@ -83,11 +83,16 @@ QString checkExportTarget(const QString& target, const QString& source) {
 }
 
 QString saveAtomically(const QString& target, const QByteArray& bytes) {
-    QSaveFile file(target);
-    if (!file.open(QIODevice::WriteOnly))
-        return tr("Cannot write %1: %2").arg(target, file.errorString());
-    if (file.write(bytes) != bytes.size() || !file.commit())
-        return tr("Cannot write %1: %2").arg(target, file.errorString());
+    // The one atomic writer (core's AtomicFile): unnamed temporary, fsync, rename, fsync of the directory.
+    try {
+        writeFileAtomically(target.toStdString(), {}, [&](std::ostream& out) {
+            out.write(bytes.constData(), static_cast<std::streamsize>(bytes.size()));
+            if (!out)
+                throw ExportError("write error");
+        });
+    } catch (const ExportError& e) {
+        return tr("Cannot write: %1").arg(displayText(std::string_view(e.what())));
+    }
     return {};
 }
 
@@ -189,7 +194,7 @@ QString exportChart(ExportKind kind, const FlameGraphView& view, const QString& 
             break;
         }
     } catch (const ExportError& e) {
-        return tr("Could not export: %1").arg(QString::fromUtf8(e.what()));
+        return tr("Could not export: %1").arg(displayText(std::string_view(e.what())));
     } catch (const std::bad_alloc&) {
         return tr("Could not export: out of memory.");
     }

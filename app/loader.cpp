@@ -2,6 +2,8 @@
 
 #include "symbolpaths.h"
 
+#include "common/qtprofile.h"
+
 #include "scorch/import.h"
 
 #include <QFile>
@@ -58,12 +60,11 @@ void ProfileLoader::start(const QString& path) {
             } catch (const ImportCancelled&) {
                 result.cancelled = true;
             } catch (const ImportError& e) {
-                result.error = QString::fromUtf8(e.what());
+                result.error = displayText(std::string_view(e.what())); // may quote the file
             } catch (const std::bad_alloc&) {
-                result.error = QString::fromStdString(file) + QStringLiteral(": out of memory");
+                result.error = displayText(file) + QStringLiteral(": out of memory");
             } catch (const std::exception& e) {
-                result.error =
-                    QString::fromStdString(file) + QStringLiteral(": ") + QString::fromUtf8(e.what());
+                result.error = displayText(file) + QStringLiteral(": ") + displayText(std::string_view(e.what()));
             }
             if (job.cancelled())
                 result.cancelled = true; // a result that arrives after Cancel is dropped as well

@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 
 #include "cli/comparearguments.h"
+#include "common/qtprofile.h"
 #include "compare/compareview.h"
 #include "comparedialog.h"
 #include "comparetab.h"
@@ -256,7 +257,7 @@ ProfileTab* MainWindow::reloadTab(int index) {
 ProfileTab* MainWindow::insertProfileTab(const QString& path, int at) {
     auto* tab = new ProfileTab(path, m_tabs);
     const int index = m_tabs->insertTab(at, tab, tab->title());
-    m_tabs->setTabToolTip(index, path);
+    m_tabs->setTabToolTip(index, displayText(path));
     m_tabs->setCurrentIndex(index);
     m_central->setCurrentWidget(m_tabs);
     connect(tab, &ProfileTab::progressChanged, this, &MainWindow::updateStatus);
@@ -340,7 +341,8 @@ CompareTab* MainWindow::openComparison(const QString& before, const QString& aft
 
 CompareTab* MainWindow::addComparison(CompareTab* tab) {
     const int index = m_tabs->addTab(tab, tab->title());
-    m_tabs->setTabToolTip(index, tab->beforePath() + QStringLiteral("\n") + tab->afterPath());
+    m_tabs->setTabToolTip(index, displayText(tab->beforePath()) + QStringLiteral("\n") +
+                                     displayText(tab->afterPath()));
     m_tabs->setCurrentIndex(index);
     m_central->setCurrentWidget(m_tabs);
     connect(tab, &CompareTab::stateChanged, this, [this, tab](CompareTab::State state) {

@@ -1,5 +1,6 @@
 #include "profiletab.h"
 
+#include "common/qtprofile.h"
 #include "flame/flamegraphpanel.h"
 #include "loader.h"
 #include "selectionsync.h"
@@ -129,7 +130,7 @@ QWidget* ProfileTab::makeContentPage() {
 }
 
 QString ProfileTab::title() const {
-    return QFileInfo(m_path).fileName();
+    return displayText(QFileInfo(m_path).fileName()); // a file name may hold a newline or ESC too
 }
 
 QString ProfileTab::messageText() const {

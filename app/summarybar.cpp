@@ -51,25 +51,25 @@ void SummaryBar::setProfile(const Profile& profile) {
     const QLocale locale;
     QString format = toQString(formatName(profile.meta.format));
     if (!profile.meta.compression.empty())
-        format += tr(" (%1)").arg(toQString(profile.meta.compression));
+        format += tr(" (%1)").arg(displayText(profile.meta.compression));
     m_format->setText(format);
     {
         const QSignalBlocker blocker(m_costType);
         m_costType->clear();
         for (const CostType& type : profile.costTypes)
-            m_costType->addItem(toQString(type.name));
+            m_costType->addItem(displayText(type.name));
     }
     // A selector only when there is something to select.
     const bool several = profile.costTypes.size() > 1;
     m_costType->setVisible(several);
     m_costName->setVisible(!several);
-    m_costName->setText(profile.costTypes.empty() ? QString() : toQString(profile.costTypes.front().name));
+    m_costName->setText(profile.costTypes.empty() ? QString() : displayText(profile.costTypes.front().name));
     m_samples->setText(locale.toString(static_cast<qulonglong>(profile.meta.samples)));
     m_threads->setText(locale.toString(static_cast<qulonglong>(profile.threads.size())));
     m_warnings->setText(locale.toString(static_cast<qulonglong>(profile.meta.warningCount)));
     QString tips;
     for (const ImportWarning& w : profile.meta.warnings)
-        tips += tr("line %1: %2\n").arg(w.line).arg(toQString(w.message));
+        tips += tr("line %1: %2\n").arg(w.line).arg(displayText(w.message));
     m_warnings->setToolTip(tips.trimmed());
     // Hide the warning count when there is nothing to warn about.
     const bool warned = profile.meta.warningCount > 0;

@@ -65,7 +65,7 @@ void ThreadList::setProfile(const Profile& profile) {
     bool anyPid = false, anyTid = false;
     for (uint32_t i = 0; i < profile.threads.size(); ++i) {
         const ThreadInfo& t = profile.threads[i];
-        const QString name = t.name.empty() ? tr("(unnamed)") : toQString(t.name);
+        const QString name = t.name.empty() ? tr("(unnamed)") : displayText(t.name);
         auto* item = new ThreadItem(m_all, {name, QString::number(t.samples), idText(t.pid), idText(t.tid)});
         item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
         item->setCheckState(NameColumn, Qt::Checked);

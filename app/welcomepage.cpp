@@ -1,5 +1,6 @@
 #include "welcomepage.h"
 
+#include "common/qtprofile.h"
 #include "profilefilters.h"
 
 #include <QFileInfo>
@@ -102,10 +103,11 @@ void WelcomePage::setRecentFiles(const QStringList& paths) {
     m_recent->clear();
     for (const QString& path : paths) {
         auto* item = new QListWidgetItem(
-            QStringLiteral("%1   —   %2").arg(QFileInfo(path).fileName(), QFileInfo(path).absolutePath()),
+            QStringLiteral("%1   —   %2")
+                .arg(displayText(QFileInfo(path).fileName()), displayText(QFileInfo(path).absolutePath())),
             m_recent);
         item->setData(Qt::UserRole, path);
-        item->setToolTip(path);
+        item->setToolTip(displayText(path));
     }
     m_recentTitle->setVisible(!paths.isEmpty());
     m_recent->setVisible(!paths.isEmpty());

@@ -1,6 +1,8 @@
 #include "cli/cli.h"
 #include "cli/command.h"
 
+#include "scorch/safetext.h"
+
 #include <array>
 #include <cstdio>
 #include <iostream>
@@ -89,7 +91,7 @@ int run(int argc, char** argv) {
     }
     if (const Command* command = findCommand(name))
         return runCommand(*command, argc, argv);
-    std::fprintf(stderr, "scorch: unknown command %s\n%s", std::string(name).c_str(), mainUsage().c_str());
+    std::fprintf(stderr, "scorch: unknown command %s\n%s", escapeText(name).c_str(), mainUsage().c_str());
     return 2;
 }
 

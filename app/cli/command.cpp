@@ -1,5 +1,7 @@
 #include "cli/command.h"
 
+#include "scorch/safetext.h"
+
 #include <cstdio>
 
 namespace scorch::cli {
@@ -55,13 +57,13 @@ Option outputOption(std::string_view help) {
 }
 
 int usageError(const Command& command, const std::string& message) {
-    std::fprintf(stderr, "scorch: %s\n%s", message.c_str(), usage(command).c_str());
+    std::fprintf(stderr, "scorch: %s\n%s", escapeText(message).c_str(), usage(command).c_str());
     return 2;
 }
 
 int fail(const std::string& message) {
     std::fflush(stdout);
-    std::fprintf(stderr, "scorch: %s\n", message.c_str());
+    std::fprintf(stderr, "scorch: %s\n", escapeText(message).c_str());
     return 1;
 }
 

@@ -41,9 +41,10 @@ std::vector<const Option*> commandOptions(const Command& command);
 std::string usage(const Command& command);
 /// -o, --output OUT, described with `help` (convert, svg).
 Option outputOption(std::string_view help);
-/// "scorch: MESSAGE" and the usage on standard error; exit status 2.
+/// "scorch: MESSAGE" (escapeText: control characters, invalid UTF-8 and bidi overrides shown escaped) and the
+/// usage on standard error; exit status 2.
 int usageError(const Command& command, const std::string& message);
-/// "scorch: MESSAGE" on standard error; exit status 1.
+/// "scorch: MESSAGE" (escaped as by usageError) on standard error; exit status 1.
 int fail(const std::string& message);
 
 // --- profile options (profileoptions.cpp) ------------------------------------------------------------------

@@ -2,6 +2,7 @@
 #include "cli/command.h"
 
 #include "scorch/analysis.h"
+#include "scorch/safetext.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -31,21 +32,21 @@ int run(const Command&, const Args& args) {
         for (NodeId n = 1; n < tree.size(); ++n)
             stacks += tree.hasSelfCost(n) ? 1 : 0;
         std::ostream& o = std::cout;
-        o << "file:          " << p.meta.source << '\n';
+        o << "file:          " << escapeText(p.meta.source) << '\n';
         o << "format:        " << formatName(p.meta.format);
         if (!p.meta.compression.empty())
-            o << " (" << p.meta.compression << "-compressed)";
+            o << " (" << escapeText(p.meta.compression) << "-compressed)";
         o << '\n';
         o << "bytes:         " << p.meta.inputBytes << '\n';
         for (const auto& [key, value] : p.meta.recording) {
-            std::string label = key + ':';
+            std::string label = escapeText(key) + ':';
             label.resize(std::max<std::size_t>(label.size() + 1, 15), ' ');
-            o << label << value << '\n';
+            o << label << escapeText(value) << '\n';
         }
         o << "samples:       " << p.meta.samples << '\n';
         o << "cost types:\n";
         for (std::size_t t = 0; t < p.costTypes.size(); ++t)
-            o << "  " << p.costTypes[t].name << " (" << costUnitName(p.costTypes[t].unit)
+            o << "  " << escapeText(p.costTypes[t].name) << " (" << costUnitName(p.costTypes[t].unit)
               << "): " << formatCost(tree.grandTotal(t), p.costTypes[t]) << '\n';
         o << "unique stacks: " << stacks << '\n';
         o << "nodes:         " << tree.size() - 1 << '\n';
@@ -64,20 +65,21 @@ int run(const Command&, const Args& args) {
             const ThreadInfo& t = *threads[i];
             if (t.name.empty() && t.tid < 0)
                 continue;
-            o << "  " << t.samples << " samples  " << t.name;
+            o << "  " << t.samples << " samples  " << escapeText(t.name);
             if (t.pid >= 0 || t.tid >= 0)
                 o << " [pid " << (t.pid >= 0 ? std::to_string(t.pid) : "?") << " tid " << t.tid << "]";
             o << '\n';
         }
         const int type = choice.type;
         const int64_t whole = tree.grandTotal(static_cast<std::size_t>(type));
-        o << "top functions by self cost (" << p.costTypes[static_cast<std::size_t>(type)].name << "):\n";
+        o << "top functions by self cost (" << escapeText(p.costTypes[static_cast<std::size_t>(type)].name)
+          << "):\n";
         for (const FunctionCost& f : topFunctions(p, static_cast<std::size_t>(type), 10)) {
             const Frame& fr = p.frames[f.frame];
             o << "  " << percent(f.self[type], whole) << " self " << percent(f.total[type], whole)
-              << " total  " << p.strings.view(fr.name);
+              << " total  " << escapeText(p.strings.view(fr.name));
             if (fr.module)
-                o << "  [" << p.strings.view(fr.module) << "]";
+                o << "  [" << escapeText(p.strings.view(fr.module)) << "]";
             o << '\n';
         }
         o << "warnings:      " << p.meta.warningCount << '\n';
@@ -85,7 +87,7 @@ int run(const Command&, const Args& args) {
             o << "  ";
             if (w.line > 0)
                 o << "line " << w.line << ": ";
-            o << w.message << '\n';
+            o << escapeText(w.message) << '\n'; // escaped when kept; again in case a warning came another way
         }
         o.flush();
         return 0;
@@ -102,7 +104,10 @@ const Command& infoCommand() {
                     "\n"
                     "Prints the detected format, cost types with totals, sample count, unique stacks, "
                     "maximum depth,\n"
-                    "threads, the 10 functions with the highest self cost and any import warnings.\n",
+                    "threads, the 10 functions with the highest self cost and any import warnings. Text from "
+                    "the profile\n"
+                    "(names, warnings) is printed with control characters, invalid UTF-8 and bidi overrides "
+                    "escaped (\\x1b, \\u202e).\n",
         .options = {profileOption("--event",
                                   "rank the top functions by this event (default: the first event)")},
         .footer = {},

@@ -4,8 +4,11 @@
 #include "cli/command.h"
 
 #include "scorch/export.h"
+#include "scorch/safetext.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 
 namespace scorch::cli {
@@ -62,7 +65,7 @@ int withProfile(const std::string& file, const ProfileArgs& args, const std::fun
     try {
         Profile profile = importProfile(file, args.import);
         if (const std::string summary = profile.meta.warningSummary(); !summary.empty())
-            std::fprintf(stderr, "scorch: warning: %s\n", summary.c_str());
+            std::fprintf(stderr, "scorch: warning: %s\n", escapeText(summary).c_str());
         return f(profile);
     } catch (const ImportError& e) {
         return fail(e.what());
@@ -104,14 +107,23 @@ bool isDifferential(const Profile& p) {
 
 int finishStandardOutput() {
     std::cout.flush();
-    return std::cout ? 0 : fail("error writing to standard output");
+    const int err = errno;
+    return std::cout
+               ? 0
+               : fail(std::string("standard output: cannot write (") + std::strerror(err ? err : EIO) + ")");
 }
 
 int writeOutput(const std::string& output, const std::string& input,
                 const std::function<void(std::ostream&)>& write) {
     try {
         if (output.empty() || output == "-") {
-            write(std::cout);
+            try {
+                write(std::cout);
+            } catch (const ExportError&) {
+                const int err = errno; // the writers say only that the stream failed
+                return fail(std::string("standard output: cannot write (") + std::strerror(err ? err : EIO) +
+                            ")");
+            }
             return finishStandardOutput();
         }
         writeFileAtomically(output, input, write);

@@ -1,9 +1,12 @@
 // libFuzzer target for the exporters: any input (format detected) that imports is written as speedscope,
 // pprof (gzip and plain) and interactive SVG with options taken from the input; the speedscope and pprof
-// outputs are read back and must keep the total. Nothing may crash, leak or hang.
+// outputs are read back and must keep the total; the folded output keeps every stack on its line and names
+// escaped for a terminal are printable. Nothing may crash, leak or hang.
 #include "scorch/bytesource.h"
 #include "scorch/export.h"
+#include "scorch/foldedwriter.h"
 #include "scorch/import.h"
+#include "scorch/safetext.h"
 
 #include <cmath>
 #include <cstddef>
@@ -104,6 +107,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
         } catch (const ImportError&) {
             // the pprof importer may not recognise an unusual file (very deep stacks) by its first bytes
         }
+    }
+
+    // Folded output stays folded: no control character but the line ends, whatever the names hold.
+    FoldedOptions folded;
+    folded.costType = type;
+    std::ostringstream stacks;
+    writeFolded(p, folded, stacks);
+    for (const char c : stacks.str())
+        if ((static_cast<unsigned char>(c) < 0x20 && c != '\n') || c == 0x7F)
+            std::abort(); // a name broke out of its line
+    // Names shown on a terminal are one line of printable text.
+    for (std::size_t f = 0; f < p.frames.size(); ++f) {
+        const std::string shown = escapeText(p.frameName(FrameId{static_cast<uint32_t>(f)}));
+        for (const char c : shown)
+            if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F)
+                std::abort();
+        if (needsEscape(shown))
+            std::abort();
     }
     return 0;
 }

@@ -1,19 +1,28 @@
 #include "common/qtprofile.h"
 
+#include "scorch/safetext.h"
 #include "scorch/shortname.h"
 
 namespace scorch {
 
+QString displayText(std::string_view s) {
+    return toQString(escapeText(s));
+}
+
+QString displayText(const QString& s) {
+    return displayText(s.toStdString());
+}
+
 QString frameDisplayName(const Profile& profile, FrameId frame) {
-    return toQString(profile.frameName(frame));
+    return displayText(profile.frameName(frame));
 }
 
 QString frameShortName(const Profile& profile, FrameId frame) {
-    return toQString(shortenName(profile.frameName(frame)));
+    return displayText(shortenName(profile.frameName(frame)));
 }
 
 QString shortDisplayName(const QString& name) {
-    return toQString(shortenName(name.toStdString()));
+    return displayText(shortenName(name.toStdString()));
 }
 
 QString costWithPercent(const Profile& profile, std::size_t costType, int64_t value, int64_t whole) {

@@ -11,7 +11,14 @@ inline QString toQString(std::string_view s) {
     return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
 }
 
-/// The frame's function name for display (invalid UTF-8 shows as U+FFFD).
+/// Untrusted text (names of frames, modules, files, threads and cost types; file names) for a single-line
+/// widget: escapeText() (scorch/safetext.h), so a newline, control character, invalid UTF-8 or bidi override
+/// shows as `\x0a`, `\x1b`, `\u202e` and never breaks or reorders a label, tooltip line, tab title or
+/// breadcrumb.
+QString displayText(std::string_view s);
+QString displayText(const QString& s);
+
+/// The frame's function name for display, escaped as by displayText().
 QString frameDisplayName(const Profile& profile, FrameId frame);
 /// The same, shortened for narrow places (chart labels, breadcrumbs, table cells): C++ template and parameter
 /// lists folded to "<…>" and "(…)" (scorch/shortname.h). Tooltips and copies keep the full name.

@@ -94,8 +94,8 @@ void CompareSummary::showTotals(const Profile* before, const Profile* after, con
     }
     if (before->costTypes[0].name != after->costTypes[0].name)
         text += tr(" &nbsp;·&nbsp; <b>comparing %1 with %2</b>")
-                    .arg(toQString(before->costTypes[0].name).toHtmlEscaped(),
-                         toQString(after->costTypes[0].name).toHtmlEscaped());
+                    .arg(displayText(before->costTypes[0].name).toHtmlEscaped(),
+                         displayText(after->costTypes[0].name).toHtmlEscaped());
     if (options.normalize && diff)
         text += tr(" &nbsp;·&nbsp; before scaled to %1")
                     .arg(toQString(formatCost(diff->tree.grandTotal(kBefore), diff->costTypes[kBefore])));

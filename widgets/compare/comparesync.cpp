@@ -153,7 +153,7 @@ QString CompareView::nodeToolTip(NodeId n) const {
     if (n != kRootNode) {
         const Frame& f = p.frames[t.frame(n)];
         if (f.module)
-            text += br + tr("Module: %1").arg(toQString(p.strings.view(f.module)).toHtmlEscaped());
+            text += br + tr("Module: %1").arg(displayText(p.strings.view(f.module)).toHtmlEscaped());
         const DiffStatus s = diffStatus(t, n);
         if (s == DiffStatus::Added)
             text += br + tr("<i>Added: only in after</i>");

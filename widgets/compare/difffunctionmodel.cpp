@@ -147,7 +147,7 @@ QVariant DiffFunctionModel::data(const QModelIndex& index, int role) const {
         const Frame& fr = m_diff->frames[f.frame];
         QString tip = frameDisplayName(*m_diff, f.frame);
         if (fr.module)
-            tip += QLatin1Char('\n') + toQString(m_diff->strings.view(fr.module));
+            tip += QLatin1Char('\n') + displayText(m_diff->strings.view(fr.module));
         return tip;
     }
     return {};

@@ -27,9 +27,9 @@ QString FlameGraphView::toolTipText(QPoint pos) const {
     QString text = QStringLiteral("<b>") + frameDisplayName(profile, t.frame(n)).toHtmlEscaped() +
                    QStringLiteral("</b>");
     if (f.module)
-        text += br + tr("Module: %1").arg(toQString(profile.strings.view(f.module)).toHtmlEscaped());
+        text += br + tr("Module: %1").arg(displayText(profile.strings.view(f.module)).toHtmlEscaped());
     if (f.file) {
-        QString where = toQString(profile.strings.view(f.file));
+        QString where = displayText(profile.strings.view(f.file));
         if (f.line > 0)
             where += QLatin1Char(':') + QString::number(f.line);
         text += br + tr("Source: %1").arg(where.toHtmlEscaped());

@@ -54,6 +54,7 @@ RecordDialog::RecordDialog(QWidget* parent)
     , m_command(new QLineEdit(this))
     , m_arguments(new QLineEdit(this))
     , m_workingDir(new QLineEdit(this))
+    , m_killAfter(new QCheckBox(tr("Stop the command when the recording ends"), this))
     , m_mode(new QComboBox(this))
     , m_rate(new QSpinBox(this))
     , m_duration(new QDoubleSpinBox(this))
@@ -110,6 +111,9 @@ RecordDialog::RecordDialog(QWidget* parent)
     form->addRow(tr("Command:"), m_command);
     form->addRow(tr("Arguments:"), m_arguments);
     form->addRow(tr("Working directory:"), dirRow);
+    m_killAfter->setToolTip(tr("Otherwise the command keeps running after the recording (like scorch record "
+                               "--kill-after). It never outlives Scorch if Scorch is killed."));
+    form->addRow(QString(), m_killAfter);
     connect(browse, &QPushButton::clicked, this, [this] {
         const QString dir =
             QFileDialog::getExistingDirectory(this, tr("Working directory"), m_workingDir->text());
@@ -306,7 +310,10 @@ void RecordDialog::finish() {
     m_lastRecording = sampler->take();
     const QString error = QString::fromStdString(sampler->error());
     const qint64 pid = sampler->pid();
-    sampler.reset(); // a launched command keeps running, reaped in the background
+    if (m_killAfter->isChecked())
+        sampler
+            ->stopCommand(); // a launched command only; it is reaped in the background like one left running
+    sampler.reset();         // a launched command keeps running, reaped in the background
     updateButtons();
     if (m_lastRecording.samples.empty()) {
         const QString why =

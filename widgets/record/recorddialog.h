@@ -45,6 +45,8 @@ public:
     QTabWidget* targetTabs() const { return m_targetTabs; }
     QLineEdit* commandEdit() const { return m_command; }
     QLineEdit* argumentsEdit() const { return m_arguments; }
+    /// "Stop the command when the recording ends" (launch tab; unchecked: it keeps running).
+    QCheckBox* killAfterBox() const { return m_killAfter; }
     QPushButton* startButton() const { return m_start; }
     QPushButton* stopButton() const { return m_stop; }
     QPushButton* saveButton() const { return m_save; }
@@ -86,6 +88,7 @@ private:
     QLineEdit* m_command;
     QLineEdit* m_arguments;
     QLineEdit* m_workingDir;
+    QCheckBox* m_killAfter;
     QComboBox* m_mode;
     QSpinBox* m_rate;
     QDoubleSpinBox* m_duration;

@@ -36,9 +36,9 @@ QVariant costCellData(const Profile& profile, std::size_t costType, int64_t whol
             // The file name; the full path is in the tooltip.
             const std::string_view module = profile.strings.view(profile.frames[frame].module);
             const std::size_t slash = module.rfind('/');
-            return toQString(slash == std::string_view::npos || slash + 1 == module.size()
-                                 ? module
-                                 : module.substr(slash + 1));
+            return displayText(slash == std::string_view::npos || slash + 1 == module.size()
+                                   ? module
+                                   : module.substr(slash + 1));
         }
         case CostColumn::Self:
             return tableCostText(self, type);
@@ -75,7 +75,7 @@ QVariant costCellData(const Profile& profile, std::size_t costType, int64_t whol
         return frame.value;
     case Qt::ToolTipRole:
         if (col == CostColumn::Module)
-            return toQString(profile.strings.view(profile.frames[frame].module));
+            return displayText(profile.strings.view(profile.frames[frame].module));
         return QString(frameDisplayName(profile, frame) + QLatin1Char('\n') +
                        QObject::tr("Self: %1").arg(costWithPercent(profile, costType, self, whole)) +
                        QLatin1Char('\n') +

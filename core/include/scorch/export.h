@@ -72,7 +72,10 @@ struct SvgOptions {
 void writeFlameGraphSvg(const Profile& profile, const SvgOptions& options, std::ostream& out);
 
 /// Writes `target` through `write` into a temporary file beside it, then renames it over `target`. Refuses
-/// when `target` is the same file as `input` (compared by path and by device/inode). Throws ExportError.
+/// when `target` is the same file as `input` (compared by path and by device/inode). Throws ExportError
+/// naming the file and the reason ("out.json: cannot write (No space left on device)"). The temporary file
+/// has no name where the file system allows (O_TMPFILE: `kill -9` leaves nothing), is removed on SIGINT,
+/// SIGTERM and SIGHUP otherwise, and the data and directory are fsynced (util/atomicfile.h).
 void writeFileAtomically(const std::string& target, const std::string& input,
                          const std::function<void(std::ostream&)>& write);
 

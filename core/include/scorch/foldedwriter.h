@@ -5,6 +5,7 @@
 
 #include <iosfwd>
 #include <string>
+#include <string_view>
 
 namespace scorch {
 
@@ -24,7 +25,12 @@ struct FoldedOptions {
 /// Writes `stack count` lines sorted bytewise, identical stacks summed, zero counts left out.
 void writeFolded(const Profile& profile, const FoldedOptions& options, std::ostream& out);
 
-/// The name of a frame as written in folded output: `;` replaced, annotation suffix appended.
+/// Text as written in a folded frame name, so that every stack stays one line of `;`-separated frames: `;`
+/// becomes `:`, control characters (0x00–0x1F, 0x7F: newline, CR, NUL, ESC...) become the four characters
+/// `\xHH`, and with `spacesToUnderscores` (process frames, `comm-PID`) a space becomes `_`.
+std::string foldedText(std::string_view text, bool spacesToUnderscores = false);
+
+/// The name of a frame as written in folded output: foldedText(), annotation suffix appended.
 std::string foldedFrameName(const Profile& profile, FrameId frame, const FoldedOptions& options);
 
 } // namespace scorch

@@ -67,8 +67,13 @@ struct Recording {
 /// The magic bytes at the start of a recording file.
 inline constexpr std::string_view kRecordingMagic = "SCORCHRC";
 
-/// Writes atomically (temp file in the same directory + rename). Throws std::runtime_error naming the path.
+/// Writes atomically (unnamed temporary file beside it, fsync, rename; see AtomicFile). Throws
+/// std::runtime_error naming the path and the reason: "out.rec: cannot write (No space left on device)".
 void writeRecording(const Recording& recording, const std::string& path);
+/// Throws std::runtime_error naming `path` and the reason when a recording could not be written there (its
+/// directory is missing or not writable, it is a directory): checked before recording, so that the samples
+/// are not lost at the end. Leaves nothing behind.
+void checkRecordingTarget(const std::string& path);
 std::string serializeRecording(const Recording& recording);
 /// Parses a recording; throws ImportError naming `name` and the byte offset of the problem.
 Recording parseRecording(std::string_view bytes, const std::string& name);

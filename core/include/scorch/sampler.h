@@ -74,6 +74,16 @@ public:
     /// Launch mode, after wait(): waits for the command to exit if it still runs (it keeps running untraced
     /// after the recording) and returns its exit code, 128 + signal when killed; -1 when attached.
     int waitCommand();
+    /// Launch mode: sends `signal` to the command if it still runs (`scorch record --kill-after`, the record
+    /// dialog's "Stop the command when the recording ends"); waitCommand() then returns how it ended.
+    void stopCommand(int signal = 15 /* SIGTERM */);
+
+    // A launched command keeps running after the recording (and after this Sampler) unless stopCommand() is
+    // called. But it does not outlive a recording process that dies without destroying its Sampler (kill -9,
+    // a crash): start() forks a small watchdog process that holds one end of a pipe and kills the command
+    // (SIGKILL) when the pipe closes without a word from the Sampler's destructor. (PR_SET_PDEATHSIG in the
+    // command cannot do this: it fires when the forking *thread* ends, which is the sampler's worker, and
+    // also at a normal exit, after which the command is meant to keep running.)
 
     static double defaultFrequency(SamplerMode mode) { return mode == SamplerMode::Perf ? 999 : 99; }
 

@@ -5,15 +5,27 @@
 
 namespace scorch {
 
+std::string foldedText(std::string_view text, bool spacesToUnderscores) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string out;
+    out.reserve(text.size());
+    for (const char c : text) {
+        const auto u = static_cast<unsigned char>(c);
+        if (c == ';')
+            out += ':';
+        else if (c == ' ' && spacesToUnderscores)
+            out += '_';
+        else if (u < 0x20 || u == 0x7F) // newline, NUL, CR, ESC...: would end or corrupt the line
+            out.append("\\x").append(1, kHex[u >> 4]).append(1, kHex[u & 0xF]);
+        else
+            out += c;
+    }
+    return out;
+}
+
 std::string foldedFrameName(const Profile& profile, FrameId frame, const FoldedOptions& options) {
     const Frame& f = profile.frames[frame];
-    std::string name(profile.strings.view(f.name));
-    for (char& c : name) {
-        if (c == ';')
-            c = ':';
-        else if (c == ' ' && f.kind == FrameKind::Process)
-            c = '_';
-    }
+    std::string name = foldedText(profile.strings.view(f.name), f.kind == FrameKind::Process);
     auto annotate = [&](std::string_view suffix) {
         if (name.find(suffix) == std::string::npos)
             name += suffix;
@@ -189,9 +201,7 @@ void writeFolded(const Profile& p, const FoldedOptions& o, std::ostream& out) {
             std::string name = th.name + "-" + (th.pid < 0 ? std::string("?") : std::to_string(th.pid));
             if (o.includeTid)
                 name += "/" + std::to_string(th.tid);
-            std::replace(name.begin(), name.end(), ' ', '_');
-            std::replace(name.begin(), name.end(), ';', ':');
-            rootNames.push_back(std::move(name));
+            rootNames.push_back(foldedText(name, true));
         }
         writer.setRootNames(std::move(rootNames));
         const ThreadCosts& tc = p.threadCosts;

@@ -102,6 +102,33 @@ std::string printable(std::string_view s) {
     return out;
 }
 
+/// What detection looks at: `head`, or, when its first line is over the line limit (no newline in the whole
+/// head), the lines after that line. The importer skips the long line with its usual warning, so detection
+/// must not depend on it. A memory-mapped file is looked at in place; a stream (pipe, compressed input) is
+/// read on into `head`, which the importer continues from, up to four times the line limit.
+std::string_view detectionHead(ByteSource& source, std::string& head, const ImportOptions& options) {
+    if (head.size() < options.maxLineBytes || head.find('\n') != std::string::npos)
+        return head;
+    if (const std::string_view all = source.mapping().bytes; !all.empty()) {
+        const std::size_t nl = all.find('\n');
+        return nl == std::string_view::npos ? std::string_view(head) : all.substr(nl + 1, kDetectBytes);
+    }
+    const std::size_t cap = std::max(options.maxLineBytes, kDetectBytes) * 4;
+    std::size_t nl = std::string::npos;
+    for (std::size_t searched = 0; head.size() < cap;) {
+        const std::size_t have = head.size();
+        head.resize(std::min(cap, have + std::max<std::size_t>(kDetectBytes, have / 2)));
+        const std::size_t got = source.read(head.data() + have, head.size() - have);
+        head.resize(have + got);
+        if (nl == std::string::npos && (nl = head.find('\n', searched)) == std::string::npos)
+            searched = head.size();
+        if (!got || (nl != std::string::npos && head.size() - nl > kDetectBytes))
+            break;
+    }
+    return nl == std::string::npos ? std::string_view(head)
+                                   : std::string_view(head).substr(nl + 1, kDetectBytes);
+}
+
 } // namespace
 
 std::string_view formatName(Format format) {
@@ -152,7 +179,9 @@ Profile importFrom(std::unique_ptr<ByteSource> source, const std::string& name, 
             break;
         want = std::min(want * 4, std::max(options.maxLineBytes, kDetectBytes));
     }
-    const Format format = options.format != Format::Unknown ? options.format : detectFormat(head);
+    const Format format = options.format != Format::Unknown
+                              ? options.format
+                              : detectFormat(detectionHead(*source, head, options));
     const Importer* importer = findImporter(format);
     if (!importer) {
         std::string_view first = ltrim(head);

@@ -3,6 +3,8 @@
 
 #include "scorch/import.h"
 
+#include "util/atomicfile.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -242,36 +244,18 @@ Recording parseRecording(std::string_view bytes, const std::string& name) {
     return r;
 }
 
+void checkRecordingTarget(const std::string& path) {
+    struct stat st {};
+    if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+        throw std::runtime_error(path + ": is a directory");
+    const AtomicFile probe(path); // creates (and, unused, removes) a temporary file beside it
+}
+
 void writeRecording(const Recording& recording, const std::string& path) {
     const std::string bytes = serializeRecording(recording);
-    std::string tmp = path + ".tmp-XXXXXX";
-    const int fd = mkstemp(tmp.data());
-    if (fd < 0)
-        throw std::runtime_error("cannot create " + tmp + ": " + std::strerror(errno));
-    std::size_t done = 0;
-    while (done < bytes.size()) {
-        const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            const int err = errno;
-            close(fd);
-            unlink(tmp.c_str());
-            throw std::runtime_error("cannot write " + path + ": " + std::strerror(err));
-        }
-        done += static_cast<std::size_t>(n);
-    }
-    fchmod(fd, 0644);
-    if (fsync(fd) != 0 || close(fd) != 0) {
-        const int err = errno;
-        unlink(tmp.c_str());
-        throw std::runtime_error("cannot write " + path + ": " + std::strerror(err));
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        const int err = errno;
-        unlink(tmp.c_str());
-        throw std::runtime_error("cannot rename " + tmp + " to " + path + ": " + std::strerror(err));
-    }
+    AtomicFile file(path); // throws AtomicFileError (a std::runtime_error) naming the path and the reason
+    file.stream().write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    file.commit();
 }
 
 } // namespace scorch

@@ -12,7 +12,9 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <sstream>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <thread>
 #include <time.h>
@@ -321,6 +323,65 @@ std::string samplerPermissionAdvice(SamplerMode mode, int err, bool attach, int6
     return o.str();
 }
 
+namespace {
+
+/// Forks the watchdog of a launched command: it waits on a pipe and kills `command` with SIGKILL when the
+/// pipe closes without a byte (the recording process died), or exits quietly on a byte (see sampler.h).
+/// Returns its pid and the write end of the pipe in `fd`; -1 when it could not be made (no watchdog).
+pid_t startWatchdog(pid_t command, int& fd) {
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0)
+        return -1;
+    const pid_t pid = fork();
+    if (pid < 0) {
+        close(p[0]);
+        close(p[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        // Only async-signal-safe calls from here on. Hold nothing of the recorder's but the read end (no perf
+        // events, no file being written), and leave signals to the recorder: the watchdog ends when it does.
+        close(p[1]);
+        const int keep = p[0];
+        if (keep > 3)
+            syscall(SYS_close_range, 3u, static_cast<unsigned>(keep - 1), 0u);
+        syscall(SYS_close_range, static_cast<unsigned>(keep + 1), ~0u, 0u);
+        for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGPIPE})
+            signal(sig, SIG_IGN);
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, nullptr);
+        prctl(PR_SET_NAME, "scorch-watchdog", 0, 0, 0);
+        char c = 0;
+        ssize_t n;
+        while ((n = read(keep, &c, 1)) < 0 && errno == EINTR) {
+        }
+        if (n == 0)
+            kill(command, SIGKILL);
+        _exit(0);
+    }
+    close(p[0]);
+    fd = p[1];
+    return pid;
+}
+
+/// Tells the watchdog that the recorder ends in order (the command may live on) and reaps it.
+void dismissWatchdog(pid_t& pid, int& fd) {
+    if (pid <= 0)
+        return;
+    const char c = 'd';
+    while (write(fd, &c, 1) < 0 && errno == EINTR) {
+    }
+    close(fd);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    pid = -1;
+    fd = -1;
+}
+
+} // namespace
+
 struct Sampler::Impl {
     SamplerContext ctx;
     std::thread worker;
@@ -329,6 +390,8 @@ struct Sampler::Impl {
     bool launched = false;
     bool reaped = false;
     int exitCode = -1;
+    pid_t watchdog = -1;
+    int watchdogFd = -1;
 };
 
 Sampler::Sampler(SamplerOptions options)
@@ -342,6 +405,7 @@ Sampler::~Sampler() {
     stop();
     if (d->worker.joinable())
         d->worker.join();
+    dismissWatchdog(d->watchdog, d->watchdogFd);
     if (d->launched && !d->reaped && d->pid > 0) {
         // The command keeps running untraced; reap it in the background so that it does not stay a zombie.
         std::thread([pid = d->pid] {
@@ -400,6 +464,19 @@ void Sampler::start() {
         d->worker.join();
         throw e;
     }
+    if (d->launched && d->pid > 0)
+        d->watchdog = startWatchdog(d->pid, d->watchdogFd);
+}
+
+void Sampler::stopCommand(int signal) {
+    if (!d->launched || d->pid <= 0 || d->reaped)
+        return;
+    {
+        std::lock_guard lock(d->ctx.mutex);
+        if (d->ctx.recording.exitCode >= 0)
+            return; // it exited while recorded (reaped by the worker)
+    }
+    kill(d->pid, signal);
 }
 
 void Sampler::stop() {

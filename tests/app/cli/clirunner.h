@@ -8,6 +8,9 @@
 #include <QString>
 #include <QStringList>
 
+#include <fstream>
+#include <string>
+
 struct CliResult {
     int exitCode = -1;
     QByteArray out, err;
@@ -30,4 +33,13 @@ inline CliResult runScorch(const QStringList& args, const QByteArray& stdinData 
     }
     return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, p.readAllStandardOutput(),
             p.readAllStandardError()};
+}
+
+/// The state letter of /proc/PID/stat (R, S, D, T for stopped, Z, ...); '?' when there is no such process.
+inline char procState(qint64 pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string stat;
+    std::getline(in, stat);
+    const std::size_t close = stat.rfind(')');
+    return close != std::string::npos && close + 2 < stat.size() ? stat[close + 2] : '?';
 }

@@ -8,6 +8,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
+#include <QProcessEnvironment>
 #include <QRegularExpression>
 #include <QScopeGuard>
 #include <QTemporaryDir>
@@ -26,15 +27,6 @@ qsizetype taskCount(qint64 pid) {
     return QDir(QStringLiteral("/proc/%1/task").arg(pid)).entryList(QDir::Dirs | QDir::NoDotAndDotDot).size();
 }
 
-/// The state letter of /proc/PID/stat (R, S, D, ...).
-char procState(qint64 pid) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-    std::string stat;
-    std::getline(in, stat);
-    const std::size_t close = stat.rfind(')');
-    return close != std::string::npos && close + 2 < stat.size() ? stat[close + 2] : '?';
-}
-
 bool refused(const CliResult& r) {
     return r.exitCode == 1 && (r.err.contains("was refused") || r.err.contains("not available"));
 }
@@ -51,6 +43,18 @@ std::pair<QString, QString> traceState(qint64 pid) {
             state = QString::fromStdString(line).simplified();
     }
     return {tracer, state};
+}
+
+/// True once `pid` has ended: gone, or a zombie nobody reaped yet (its parent, the recorder, is gone).
+bool ended(qint64 pid) {
+    return kill(static_cast<pid_t>(pid), 0) != 0 || procState(pid) == 'Z';
+}
+
+/// The launched command's pid from "scorch: recording command, pid N ...", or -1.
+qint64 launchedPid(const QByteArray& err) {
+    static const QRegularExpression re(QStringLiteral("scorch: recording command, pid (\\d+)"));
+    const QRegularExpressionMatch m = re.match(QString::fromUtf8(err));
+    return m.hasMatch() ? m.captured(1).toLongLong() : -1;
 }
 
 } // namespace
@@ -184,6 +188,150 @@ private Q_SLOTS:
         r = runScorch({QStringLiteral("record"), QStringLiteral("--help")});
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.contains("Usage: scorch record"));
+    }
+
+    /// -d SEC: the recording is written as soon as the duration is over; the command, still working, keeps
+    /// running (and scorch says so) unless --kill-after stops it.
+    void durationEnd_data() {
+        QTest::addColumn<QString>("mode");
+        QTest::addColumn<bool>("killAfter");
+        QTest::newRow("perf") << QStringLiteral("perf") << false;
+        QTest::newRow("ptrace") << QStringLiteral("ptrace") << false;
+        QTest::newRow("perf --kill-after") << QStringLiteral("perf") << true;
+        QTest::newRow("ptrace --kill-after") << QStringLiteral("ptrace") << true;
+    }
+    void durationEnd() {
+        QFETCH(QString, mode);
+        QFETCH(bool, killAfter);
+        const QString out = m_dir.filePath(QStringLiteral("dur-%1-%2.rec").arg(mode).arg(killAfter));
+        QStringList args{QStringLiteral("record"), QStringLiteral("--mode"), mode, QStringLiteral("-d"),
+                         QStringLiteral("1"),      QStringLiteral("-o"),     out};
+        if (killAfter)
+            args << QStringLiteral("--kill-after");
+        args << QStringLiteral("--") << QString::fromUtf8(kTarget)
+             << QStringLiteral("wait"); // works until told
+        const CliResult r = runScorch(args);
+        if (refused(r))
+            QSKIP(r.err.constData());
+        const qint64 pid = launchedPid(r.err);
+        QVERIFY2(pid > 0, r.err.constData());
+        auto endTarget = qScopeGuard([&] { kill(static_cast<pid_t>(pid), SIGKILL); });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY2(r.err.contains("written to " + out.toUtf8()), r.err.constData());
+        const CliResult info = runScorch({QStringLiteral("info"), out});
+        QVERIFY2(info.exitCode == 0, info.err.constData());
+        if (killAfter) {
+            QVERIFY2(r.err.contains("stopping the command") && r.err.contains("the command exited with code"),
+                     r.err.constData());
+            QVERIFY(ended(pid)); // scorch waited for it
+        } else {
+            QVERIFY2(r.err.contains(QStringLiteral("the command (pid %1) keeps running").arg(pid).toUtf8()),
+                     r.err.constData());
+            QVERIFY(!ended(pid));
+            const auto [tracer, state] = traceState(pid);
+            QCOMPARE(tracer, QStringLiteral("TracerPid: 0"));
+            QVERIFY2(!state.contains(QStringLiteral("stopped")), qPrintable(state));
+            kill(static_cast<pid_t>(pid), SIGUSR1); // the target's own way to stop
+            QTRY_VERIFY_WITH_TIMEOUT(ended(pid), kPatienceMs);
+        }
+    }
+
+    /// An output that cannot be written is refused before anything is launched or recorded.
+    void unwritableOutputIsCheckedFirst() {
+        const QString missing = m_dir.filePath(QStringLiteral("no-such-dir/out.rec"));
+        const CliResult r =
+            runScorch({QStringLiteral("record"), QStringLiteral("-o"), missing, QStringLiteral("--"),
+                       QString::fromUtf8(kTarget), QStringLiteral("cpu=0.1")});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(
+            r.err.startsWith("scorch: record: " + missing.toUtf8() + ": cannot create a temporary file in") &&
+                r.err.contains("(No such file or directory)") && r.err.contains("nothing was recorded"),
+            r.err.constData());
+        QVERIFY2(!r.out.contains("errors="), r.out.constData()); // the target never ran
+        QVERIFY(!r.err.contains("scorch: recording"));
+        const CliResult dir =
+            runScorch({QStringLiteral("record"), QStringLiteral("-o"), m_dir.path(), QStringLiteral("--"),
+                       QString::fromUtf8(kTarget), QStringLiteral("cpu=0.1")});
+        QCOMPARE(dir.exitCode, 1);
+        QVERIFY2(dir.err.contains(": is a directory"), dir.err.constData());
+    }
+
+    /// When the output's directory vanished during the recording, the samples are saved in the cache
+    /// directory ($XDG_CACHE_HOME/scorch) and scorch says where.
+    void failedWriteFallsBackToCacheDirectory() {
+        QTemporaryDir cache;
+        const QString dir = m_dir.filePath(QStringLiteral("vanishing"));
+        QVERIFY(QDir().mkpath(dir));
+        const QString out = dir + QStringLiteral("/x.rec");
+        QProcess rec;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("XDG_CACHE_HOME"), cache.path());
+        rec.setProcessEnvironment(env);
+        rec.start(QString::fromUtf8(SCORCH_BINARY),
+                  {QStringLiteral("record"), QStringLiteral("--mode"), QStringLiteral("ptrace"),
+                   QStringLiteral("-o"), out, QStringLiteral("--"), QString::fromUtf8(kTarget),
+                   QStringLiteral("wait")});
+        QVERIFY(rec.waitForStarted());
+        QByteArray err;
+        // Wait for samples (SIGUSR1 makes the recorder say how many), then take the directory away.
+        const QRegularExpression soFar(QStringLiteral("scorch: (\\d+) samples of \\d+ threads so far"));
+        auto haveSamples = [&] {
+            err += rec.readAllStandardError();
+            if (rec.state() != QProcess::Running)
+                return true;
+            if (!err.contains("scorch: recording command"))
+                return false;
+            auto it = soFar.globalMatch(QString::fromUtf8(err));
+            qulonglong samples = 0;
+            while (it.hasNext())
+                samples = it.next().captured(1).toULongLong();
+            if (samples == 0)
+                kill(static_cast<pid_t>(rec.processId()), SIGUSR1);
+            return samples > 0;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(haveSamples(), kPatienceMs);
+        if (rec.state() != QProcess::Running) {
+            err += rec.readAllStandardError();
+            if (err.contains("was refused") || err.contains("not available"))
+                QSKIP(err.constData());
+            QFAIL(err.constData());
+        }
+        const qint64 pid = launchedPid(err);
+        QVERIFY(pid > 0);
+        const qint64 recorder = rec.processId();
+        QVERIFY(QDir(dir).removeRecursively());
+        kill(static_cast<pid_t>(recorder), SIGINT); // stops the recording, then the command
+        QVERIFY(rec.waitForFinished(kPatienceMs));
+        err += rec.readAllStandardError();
+        QCOMPARE(rec.exitCode(), 1);
+        const QString fallback = cache.path() + QStringLiteral("/scorch/%1-x.rec").arg(recorder);
+        QVERIFY2(err.contains(out.toUtf8() + ": cannot create a temporary file") &&
+                     err.contains("saved to " + fallback.toUtf8() + " instead of " + out.toUtf8()),
+                 err.constData());
+        QVERIFY(QFile::exists(fallback));
+        const CliResult info = runScorch({QStringLiteral("info"), fallback});
+        QVERIFY2(info.exitCode == 0, info.err.constData());
+        QTRY_VERIFY_WITH_TIMEOUT(ended(pid), kPatienceMs); // the Ctrl+C went on to the command
+    }
+
+    /// kill -9 of the recorder does not orphan a launched command: the watchdog kills it.
+    void killedRecorderTakesTheCommandAlong() {
+        QProcess rec;
+        rec.start(QString::fromUtf8(SCORCH_BINARY),
+                  {QStringLiteral("record"), QStringLiteral("-o"), m_dir.filePath(QStringLiteral("k9.rec")),
+                   QStringLiteral("--"), QString::fromUtf8(kTarget), QStringLiteral("wait")});
+        QVERIFY(rec.waitForStarted());
+        QByteArray err;
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (err += rec.readAllStandardError(), launchedPid(err) > 0 || rec.state() != QProcess::Running),
+            kPatienceMs);
+        const qint64 pid = launchedPid(err);
+        QVERIFY2(pid > 0, err.constData());
+        auto endTarget = qScopeGuard([&] { kill(static_cast<pid_t>(pid), SIGKILL); });
+        QVERIFY(!ended(pid));
+        kill(static_cast<pid_t>(rec.processId()), SIGKILL);
+        QVERIFY(rec.waitForFinished(kPatienceMs));
+        QTRY_VERIFY_WITH_TIMEOUT(ended(pid), kPatienceMs);
     }
 
     void idleTargetIsNotASilentEmptyProfile() {

@@ -5,6 +5,7 @@
 #include "patience.h"
 #include "widgettestutil.h"
 
+#include "scorch/bytesource.h"
 #include "scorch/import.h"
 
 #include <QAction>
@@ -314,6 +315,44 @@ private Q_SLOTS:
         QVERIFY(view->canGoBack());
         view->back();
         QCOMPARE(view->zoomRoot(), b);
+    }
+
+    /// Names are untrusted: ESC sequences, BEL, C1 controls and bidi overrides show escaped in the
+    /// breadcrumbs and the tooltip, so no single-line widget breaks or reorders.
+    void hostileNamesAreShownEscaped() {
+        FlameGraphPanel panel;
+        panel.resize(900, 500);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        const std::string text = "main;evil\x1b[2Jt\x07x;rtl\xe2\x80\xae"
+                                 "leaf\xc2\x9b 5\nmain;other 1\n";
+        panel.setProfile(std::make_shared<const Profile>(
+            importProfile(memoryByteSource(text, "hostile.folded"), "hostile")));
+        FlameGraphView* view = panel.view();
+        view->setAnimationDuration(0);
+        const NodeId leaf = nodeByPath(*panel.data(), {"main", "evil\x1b[2Jt\x07x",
+                                                       "rtl\xe2\x80\xae"
+                                                       "leaf\xc2\x9b"});
+        QVERIFY(leaf != kRootNode);
+        view->zoomTo(leaf);
+        const auto safe = [](const QString& s) {
+            for (const QChar c : s)
+                if ((c.unicode() < 0x20 && c != u'\n') || (c.unicode() >= 0x7F && c.unicode() <= 0x9F) ||
+                    (c.unicode() >= 0x202A && c.unicode() <= 0x202E) ||
+                    (c.unicode() >= 0x2066 && c.unicode() <= 0x2069))
+                    return false;
+            return true;
+        };
+        const auto& path = panel.breadcrumbBar()->path();
+        QCOMPARE(path.size(), std::size_t{4});
+        QCOMPARE(path[2].text, QStringLiteral("evil\\x1b[2Jt\\x07x"));
+        QCOMPARE(path[3].text, QStringLiteral("rtl\\u202eleaf\\xc2\\x9b"));
+        for (const QToolButton* crumb :
+             panel.breadcrumbBar()->findChildren<QToolButton*>(QStringLiteral("crumb")))
+            QVERIFY2(safe(crumb->text()), qPrintable(crumb->text()));
+        const QString tip = view->toolTipText(view->nodeRect(leaf).center().toPoint());
+        QVERIFY2(tip.contains(QStringLiteral("rtl\\u202eleaf")), qPrintable(tip));
+        QVERIFY2(safe(tip), qPrintable(tip));
     }
 
     void settingsPersist() {

@@ -211,6 +211,32 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!dialog->isVisible(), kPatienceMs);
         QTRY_COMPARE_WITH_TIMEOUT(window.tabCount(), 2, kPatienceMs);
     }
+
+    /// "Stop the command when the recording ends": the launched command is stopped with the recording;
+    /// unchecked (above) it keeps running.
+    void killAfterStopsTheCommand() {
+        RecordDialog dialog;
+        dialog.setRecordingDir(m_dir.filePath(QStringLiteral("killafter")));
+        dialog.targetTabs()->setCurrentIndex(1);
+        dialog.commandEdit()->setText(QString::fromUtf8(SCORCH_SAMPLER_TARGET));
+        dialog.argumentsEdit()->setText(QStringLiteral("wait")); // works until a signal
+        QVERIFY(!dialog.killAfterBox()->isChecked());            // the default: the command keeps running
+        dialog.killAfterBox()->setChecked(true);
+        QSignalSpy started(&dialog, &RecordDialog::recordingStarted);
+        QSignalSpy live(&dialog, &RecordDialog::liveUpdated);
+        QSignalSpy finished(&dialog, &RecordDialog::recordingFinished);
+        const QString error = dialog.start(false);
+        if (error.contains(QStringLiteral("was refused")))
+            QSKIP(qPrintable(error));
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const auto pid = static_cast<pid_t>(started.at(0).at(0).toLongLong());
+        auto endTarget = qScopeGuard([&] { kill(pid, SIGKILL); });
+        QTRY_VERIFY_WITH_TIMEOUT(live.count() >= 1, kPatienceMs); // it has samples
+        dialog.stop();
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kPatienceMs);
+        // stopped (SIGTERM) and reaped in the background: gone
+        QTRY_VERIFY_WITH_TIMEOUT(kill(pid, 0) != 0, kPatienceMs);
+    }
 };
 
 QTEST_MAIN(TestRecordDialog)

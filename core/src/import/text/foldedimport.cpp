@@ -88,7 +88,9 @@ private:
             int64_t value = mulCost(whole, pow10(d));
             addCost(value, frac * pow10(d - decimals));
             costs[c] = {type, value};
-            stack = rtrim(stack.substr(0, sp));
+            // exactly one blank before each count, as flamegraph.pl reads it (`(.*)\s+?(\d+)`): a frame name
+            // ending in a space (perf's " " symbol: stackcollapse-perf.pl writes `write0;  3`) reads back whole
+            stack = stack.substr(0, sp);
         }
         if (stack.empty()) {
             diag.warn(lineNo, "folded line without frames");

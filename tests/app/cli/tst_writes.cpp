@@ -1,0 +1,179 @@
+// Writes survive signals: `scorch convert -o OUT` killed (SIGTERM, SIGHUP, SIGINT, kill -9) while it writes
+// leaves OUT as it was and nothing beside it, with the unnamed temporary file (O_TMPFILE) and the named one
+// (SCORCH_NO_TMPFILE=1); the next write removes a named temporary that kill -9 left. Errors name the file and
+// the reason. Deterministic: the writer is caught while it writes by stopping it (SIGSTOP) until its
+// temporary file exists, and the signal is sent while it is stopped.
+#include "clirunner.h"
+#include "largefolded.h"
+#include "testutil.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QProcessEnvironment>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+
+using scorch::test::kPatienceMs;
+
+namespace {
+
+/// Whether process `pid` holds an unnamed file (O_TMPFILE) in `dir` open: "/dir/#123 (deleted)".
+bool holdsUnnamedFile(qint64 pid, const QString& dir) {
+    const QDir fds(QStringLiteral("/proc/%1/fd").arg(pid));
+    const QByteArray prefix = dir.toUtf8() + "/#";
+    for (const QString& fd : fds.entryList(QDir::AllEntries | QDir::System | QDir::NoDotAndDotDot)) {
+        char target[4096];
+        const ssize_t n = readlink(fds.filePath(fd).toUtf8().constData(), target, sizeof target);
+        if (n > 0 && QByteArray(target, n).startsWith(prefix))
+            return true;
+    }
+    return false;
+}
+
+/// The names in `dir`, hidden ones included.
+QStringList entries(const QString& dir) {
+    QStringList names = QDir(dir).entryList(QDir::Files | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot);
+    names.sort();
+    return names;
+}
+
+} // namespace
+
+class TestWrites : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+    QString m_input;
+
+    /// Starts `scorch convert --to speedscope INPUT -o OUT` and stops it (SIGSTOP) at a moment when its
+    /// temporary file exists: unnamed (held open) or named (in the directory). Returns false when the
+    /// convert ended before that could be seen.
+    bool catchWriting(QProcess& p, const QString& dir, const QString& out, bool named) {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        if (named)
+            env.insert(QStringLiteral("SCORCH_NO_TMPFILE"), QStringLiteral("1"));
+        p.setProcessEnvironment(env);
+        p.start(QString::fromUtf8(SCORCH_BINARY),
+                {QStringLiteral("convert"), QStringLiteral("--to"), QStringLiteral("speedscope"), m_input,
+                 QStringLiteral("-o"), out});
+        if (!p.waitForStarted())
+            return false;
+        const qint64 pid = p.processId();
+        QElapsedTimer patience; // a bound on the wait, not a measurement
+        patience.start();
+        while (p.state() == QProcess::Running && patience.elapsed() < kPatienceMs) {
+            kill(static_cast<pid_t>(pid), SIGSTOP);
+            while (procState(pid) != 'T' && procState(pid) != 'Z' && procState(pid) != '?')
+                QTest::qWait(1);
+            const bool writing = named ? entries(dir).filter(QStringLiteral(".scorch-")).size() == 1
+                                       : holdsUnnamedFile(pid, dir);
+            if (writing)
+                return true;
+            kill(static_cast<pid_t>(pid), SIGCONT);
+            QTest::qWait(5);
+        }
+        return false;
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        QVERIFY(m_dir.isValid());
+        m_input = m_dir.filePath(QStringLiteral("big.folded"));
+        // big enough that writing its speedscope (one entry per sample) takes many rounds of the catching
+        // loop
+        QVERIFY(scorch::test::writeLargeFolded(m_input, 24) > 0);
+    }
+
+    void signalLeavesNothing_data() {
+        QTest::addColumn<int>("sig");
+        QTest::addColumn<bool>("named");
+        for (const bool named : {false, true}) {
+            const char* how = named ? "named" : "unnamed";
+            QTest::addRow("SIGTERM %s", how) << int(SIGTERM) << named;
+            QTest::addRow("SIGHUP %s", how) << int(SIGHUP) << named;
+            QTest::addRow("SIGINT %s", how) << int(SIGINT) << named;
+        }
+        QTest::addRow("SIGKILL unnamed") << int(SIGKILL) << false;
+    }
+    /// A signal during the write: the old target stays as it was and nothing else is left in the directory.
+    void signalLeavesNothing() {
+        QFETCH(int, sig);
+        QFETCH(bool, named);
+        const QString dir = m_dir.filePath(QStringLiteral("sig-%1-%2").arg(sig).arg(named));
+        QVERIFY(QDir().mkpath(dir));
+        const QString out = dir + QStringLiteral("/out.json");
+        {
+            QFile old(out);
+            QVERIFY(old.open(QIODevice::WriteOnly));
+            old.write("old content\n");
+        }
+        QProcess p;
+        if (!catchWriting(p, dir, out, named)) {
+            p.waitForFinished(kPatienceMs);
+            QFAIL(qPrintable(QStringLiteral("the convert was never seen writing: ") +
+                             QString::fromUtf8(p.readAllStandardError())));
+        }
+        kill(static_cast<pid_t>(p.processId()), sig);
+        kill(static_cast<pid_t>(p.processId()), SIGCONT);
+        QVERIFY(p.waitForFinished(kPatienceMs));
+        QCOMPARE(p.exitStatus(), QProcess::CrashExit); // ended by the signal, as without the clean-up
+        QCOMPARE(entries(dir), QStringList{QStringLiteral("out.json")});
+        QCOMPARE(scorch::test::readAll(out), QByteArray("old content\n"));
+    }
+
+    /// kill -9 with a named temporary file leaves it; the next write to the same target removes it.
+    void staleTemporaryIsRemovedByTheNextWrite() {
+        const QString dir = m_dir.filePath(QStringLiteral("stale"));
+        QVERIFY(QDir().mkpath(dir));
+        const QString out = dir + QStringLiteral("/out.json");
+        QProcess p;
+        QVERIFY(catchWriting(p, dir, out, true));
+        kill(static_cast<pid_t>(p.processId()), SIGKILL);
+        QVERIFY(p.waitForFinished(kPatienceMs));
+        const QStringList left = entries(dir);
+        QCOMPARE(left.size(), 1);
+        QVERIFY2(left.first().startsWith(QStringLiteral(".out.json.scorch-")), qPrintable(left.first()));
+        // an unrelated hidden file of the same pattern but a live owner (this test) is kept
+        const QString live = dir + QStringLiteral("/.out.json.scorch-%1-keepme").arg(getpid());
+        QFile(live).open(QIODevice::WriteOnly);
+        const CliResult r = runScorch(
+            {QStringLiteral("convert"), QStringLiteral("--to"), QStringLiteral("folded"),
+             scorch::test::testData(QStringLiteral("flame/simple.folded")), QStringLiteral("-o"), out});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(entries(dir), (QStringList{QFileInfo(live).fileName(), QStringLiteral("out.json")}));
+    }
+
+    /// Every writer's error names the file and the reason (here: the file size limit, EFBIG).
+    void errorsNameFileAndReason() {
+        // 1 MB of folded stacks: every format's output is larger than the limit
+        const QString in = m_dir.filePath(QStringLiteral("medium.folded"));
+        QVERIFY(scorch::test::writeLargeFolded(in, 1) > 0);
+        for (const char* to : {"speedscope", "pprof", "folded", "svg"}) {
+            const QString out = m_dir.filePath(QStringLiteral("limited.") + QString::fromUtf8(to));
+            const QString command = QString::fromUtf8(to) == QStringLiteral("svg")
+                                        ? QStringLiteral("svg")
+                                        : QStringLiteral("convert --to ") + QString::fromUtf8(to);
+            QProcess p;
+            // a file size limit of 1 block, SIGXFSZ ignored: a write fails with EFBIG
+            p.start(
+                QStringLiteral("/bin/sh"),
+                {QStringLiteral("-c"),
+                 QStringLiteral("trap '' XFSZ; ulimit -f 1; exec \"$0\" %1 \"$1\" -o \"$2\"").arg(command),
+                 QString::fromUtf8(SCORCH_BINARY), in, out});
+            QVERIFY(p.waitForFinished(kPatienceMs));
+            const QByteArray err = p.readAllStandardError();
+            QCOMPARE(p.exitCode(), 1);
+            QCOMPARE(err, "scorch: " + out.toUtf8() + ": cannot write (File too large)\n");
+            QVERIFY(!QFile::exists(out));
+            QCOMPARE(entries(m_dir.path()).filter(QStringLiteral(".scorch-")).size(), 0);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestWrites)
+#include "tst_writes.moc"
