@@ -85,19 +85,48 @@ Profile importPerfDataWithPerfScript(const std::string& path, const std::string&
         }
         ::usleep(20000);
     }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        char buffer[512] = {};
-        const ssize_t n = ::pread(err.fd, buffer, sizeof buffer - 1, 0);
-        std::string why(buffer, n > 0 ? static_cast<std::size_t>(n) : 0);
-        while (!why.empty() && (why.back() == '\n' || why.back() == ' '))
-            why.pop_back();
+    // what perf wrote to stderr; its first line
+    char buffer[512] = {};
+    const ssize_t n = ::pread(err.fd, buffer, sizeof buffer - 1, 0);
+    std::string why(buffer, n > 0 ? static_cast<std::size_t>(n) : 0);
+    while (!why.empty() && (why.back() == '\n' || why.back() == ' '))
+        why.pop_back();
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
         throw ImportError(name + ": perf script failed" + (why.empty() ? std::string() : ": " + why));
-    }
+    why = why.substr(0, why.find('\n'));
+    // perf read the file but found no samples in it (a perf.data version 1 file, for one): say so about this
+    // file, and what to do, not about perf script's output in a temporary file
+    const auto noSamples = [&] {
+        return ImportError(name + ": " + perf + " script read no samples from it" +
+                           (why.empty() ? std::string() : " (perf says: " + why + ")") +
+                           "; open it with the perf that recorded it (`perf script -i " + name + " > " +
+                           name + ".perf` on that machine, then open " + name +
+                           ".perf) or record it again with a current perf");
+    };
+    struct stat outStat {};
+    if (::fstat(out.fd, &outStat) == 0 && outStat.st_size == 0)
+        throw noSamples();
     ImportOptions textOptions = options;
     textOptions.format = Format::PerfScript;
     ImportControl textControl = control;
     textControl.partial = nullptr;
-    Profile p = importProfile(out.path, textOptions, textControl);
+    Profile p = [&] {
+        try {
+            return importProfile(out.path, textOptions, textControl);
+        } catch (const ImportCancelled&) {
+            throw;
+        } catch (const ImportError& e) {
+            std::string what = e.what();
+            if (what.find("no samples found") != std::string::npos)
+                throw noSamples();
+            // name the perf.data file, not the temporary one
+            const std::string instead = name + " (perf script output)";
+            for (std::size_t at = what.find(out.path); at != std::string::npos;
+                 at = what.find(out.path, at + instead.size()))
+                what.replace(at, out.path.size(), instead);
+            throw ImportError(what);
+        }
+    }();
     p.meta.source = name;
     p.meta.format = Format::PerfDataPerfScript;
     return p;

@@ -63,6 +63,9 @@ private:
     void skipRawAndBranches(perf::Cursor& c, const Attr& a);
     void unwindUserStack(perf::Cursor& c, const Attr& a, const SampleHead& h);
     void addSample(Attr& a, const SampleHead& h);
+    /// Creates the cost types of `a` on its first sample: its period (when the samples have one) and its
+    /// sample count.
+    void costTypesOf(Attr& a, bool period);
 
     void mmap(perf::Cursor& c, uint16_t misc, bool v2);
     void comm(perf::Cursor& c, uint16_t misc);
@@ -101,6 +104,9 @@ private:
     std::vector<uint64_t> m_ips; // absolute, for the sample hook
     std::vector<DwarfUnwinder::Frame> m_unwound;
     std::vector<uint64_t> m_regs;
+    std::vector<std::pair<uint64_t, uint64_t>> m_readValues; // PERF_SAMPLE_READ: (id, counter value)
+    std::unordered_map<uint64_t, uint64_t> m_readLast;       // by id: the counter at its previous sample
+    std::vector<CostValue> m_costs;
     std::map<uint32_t, uint64_t> m_unknownTypes;
     uint64_t m_lost = 0, m_unwindFailures = 0, m_dwarfSamples = 0;
 };

@@ -15,6 +15,7 @@
 #include <QTest>
 
 #include <atomic>
+#include <bit>
 #include <cstdlib>
 #include <random>
 
@@ -119,6 +120,49 @@ QByteArray perfScript(const QString& file) {
                                      QStringLiteral("--no-inline"), QStringLiteral("-i"), file});
     p.waitForFinished(scorch::test::kPatienceMs);
     return p.readAllStandardOutput();
+}
+
+/// Runs `program args` to its end; its exit code, -1 when it did not finish. `output`: its standard output.
+int run(const QString& program, const QStringList& args, QByteArray* output = nullptr) {
+    QProcess p;
+    p.start(program, args);
+    if (!p.waitForFinished(scorch::test::kPatienceMs) || p.exitStatus() != QProcess::NormalExit)
+        return -1;
+    if (output)
+        *output = p.readAllStandardOutput();
+    return p.exitCode();
+}
+
+/// Writes `text` to `path`.
+bool writeFile(const QString& path, const QByteArray& text) {
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(text) == text.size();
+}
+
+/// perf report's "Event count" per event (`perf report --stdio --no-group`).
+std::map<std::string, int64_t> perfReportEventCounts(const QString& file) {
+    QProcess p;
+    p.start(QStringLiteral("perf"), {QStringLiteral("report"), QStringLiteral("--stdio"),
+                                     QStringLiteral("--no-group"), QStringLiteral("-i"), file});
+    p.waitForFinished(scorch::test::kPatienceMs);
+    std::map<std::string, int64_t> counts;
+    std::string event;
+    for (const QByteArray& line : p.readAllStandardOutput().split('\n')) {
+        if (line.startsWith("# Samples:")) {
+            const qsizetype open = line.indexOf('\''), close = line.lastIndexOf('\'');
+            event = line.mid(open + 1, close - open - 1).toStdString();
+        } else if (line.startsWith("# Event count (approx.):") && !event.empty()) {
+            counts[event] = line.mid(line.indexOf(':') + 1).trimmed().toLongLong();
+        }
+    }
+    return counts;
+}
+
+int64_t costTotal(const Profile& p, const std::string& name) {
+    for (std::size_t t = 0; t < p.costTypes.size(); ++t)
+        if (p.costTypes[t].name == name)
+            return p.tree.grandTotal(t);
+    return -1;
 }
 
 std::string functionNames(const Profile& p) {
@@ -490,6 +534,113 @@ private Q_SLOTS:
         // depends on how perf wrote the rounds, so only their content is checked here.
         for (uint64_t n : partialSamples)
             QVERIFY(n > 0 && n <= p.meta.samples);
+    }
+
+    // Issue 15: `perf record -c N` (a fixed period: the samples carry no PERF_SAMPLE_PERIOD): every sample
+    // stands for N events, as perf report counts them.
+    void fixedPeriodRecording() {
+        if (!m_recording)
+            QSKIP("perf record does not work here");
+        const QString out = m_dir.filePath(QStringLiteral("fixed.data"));
+        if (run(QStringLiteral("perf"),
+                {QStringLiteral("record"), QStringLiteral("-q"), QStringLiteral("-c"),
+                 QStringLiteral("100000"), QStringLiteral("-e"), QStringLiteral("cpu-clock"),
+                 QStringLiteral("-o"), out, QStringLiteral("--"), QStringLiteral(SCORCH_PERFPROG),
+                 QStringLiteral("40")}) != 0)
+            QSKIP("perf record -c does not work here");
+        const Profile p = importProfile(out.toStdString());
+        QVERIFY(p.meta.samples > 20);
+        QCOMPARE(costTotal(p, "cpu-clock samples"), int64_t(p.meta.samples));
+        QCOMPARE(costTotal(p, "cpu-clock"), int64_t(p.meta.samples) * 100000);
+        const auto perf = perfReportEventCounts(out);
+        QVERIFY(perf.contains("cpu-clock"));
+        QCOMPARE(costTotal(p, "cpu-clock"), perf.at("cpu-clock"));
+    }
+
+    // Issue 15: `perf record -e '{a,b}:S'` (PERF_SAMPLE_READ groups, the leader samples and reads every
+    // counter of the group): each event of the group is a cost type of its own, with the growth of its
+    // counter between samples, as perf report counts them. Software events, which every machine has.
+    void readGroupRecording() {
+        if (!m_recording)
+            QSKIP("perf record does not work here");
+        const QString out = m_dir.filePath(QStringLiteral("group.data"));
+        if (run(QStringLiteral("perf"),
+                {QStringLiteral("record"), QStringLiteral("-q"), QStringLiteral("-e"),
+                 QStringLiteral("{cpu-clock,task-clock}:S"), QStringLiteral("-o"), out, QStringLiteral("--"),
+                 QStringLiteral(SCORCH_PERFPROG), QStringLiteral("40")}) != 0)
+            QSKIP("perf record of an event group does not work here");
+        const Profile p = importProfile(out.toStdString());
+        QVERIFY(p.meta.samples > 20);
+        const auto perf = perfReportEventCounts(out);
+        QVERIFY(perf.contains("cpu-clock") && perf.contains("task-clock"));
+        QVERIFY(perf.at("task-clock") > 0);
+        QCOMPARE(costTotal(p, "cpu-clock"), perf.at("cpu-clock"));
+        QCOMPARE(costTotal(p, "task-clock"), perf.at("task-clock"));
+        // the group's counters are read at the same samples: both sit in the same functions
+        const auto top = topFunctions(p, 0, 1);
+        QCOMPARE(std::string(p.frameName(top.front().frame)).substr(0, 7), std::string("hotLeaf"));
+        QVERIFY(costTotal(p, "task-clock samples") > 20);
+    }
+
+    // Issue 15: a file that perf script reads without finding a sample in it (perf.data version 1 files
+    // did so): the message names the file and says what to do, not "no samples found in perf script input"
+    // about a temporary file. Made from the --call-graph dwarf recording: marked arm64 (so it goes through
+    // perf script) with its data section cut before the first sample.
+    void fallbackWithoutSamples() {
+        if (m_dwarf.isEmpty())
+            QSKIP("perf record does not work here");
+        QByteArray bytes = test::readAll(m_dwarf);
+        uint64_t dataOffset = 0, dataSize = 0;
+        std::memcpy(&dataOffset, bytes.constData() + 40, 8);
+        std::memcpy(&dataSize, bytes.constData() + 48, 8);
+        const qsizetype arch = bytes.indexOf(QByteArray("x86_64\0", 7), qsizetype(dataOffset + dataSize));
+        QVERIFY(arch > 0);
+        bytes.replace(arch, 7, QByteArray("arm64\0\0", 7));
+        uint64_t pos = dataOffset;
+        while (pos + 8 <= dataOffset + dataSize) {
+            uint32_t type = 0;
+            uint16_t size = 0;
+            std::memcpy(&type, bytes.constData() + pos, 4);
+            std::memcpy(&size, bytes.constData() + pos + 6, 2);
+            if (type == 9 || size == 0) // PERF_RECORD_SAMPLE
+                break;
+            pos += size;
+        }
+        const uint64_t cut = pos - dataOffset;
+        QVERIFY(cut > 0);
+        // the feature sections follow the data: moved up with it, their offsets too
+        const uint64_t shift = dataSize - cut;
+        bytes.remove(qsizetype(dataOffset + cut), qsizetype(shift));
+        std::memcpy(bytes.data() + 48, &cut, 8);
+        int features = 0;
+        for (int i = 0; i < 32; ++i)
+            features += std::popcount(static_cast<unsigned char>(bytes[72 + i]));
+        for (int i = 0; i < features; ++i) {
+            const qsizetype at = qsizetype(dataOffset + cut) + 16 * i;
+            uint64_t offset = 0;
+            std::memcpy(&offset, bytes.constData() + at, 8);
+            offset -= shift;
+            std::memcpy(bytes.data() + at, &offset, 8);
+        }
+        const QString path = m_dir.filePath(QStringLiteral("nosamples.data"));
+        QVERIFY(writeFile(path, bytes));
+        QByteArray perfOut;
+        if (run(QStringLiteral("perf"), {QStringLiteral("script"), QStringLiteral("-i"), path}, &perfOut) !=
+                0 ||
+            !perfOut.trimmed().isEmpty())
+            QSKIP("this perf does not read the cut file as one without samples");
+        try {
+            importProfile(path.toStdString());
+            QFAIL("imported a file without samples");
+        } catch (const ImportError& e) {
+            const std::string what = e.what();
+            QVERIFY2(what.find(path.toStdString() + ": ") != std::string::npos, e.what());
+            QVERIFY2(what.find("script read no samples from it") != std::string::npos, e.what());
+            QVERIFY2(what.find("perf script -i " + path.toStdString() + " > ") != std::string::npos,
+                     e.what());
+            QVERIFY2(what.find("scorch-perfscript") == std::string::npos, e.what());
+            QVERIFY2(what.find("perf script input") == std::string::npos, e.what());
+        }
     }
 
     // A --call-graph dwarf file of another architecture goes through `perf script`, and says so.
