@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdio>
+#include <filesystem>
 
 namespace scorch::detail {
 
@@ -16,6 +17,19 @@ namespace {
 /// Lower-case hex of raw build-id bytes.
 std::string hexBytes(std::string_view bytes) {
     return toHex(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+}
+
+/// The symbolizer's options for a recording named `name`: relative recorded paths are looked for in its
+/// directory.
+SymbolizerOptions recordingSymbolizerOptions(const std::string& name, const ImportOptions& options) {
+    SymbolizerOptions s = symbolizerOptions(options);
+    if (options.symbolize && !name.empty() && name != "-") {
+        std::error_code ec;
+        const std::filesystem::path file = std::filesystem::absolute(name, ec);
+        if (!ec)
+            s.relativeBase = file.parent_path().string();
+    }
+    return s;
 }
 
 RawProfileOptions rawOptions(const ImportOptions& options) {
@@ -29,7 +43,7 @@ RawProfileOptions rawOptions(const ImportOptions& options) {
 PerfState::PerfState(const std::string& name, const ImportOptions& options)
     : m_name(name)
     , m_options(options)
-    , m_symbolizer(std::make_unique<Symbolizer>(symbolizerOptions(options)))
+    , m_symbolizer(std::make_unique<Symbolizer>(recordingSymbolizerOptions(name, options)))
     , m_builder(std::make_unique<RawProfileBuilder>(*m_symbolizer, rawOptions(options))) {
     m_meta.source = name;
     m_meta.format = Format::PerfData;
@@ -246,6 +260,21 @@ RawFrame PerfState::resolveAddress(int64_t pid, uint64_t ip, bool kernel, bool r
     return m->frame(ip, returnAddress);
 }
 
+std::string_view PerfState::moduleFile(const Mapping& m) {
+    if (!m.module.valid())
+        m.module = m_symbolizer->module(m.path, m.buildId);
+    const auto [it, fresh] = m_moduleFiles.try_emplace(m.module.value);
+    if (fresh) {
+        // the file the symbolizer reads the module from (moved binaries found through --symbol-path, a
+        // sysroot, build-id directories); without symbolization, the recorded path as it is
+        std::string file = m_symbolizer->moduleFile(m.module);
+        if (file.empty() && !m_options.symbolize)
+            file = std::string(m.path);
+        it->second = file.empty() ? std::string_view() : intern(file);
+    }
+    return it->second;
+}
+
 uint32_t PerfState::thread(int64_t pid, int64_t tid) {
     const auto it = m_threads.find(tid);
     if (it != m_threads.end())
@@ -391,10 +420,12 @@ void PerfState::unwindUserStack(Cursor& c, const Attr& a, const SampleHead& h) {
     ++m_dwarfSamples;
     if (abi == 2 && !m_regs.empty()) { // PERF_SAMPLE_REGS_ABI_64
         if (!m_unwinder)
-            m_unwinder = std::make_unique<DwarfUnwinder>([this](int64_t p, uint64_t address) {
-                const Mapping* m = m_maps.find(p, address);
-                return m && m->kind == Mapping::Kind::File && !m->path.starts_with("[") ? m : nullptr;
-            });
+            m_unwinder = std::make_unique<DwarfUnwinder>(
+                [this](int64_t p, uint64_t address) {
+                    const Mapping* m = m_maps.find(p, address);
+                    return m && m->kind == Mapping::Kind::File && !m->path.starts_with("[") ? m : nullptr;
+                },
+                [this](const Mapping& m) { return moduleFile(m); });
         constexpr int kSp = 7; // PERF_REG_X86_SP
         uint64_t sp = 0;
         if (a.regsUser >> kSp & 1)

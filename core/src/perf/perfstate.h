@@ -73,6 +73,8 @@ private:
     RawFrame resolve(int64_t pid, uint64_t ip, bool kernel, bool returnAddress);
     RawFrame resolveAddress(int64_t pid, uint64_t ip, bool kernel, bool returnAddress);
     uint32_t thread(int64_t pid, int64_t tid);
+    /// The local file of a mapped module, for the DWARF unwinder (interned; empty when not found).
+    std::string_view moduleFile(const Mapping& m);
     std::string_view intern(std::string_view s) { return *m_strings.emplace(s).first; }
     ProfileMeta currentMeta() const;
     void checkArchitecture(const Attr& a) const;
@@ -96,8 +98,9 @@ private:
     std::unordered_set<std::string> m_strings;
     std::unordered_map<std::string_view, std::string_view> m_buildIds; // path -> hex
     ProcessMaps m_maps;
-    std::unordered_map<int64_t, std::string> m_comms; // by tid
-    std::unordered_map<int64_t, uint32_t> m_threads;  // by tid, reset when the comm changes
+    std::unordered_map<uint32_t, std::string_view> m_moduleFiles; // by module handle
+    std::unordered_map<int64_t, std::string> m_comms;             // by tid
+    std::unordered_map<int64_t, uint32_t> m_threads;              // by tid, reset when the comm changes
     std::string m_arch;
     // the sample being read
     std::vector<RawFrame> m_frames;

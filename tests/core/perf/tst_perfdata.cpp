@@ -4,13 +4,16 @@
 #include "patience.h"
 #include "scorch/analysis.h"
 #include "scorch/bytesource.h"
+#include "scorch/foldedwriter.h"
 #include "scorch/import.h"
 #include "scorch/perfdata.h"
 #include "scorch/symbolizer.h"
 #include "testutil.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QProcess>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -18,6 +21,7 @@
 #include <bit>
 #include <cstdlib>
 #include <random>
+#include <sstream>
 
 using namespace scorch;
 
@@ -137,6 +141,29 @@ int run(const QString& program, const QStringList& args, QByteArray* output = nu
 bool writeFile(const QString& path, const QByteArray& text) {
     QFile f(path);
     return f.open(QIODevice::WriteOnly) && f.write(text) == text.size();
+}
+
+std::string collapsed(const Profile& p) {
+    std::ostringstream out;
+    writeFolded(p, {}, out);
+    return out.str();
+}
+
+/// The share (0..1) of the folded lines' counts whose stacks have a `main` frame.
+double shareReachingMain(const std::string& folded) {
+    double all = 0, main = 0;
+    std::istringstream in(folded);
+    for (std::string line; std::getline(in, line);) {
+        const std::size_t space = line.rfind(' ');
+        if (space == std::string::npos)
+            continue;
+        const double count = std::stod(line.substr(space + 1));
+        all += count;
+        const std::string stack = ";" + line.substr(0, space) + ";";
+        if (stack.find(";main;") != std::string::npos)
+            main += count;
+    }
+    return all > 0 ? main / all : 0;
 }
 
 /// perf report's "Event count" per event (`perf report --stdio --no-group`).
@@ -641,6 +668,101 @@ private Q_SLOTS:
             QVERIFY2(what.find("scorch-perfscript") == std::string::npos, e.what());
             QVERIFY2(what.find("perf script input") == std::string::npos, e.what());
         }
+    }
+
+    // Issue 15: the DWARF unwinder finds modules where the symbolizer finds them. A program with a shared
+    // library of its own, built here without frame pointers, recorded with --call-graph dwarf; then both
+    // files are moved elsewhere and the recording opened with --symbol-path: the same stacks as before.
+    // Relative recorded paths (`./bin/prog`) are resolved against the recording's directory.
+    void dwarfUnwindingThroughSymbolPaths() {
+        if (!m_recording)
+            QSKIP("perf record does not work here");
+        const QString cc = QStandardPaths::findExecutable(QStringLiteral("cc"));
+        if (cc.isEmpty())
+            QSKIP("cc not installed");
+        QTemporaryDir dir, home;
+        const ScopedHome scopedHome(home.path()); // no build-id cache that would hold the binaries
+        const QString bin = dir.filePath(QStringLiteral("bin"));
+        QVERIFY(QDir().mkpath(bin));
+        QVERIFY(writeFile(dir.filePath(QStringLiteral("lib.c")),
+                          "__attribute__((noinline)) long wildLeaf(long n) {\n"
+                          "    long s = 0;\n"
+                          "    for (long i = 0; i < n; ++i) s += (i * 7) ^ (s >> 3);\n"
+                          "    return s;\n"
+                          "}\n"
+                          "__attribute__((noinline)) long wildWork(long n, long (*back)(long)) {\n"
+                          "    return wildLeaf(n) + back(n) + 1;\n"
+                          "}\n"));
+        QVERIFY(writeFile(dir.filePath(QStringLiteral("prog.c")),
+                          "#include <stdlib.h>\n"
+                          "long wildWork(long, long (*)(long));\n"
+                          "__attribute__((noinline)) long progLeaf(long n) {\n"
+                          "    long s = 1;\n"
+                          "    for (long i = 0; i < n; ++i) s = s * 31 + i;\n"
+                          "    return s;\n"
+                          "}\n"
+                          "__attribute__((noinline)) long drive(long rounds) {\n"
+                          "    long s = 0;\n"
+                          "    for (long r = 0; r < rounds; ++r) s += wildWork(200000, progLeaf);\n"
+                          "    return s;\n"
+                          "}\n"
+                          "int main(int argc, char** argv) { return (int)(drive(atol(argv[1])) & 1); }\n"));
+        const QStringList flags = {QStringLiteral("-O2"), QStringLiteral("-g"),
+                                   QStringLiteral("-fomit-frame-pointer")};
+        const QString lib = bin + QStringLiteral("/libwild.so");
+        const QString prog = bin + QStringLiteral("/wildprog");
+        QCOMPARE(run(cc, QStringList(flags)
+                             << QStringLiteral("-shared") << QStringLiteral("-fPIC") << QStringLiteral("-o")
+                             << lib << dir.filePath(QStringLiteral("lib.c"))),
+                 0);
+        QCOMPARE(run(cc, QStringList(flags)
+                             << QStringLiteral("-o") << prog << dir.filePath(QStringLiteral("prog.c"))
+                             << QStringLiteral("-L") + bin << QStringLiteral("-lwild")
+                             << QStringLiteral("-Wl,-rpath,") + bin),
+                 0);
+        const QString data = dir.filePath(QStringLiteral("wild.data"));
+        QCOMPARE(run(QStringLiteral("perf"),
+                     {QStringLiteral("record"), QStringLiteral("-q"), QStringLiteral("-N"),
+                      QStringLiteral("-e"), QStringLiteral("cpu-clock"), QStringLiteral("-F"),
+                      QStringLiteral("1000"), QStringLiteral("--call-graph"), QStringLiteral("dwarf"),
+                      QStringLiteral("-o"), data, QStringLiteral("--"), prog, QStringLiteral("1500")}),
+                 0);
+        const Profile before = importProfile(data.toStdString());
+        QVERIFY(before.meta.samples > 50);
+        const std::string inPlace = collapsed(before);
+        QVERIFY2(inPlace.find("main;drive;wildWork;wildLeaf") != std::string::npos, inPlace.c_str());
+        QVERIFY2(inPlace.find("main;drive;wildWork;progLeaf") != std::string::npos, inPlace.c_str());
+
+        // the same recording with relative paths: `./bin/...` in place of the absolute ones, same lengths
+        QByteArray bytes = test::readAll(data);
+        for (const QString& file : {prog, lib}) {
+            const QByteArray absolute = file.toUtf8();
+            QByteArray relative = "./bin/" + QFileInfo(file).fileName().toUtf8();
+            relative.append(QByteArray(absolute.size() - relative.size(), '\0'));
+            QVERIFY(bytes.contains(absolute + '\0'));
+            bytes.replace(absolute + '\0', relative + '\0');
+        }
+        const QString relativeData = dir.filePath(QStringLiteral("relative.data"));
+        QVERIFY(writeFile(relativeData, bytes));
+        const std::string relative = collapsed(importProfile(relativeData.toStdString()));
+
+        // moved: found through the symbol path only
+        const QString moved = dir.filePath(QStringLiteral("elsewhere"));
+        QVERIFY(QDir().rename(bin, moved));
+        const std::string lost = collapsed(importProfile(data.toStdString()));
+        ImportOptions options;
+        options.symbolSearchPaths = {moved.toStdString()};
+        const std::string found = collapsed(importProfile(data.toStdString(), options));
+
+        const double shareInPlace = shareReachingMain(inPlace), shareFound = shareReachingMain(found),
+                     shareRelative = shareReachingMain(relative), shareLost = shareReachingMain(lost);
+        qInfo("--call-graph dwarf, cost reaching main: %.1f%% at the recorded paths, %.1f%% moved and found "
+              "through --symbol-path, %.1f%% through relative recorded paths, %.1f%% moved without it",
+              100 * shareInPlace, 100 * shareFound, 100 * shareRelative, 100 * shareLost);
+        QVERIFY(shareInPlace > 0.9);
+        QCOMPARE(found, inPlace);
+        QCOMPARE(relative, inPlace);
+        QVERIFY(shareLost < shareInPlace);
     }
 
     // A --call-graph dwarf file of another architecture goes through `perf script`, and says so.
