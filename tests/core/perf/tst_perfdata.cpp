@@ -192,6 +192,21 @@ int64_t costTotal(const Profile& p, const std::string& name) {
     return -1;
 }
 
+/// The bytes of perf.data `file` with its architecture (HEADER_ARCH) changed to arm64, and where its data
+/// section is; empty when the file names no x86_64 architecture.
+QByteArray markedArm64(const QString& file, uint64_t& dataOffset, uint64_t& dataSize) {
+    QByteArray bytes = test::readAll(file);
+    if (bytes.size() < 56)
+        return {};
+    std::memcpy(&dataOffset, bytes.constData() + 40, 8);
+    std::memcpy(&dataSize, bytes.constData() + 48, 8);
+    const qsizetype arch = bytes.indexOf(QByteArray("x86_64\0", 7), qsizetype(dataOffset + dataSize));
+    if (arch <= 0)
+        return {};
+    bytes.replace(arch, 7, QByteArray("arm64\0\0", 7));
+    return bytes;
+}
+
 std::string functionNames(const Profile& p) {
     std::string all;
     for (uint32_t f = 0; f < p.frames.size(); ++f)
@@ -616,13 +631,9 @@ private Q_SLOTS:
     void fallbackWithoutSamples() {
         if (m_dwarf.isEmpty())
             QSKIP("perf record does not work here");
-        QByteArray bytes = test::readAll(m_dwarf);
         uint64_t dataOffset = 0, dataSize = 0;
-        std::memcpy(&dataOffset, bytes.constData() + 40, 8);
-        std::memcpy(&dataSize, bytes.constData() + 48, 8);
-        const qsizetype arch = bytes.indexOf(QByteArray("x86_64\0", 7), qsizetype(dataOffset + dataSize));
-        QVERIFY(arch > 0);
-        bytes.replace(arch, 7, QByteArray("arm64\0\0", 7));
+        QByteArray bytes = markedArm64(m_dwarf, dataOffset, dataSize);
+        QVERIFY(!bytes.isEmpty());
         uint64_t pos = dataOffset;
         while (pos + 8 <= dataOffset + dataSize) {
             uint32_t type = 0;
@@ -765,17 +776,49 @@ private Q_SLOTS:
         QVERIFY(shareLost < shareInPlace);
     }
 
+    // Issue 15: `perf archive` output beside a perf.data (perf.data.tar.bz2) supplies the recorded binaries
+    // that are gone from their paths. A copy of the test program is recorded, archived and deleted (with
+    // perf's build-id cache, which would hold it too): the archive names its frames as before.
+    void perfArchiveBeside() {
+        if (!m_recording)
+            QSKIP("perf record does not work here");
+        QTemporaryDir dir, home;
+        const ScopedHome scopedHome(home.path());
+        const QString program = dir.filePath(QStringLiteral("perfprog-archived"));
+        QVERIFY(QFile::copy(QStringLiteral(SCORCH_PERFPROG), program));
+        const QString data = dir.filePath(QStringLiteral("archived.data"));
+        QCOMPARE(
+            run(QStringLiteral("perf"), {QStringLiteral("record"), QStringLiteral("-q"), QStringLiteral("-e"),
+                                         QStringLiteral("cpu-clock"), QStringLiteral("-F"),
+                                         QStringLiteral("2000"), QStringLiteral("-g"), QStringLiteral("-o"),
+                                         data, QStringLiteral("--"), program, QStringLiteral("40")}),
+            0);
+        const std::string inPlace = collapsed(importProfile(data.toStdString()));
+        QVERIFY2(inPlace.find("hotLeaf") != std::string::npos, inPlace.c_str());
+        if (run(QStringLiteral("perf"), {QStringLiteral("archive"), data}) != 0 ||
+            !QFileInfo::exists(data + QStringLiteral(".tar.bz2")))
+            QSKIP("perf archive does not work here");
+        QVERIFY(QFile::remove(program));
+        QVERIFY(QDir(home.filePath(QStringLiteral(".debug"))).removeRecursively());
+        const Profile archived = importProfile(data.toStdString());
+        QCOMPARE(collapsed(archived), inPlace);
+        const auto note =
+            std::find(archived.meta.recording.begin(), archived.meta.recording.end(),
+                      std::make_pair(std::string("perf archive"), (data + ".tar.bz2").toStdString()));
+        QVERIFY(note != archived.meta.recording.end());
+        // without the archive the program's frames are not named
+        QVERIFY(QFile::remove(data + QStringLiteral(".tar.bz2")));
+        const std::string lost = collapsed(importProfile(data.toStdString()));
+        QVERIFY2(lost.find("hotLeaf") == std::string::npos, lost.c_str());
+    }
+
     // A --call-graph dwarf file of another architecture goes through `perf script`, and says so.
     void fallback() {
         if (m_dwarf.isEmpty())
             QSKIP("perf record does not work here");
-        QByteArray bytes = test::readAll(m_dwarf);
         uint64_t dataOffset = 0, dataSize = 0;
-        std::memcpy(&dataOffset, bytes.constData() + 40, 8);
-        std::memcpy(&dataSize, bytes.constData() + 48, 8);
-        const qsizetype arch = bytes.indexOf(QByteArray("x86_64\0", 7), qsizetype(dataOffset + dataSize));
-        QVERIFY(arch > 0);
-        bytes.replace(arch, 7, QByteArray("arm64\0\0", 7));
+        QByteArray bytes = markedArm64(m_dwarf, dataOffset, dataSize);
+        QVERIFY(!bytes.isEmpty());
         const QString path = m_dir.filePath(QStringLiteral("arm64.data"));
         QFile f(path);
         QVERIFY(f.open(QIODevice::WriteOnly));
