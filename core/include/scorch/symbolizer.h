@@ -33,6 +33,9 @@ struct SymbolizerOptions {
     std::vector<std::string> debugDirs = {"/usr/lib/debug"};
     /// Prefix for recorded module paths (profiles recorded on another root file system).
     std::string sysroot;
+    /// Where relative recorded paths (`./prog`, as `perf record ./prog` may name it) are looked for: the
+    /// recording's directory. Empty = not looked for.
+    std::string relativeBase;
     /// Kernel symbols; empty = do not symbolize kernel addresses.
     std::string kallsyms = "/proc/kallsyms";
     /// ELF notes of the kernel that `kallsyms` belongs to (its build-id is compared with a recorded one).
@@ -138,6 +141,11 @@ public:
                                                     unsigned maxThreads = 0);
 
     std::string_view modulePath(ModuleHandle module) const;
+    /// The file of an ELF module as the symbolizer finds it (recorded path under the sysroot, relative to
+    /// options.relativeBase, search paths by file name, build-id directories, perf's build-id cache; the
+    /// build-id verified), without reading its symbols: what a DWARF unwinder reads the module's CFI from.
+    /// Empty when no file was found (see report()).
+    std::string moduleFile(ModuleHandle module);
     ModuleType moduleType(ModuleHandle module) const;
     /// One report per registered module: report()[i] belongs to ModuleHandle{i}.
     std::vector<ModuleReport> report() const;

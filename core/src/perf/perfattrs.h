@@ -14,6 +14,9 @@ struct Attr {
     uint32_t type = 0;
     uint64_t config = 0, sampleType = 0, readFormat = 0, flags = 0, branchSampleType = 0, regsUser = 0;
     uint32_t stackUser = 0;
+    /// `perf record -c N`: every sample stands for N events (no PERF_SAMPLE_PERIOD in the samples); 0 when
+    /// the event samples at a frequency or every event (a period of 1: the sample count says it all).
+    uint64_t fixedPeriod = 0;
     std::string name;
     uint32_t samplesCost = UINT32_MAX, periodCost = UINT32_MAX; ///< created on the first sample
 
@@ -32,6 +35,11 @@ public:
     const std::vector<Attr>& all() const { return m_attrs; }
     void setName(std::size_t i, std::string name) { m_attrs[i].name = std::move(name); }
 
+    /// The event with sample id `id` (a PERF_SAMPLE_READ value names its event so), or null.
+    Attr* byId(uint64_t id) {
+        const auto it = m_idToAttr.find(id);
+        return it == m_idToAttr.end() ? nullptr : &m_attrs[it->second];
+    }
     /// The event of a sample record (header included), or null.
     Attr* of(std::string_view sample);
     const Attr* of(std::string_view sample) const;

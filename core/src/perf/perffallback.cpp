@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <filesystem>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -49,6 +50,52 @@ struct TempFile {
     }
 };
 
+/// `perf archive`'s output beside perf.data `name` (NAME.tar.bz2, .tar.gz, .tar.zst, .tar.xz), unpacked into
+/// a temporary directory (removed with this) by tar: a build-id cache tree (`.build-id/xx/yyyy` links to
+/// `PATH/ID/elf`) that is searched like a debug directory, so the recorded binaries are found there.
+struct PerfArchive {
+    std::string archive, dir;
+    explicit PerfArchive(const std::string& name) {
+        struct stat st {};
+        for (const char* ext : {".tar.bz2", ".tar.gz", ".tar.zst", ".tar.xz"})
+            if (::stat((name + ext).c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+                archive = name + ext;
+                break;
+            }
+        if (archive.empty())
+            return;
+        const char* tmp = std::getenv("TMPDIR");
+        std::string d = std::string(tmp && *tmp ? tmp : "/tmp") + "/scorch-perfarchive-XXXXXX";
+        if (!::mkdtemp(d.data()))
+            return;
+        dir = d;
+        posix_spawn_file_actions_t actions;
+        posix_spawn_file_actions_init(&actions);
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+        std::string a0 = "tar", a1 = "-xf", a2 = archive, a3 = "-C", a4 = dir;
+        char* argv[] = {a0.data(), a1.data(), a2.data(), a3.data(), a4.data(), nullptr};
+        pid_t pid = -1;
+        int status = -1;
+        if (posix_spawnp(&pid, "tar", &actions, nullptr, argv, environ) == 0)
+            while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+            }
+        posix_spawn_file_actions_destroy(&actions);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            error = "tar could not unpack it";
+    }
+    ~PerfArchive() {
+        if (!dir.empty()) {
+            std::error_code ec;
+            std::filesystem::remove_all(dir, ec);
+        }
+    }
+    PerfArchive(const PerfArchive&) = delete;
+    PerfArchive& operator=(const PerfArchive&) = delete;
+    std::string error;
+};
+
 } // namespace
 
 Profile importPerfDataWithPerfScript(const std::string& path, const std::string& name,
@@ -85,19 +132,48 @@ Profile importPerfDataWithPerfScript(const std::string& path, const std::string&
         }
         ::usleep(20000);
     }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        char buffer[512] = {};
-        const ssize_t n = ::pread(err.fd, buffer, sizeof buffer - 1, 0);
-        std::string why(buffer, n > 0 ? static_cast<std::size_t>(n) : 0);
-        while (!why.empty() && (why.back() == '\n' || why.back() == ' '))
-            why.pop_back();
+    // what perf wrote to stderr; its first line
+    char buffer[512] = {};
+    const ssize_t n = ::pread(err.fd, buffer, sizeof buffer - 1, 0);
+    std::string why(buffer, n > 0 ? static_cast<std::size_t>(n) : 0);
+    while (!why.empty() && (why.back() == '\n' || why.back() == ' '))
+        why.pop_back();
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
         throw ImportError(name + ": perf script failed" + (why.empty() ? std::string() : ": " + why));
-    }
+    why = why.substr(0, why.find('\n'));
+    // perf read the file but found no samples in it (a perf.data version 1 file, for one): say so about this
+    // file, and what to do, not about perf script's output in a temporary file
+    const auto noSamples = [&] {
+        return ImportError(name + ": " + perf + " script read no samples from it" +
+                           (why.empty() ? std::string() : " (perf says: " + why + ")") +
+                           "; open it with the perf that recorded it (`perf script -i " + name + " > " +
+                           name + ".perf` on that machine, then open " + name +
+                           ".perf) or record it again with a current perf");
+    };
+    struct stat outStat {};
+    if (::fstat(out.fd, &outStat) == 0 && outStat.st_size == 0)
+        throw noSamples();
     ImportOptions textOptions = options;
     textOptions.format = Format::PerfScript;
     ImportControl textControl = control;
     textControl.partial = nullptr;
-    Profile p = importProfile(out.path, textOptions, textControl);
+    Profile p = [&] {
+        try {
+            return importProfile(out.path, textOptions, textControl);
+        } catch (const ImportCancelled&) {
+            throw;
+        } catch (const ImportError& e) {
+            std::string what = e.what();
+            if (what.find("no samples found") != std::string::npos)
+                throw noSamples();
+            // name the perf.data file, not the temporary one
+            const std::string instead = name + " (perf script output)";
+            for (std::size_t at = what.find(out.path); at != std::string::npos;
+                 at = what.find(out.path, at + instead.size()))
+                what.replace(at, out.path.size(), instead);
+            throw ImportError(what);
+        }
+    }();
     p.meta.source = name;
     p.meta.format = Format::PerfDataPerfScript;
     return p;
@@ -107,8 +183,36 @@ bool sniffPerfData(std::string_view head) {
     return head.starts_with("PERFILE2") || head.starts_with("PERFFILE");
 }
 
+namespace {
+/// The native reader, else `perf script`.
+Profile importPerfDataOrFallback(ByteSource& source, std::string head, const std::string& name,
+                                 const ImportOptions& options, const ImportControl& control);
+} // namespace
+
 Profile importPerfData(ByteSource& source, std::string head, const std::string& name,
-                       const ImportOptions& options, const ImportControl& control) {
+                       const ImportOptions& givenOptions, const ImportControl& control) {
+    // `perf archive` beside the file: its binaries are searched like a debug directory
+    const PerfArchive archive(givenOptions.symbolize ? name : std::string());
+    ImportOptions archiveOptions;
+    if (!archive.dir.empty() && archive.error.empty()) {
+        archiveOptions = givenOptions;
+        archiveOptions.debugDirs.push_back(archive.dir);
+    }
+    const ImportOptions& options = archiveOptions.debugDirs.empty() ? givenOptions : archiveOptions;
+    Profile p = importPerfDataOrFallback(source, std::move(head), name, options, control);
+    if (!archive.archive.empty()) {
+        if (archive.error.empty())
+            p.meta.recording.emplace_back("perf archive", archive.archive);
+        else
+            p.meta.warn(archive.archive + ": " + archive.error + "; its binaries were not used");
+    }
+    return p;
+}
+
+namespace {
+
+Profile importPerfDataOrFallback(ByteSource& source, std::string head, const std::string& name,
+                                 const ImportOptions& options, const ImportControl& control) {
     // A plain file is read through its mapping; a compressed file or a pipe goes to memory.
     const ByteSource::Mapping mapping = source.mapping();
     std::string_view data = mapping.bytes;
@@ -153,5 +257,7 @@ Profile importPerfData(ByteSource& source, std::string head, const std::string& 
         return p;
     }
 }
+
+} // namespace
 
 } // namespace scorch::detail

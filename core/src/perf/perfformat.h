@@ -64,6 +64,7 @@ enum : uint64_t {
 };
 
 constexpr uint64_t kBranchHwIndex = 1u << 17; // branch_sample_type PERF_SAMPLE_BRANCH_HW_INDEX
+constexpr uint64_t kAttrFreq = 1u << 10;      ///< sample_freq, not sample_period
 constexpr uint64_t kAttrSampleIdAll = 1u << 18;
 constexpr uint16_t kMiscCpuModeMask = 7;
 constexpr uint16_t kMiscKernel = 1;

@@ -159,10 +159,12 @@ private:
         if (size < 64)
             c.fail("perf_event_attr size " + std::to_string(size) + " is too small");
         a.config = c.u64();
-        c.skip(8);
+        const uint64_t periodOrFrequency = c.u64();
         a.sampleType = c.u64();
         a.readFormat = c.u64();
         a.flags = c.u64();
+        if (!(a.flags & perf::kAttrFreq) && periodOrFrequency > 1) // 1 (tracepoints): the sample count
+            a.fixedPeriod = periodOrFrequency;
         c.skip(8 + 16); // wakeup_events, bp_type, config1, config2
         if (size >= 80 && c.left() >= 8)
             a.branchSampleType = c.u64();

@@ -49,7 +49,10 @@ Profile importPerfDataWithPerfScript(const std::string& path, const std::string&
 class DwarfUnwinder {
 public:
     using FindMap = std::function<const Mapping*(int64_t pid, uint64_t address)>;
-    explicit DwarfUnwinder(FindMap findMap);
+    /// The local file of a mapping, where its CFI and code are read (the symbolizer's lookup: sysroot,
+    /// search paths, build-ids); empty when there is none. Must stay valid as long as the unwinder.
+    using FileOf = std::function<std::string_view(const Mapping& mapping)>;
+    DwarfUnwinder(FindMap findMap, FileOf fileOf);
     ~DwarfUnwinder();
     DwarfUnwinder(const DwarfUnwinder&) = delete;
     DwarfUnwinder& operator=(const DwarfUnwinder&) = delete;

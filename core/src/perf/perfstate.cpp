@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdio>
+#include <filesystem>
 
 namespace scorch::detail {
 
@@ -16,6 +17,19 @@ namespace {
 /// Lower-case hex of raw build-id bytes.
 std::string hexBytes(std::string_view bytes) {
     return toHex(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+}
+
+/// The symbolizer's options for a recording named `name`: relative recorded paths are looked for in its
+/// directory.
+SymbolizerOptions recordingSymbolizerOptions(const std::string& name, const ImportOptions& options) {
+    SymbolizerOptions s = symbolizerOptions(options);
+    if (options.symbolize && !name.empty() && name != "-") {
+        std::error_code ec;
+        const std::filesystem::path file = std::filesystem::absolute(name, ec);
+        if (!ec)
+            s.relativeBase = file.parent_path().string();
+    }
+    return s;
 }
 
 RawProfileOptions rawOptions(const ImportOptions& options) {
@@ -29,7 +43,7 @@ RawProfileOptions rawOptions(const ImportOptions& options) {
 PerfState::PerfState(const std::string& name, const ImportOptions& options)
     : m_name(name)
     , m_options(options)
-    , m_symbolizer(std::make_unique<Symbolizer>(symbolizerOptions(options)))
+    , m_symbolizer(std::make_unique<Symbolizer>(recordingSymbolizerOptions(name, options)))
     , m_builder(std::make_unique<RawProfileBuilder>(*m_symbolizer, rawOptions(options))) {
     m_meta.source = name;
     m_meta.format = Format::PerfData;
@@ -246,6 +260,21 @@ RawFrame PerfState::resolveAddress(int64_t pid, uint64_t ip, bool kernel, bool r
     return m->frame(ip, returnAddress);
 }
 
+std::string_view PerfState::moduleFile(const Mapping& m) {
+    if (!m.module.valid())
+        m.module = m_symbolizer->module(m.path, m.buildId);
+    const auto [it, fresh] = m_moduleFiles.try_emplace(m.module.value);
+    if (fresh) {
+        // the file the symbolizer reads the module from (moved binaries found through --symbol-path, a
+        // sysroot, build-id directories); without symbolization, the recorded path as it is
+        std::string file = m_symbolizer->moduleFile(m.module);
+        if (file.empty() && !m_options.symbolize)
+            file = std::string(m.path);
+        it->second = file.empty() ? std::string_view() : intern(file);
+    }
+    return it->second;
+}
+
 uint32_t PerfState::thread(int64_t pid, int64_t tid) {
     const auto it = m_threads.find(tid);
     if (it != m_threads.end())
@@ -306,18 +335,35 @@ PerfState::SampleHead PerfState::readSampleHead(Cursor& c, const Attr& a) {
         c.skip(8);
     if (st & SamplePeriod)
         h.period = c.u64();
+    else if (a.fixedPeriod)
+        h.period = a.fixedPeriod; // perf record -c N
+    m_readValues.clear();
     if (st & SampleRead) {
+        // the counters read with the sample: {value, id?, lost?} per event of the group (or the one event),
+        // kept when they name their events
         const uint64_t rf = a.readFormat;
         const uint64_t perValue = 8 * (1 + ((rf & ReadId) ? 1 : 0) + ((rf & ReadLost) ? 1 : 0));
         const uint64_t times =
             8 * (((rf & ReadTotalTimeEnabled) ? 1 : 0) + ((rf & ReadTotalTimeRunning) ? 1 : 0));
         if (rf & ReadGroup) {
             const uint64_t n = c.u64();
-            if (n > c.left())
+            if (n > c.left() / perValue)
                 c.fail("corrupt read_format group in a sample");
-            c.skip(times + n * perValue);
+            c.skip(times);
+            for (uint64_t i = 0; i < n; ++i) {
+                const uint64_t value = c.u64();
+                if (rf & ReadId)
+                    m_readValues.emplace_back(c.u64(), value);
+                if (rf & ReadLost)
+                    c.skip(8);
+            }
         } else {
-            c.skip(times + perValue);
+            const uint64_t value = c.u64();
+            c.skip(times);
+            if (rf & ReadId)
+                m_readValues.emplace_back(c.u64(), value);
+            if (rf & ReadLost)
+                c.skip(8);
         }
     }
     return h;
@@ -374,10 +420,12 @@ void PerfState::unwindUserStack(Cursor& c, const Attr& a, const SampleHead& h) {
     ++m_dwarfSamples;
     if (abi == 2 && !m_regs.empty()) { // PERF_SAMPLE_REGS_ABI_64
         if (!m_unwinder)
-            m_unwinder = std::make_unique<DwarfUnwinder>([this](int64_t p, uint64_t address) {
-                const Mapping* m = m_maps.find(p, address);
-                return m && m->kind == Mapping::Kind::File && !m->path.starts_with("[") ? m : nullptr;
-            });
+            m_unwinder = std::make_unique<DwarfUnwinder>(
+                [this](int64_t p, uint64_t address) {
+                    const Mapping* m = m_maps.find(p, address);
+                    return m && m->kind == Mapping::Kind::File && !m->path.starts_with("[") ? m : nullptr;
+                },
+                [this](const Mapping& m) { return moduleFile(m); });
         constexpr int kSp = 7; // PERF_REG_X86_SP
         uint64_t sp = 0;
         if (a.regsUser >> kSp & 1)
@@ -395,17 +443,45 @@ void PerfState::unwindUserStack(Cursor& c, const Attr& a, const SampleHead& h) {
     }
 }
 
+void PerfState::costTypesOf(Attr& a, bool period) {
+    if (a.samplesCost != UINT32_MAX)
+        return;
+    if (period)
+        a.periodCost = m_builder->costType(a.name, periodUnit(a.name));
+    a.samplesCost = m_builder->costType(a.name + " samples", CostUnit::Samples);
+}
+
 void PerfState::addSample(Attr& a, const SampleHead& h) {
     const uint64_t st = a.sampleType;
-    if (a.samplesCost == UINT32_MAX) {
-        if (st & SamplePeriod)
-            a.periodCost = m_builder->costType(a.name, periodUnit(a.name));
-        a.samplesCost = m_builder->costType(a.name + " samples", CostUnit::Samples);
+    const double time = (st & SampleTime) ? static_cast<double>(h.time) / 1e9 : -1.0;
+    m_costs.clear();
+    if (!m_readValues.empty()) {
+        // PERF_SAMPLE_READ (`perf record -e '{cycles,instructions}:S'`): as perf report delivers them, each
+        // event of the group gets the growth of its counter since its previous sample, and a sample when it
+        // grew
+        for (const auto& [id, value] : m_readValues) {
+            Attr* member = m_attrs.byId(id);
+            if (!member)
+                continue;
+            uint64_t& last = m_readLast[id];
+            const uint64_t growth = value - last;
+            last = value;
+            if (!growth)
+                continue;
+            costTypesOf(*member, true);
+            m_costs.push_back({member->periodCost, static_cast<int64_t>(growth & INT64_MAX)});
+            m_costs.push_back({member->samplesCost, 1});
+        }
+        if (!m_costs.empty()) {
+            m_builder->addSample(thread(h.pid, h.tid), m_frames, m_costs, time);
+            return;
+        }
     }
-    CostValue costs[2] = {{a.samplesCost, 1}, {a.periodCost, static_cast<int64_t>(h.period & INT64_MAX)}};
-    const std::size_t ncosts = a.periodCost == UINT32_MAX ? 1 : 2;
-    m_builder->addSample(thread(h.pid, h.tid), m_frames, std::span<const CostValue>(costs, ncosts),
-                         (st & SampleTime) ? static_cast<double>(h.time) / 1e9 : -1.0);
+    costTypesOf(a, (st & SamplePeriod) || a.fixedPeriod);
+    m_costs.push_back({a.samplesCost, 1});
+    if (a.periodCost != UINT32_MAX)
+        m_costs.push_back({a.periodCost, static_cast<int64_t>(h.period & INT64_MAX)});
+    m_builder->addSample(thread(h.pid, h.tid), m_frames, m_costs, time);
 }
 
 // --- the profile ---

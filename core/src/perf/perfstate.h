@@ -63,6 +63,9 @@ private:
     void skipRawAndBranches(perf::Cursor& c, const Attr& a);
     void unwindUserStack(perf::Cursor& c, const Attr& a, const SampleHead& h);
     void addSample(Attr& a, const SampleHead& h);
+    /// Creates the cost types of `a` on its first sample: its period (when the samples have one) and its
+    /// sample count.
+    void costTypesOf(Attr& a, bool period);
 
     void mmap(perf::Cursor& c, uint16_t misc, bool v2);
     void comm(perf::Cursor& c, uint16_t misc);
@@ -70,6 +73,8 @@ private:
     RawFrame resolve(int64_t pid, uint64_t ip, bool kernel, bool returnAddress);
     RawFrame resolveAddress(int64_t pid, uint64_t ip, bool kernel, bool returnAddress);
     uint32_t thread(int64_t pid, int64_t tid);
+    /// The local file of a mapped module, for the DWARF unwinder (interned; empty when not found).
+    std::string_view moduleFile(const Mapping& m);
     std::string_view intern(std::string_view s) { return *m_strings.emplace(s).first; }
     ProfileMeta currentMeta() const;
     void checkArchitecture(const Attr& a) const;
@@ -93,14 +98,18 @@ private:
     std::unordered_set<std::string> m_strings;
     std::unordered_map<std::string_view, std::string_view> m_buildIds; // path -> hex
     ProcessMaps m_maps;
-    std::unordered_map<int64_t, std::string> m_comms; // by tid
-    std::unordered_map<int64_t, uint32_t> m_threads;  // by tid, reset when the comm changes
+    std::unordered_map<uint32_t, std::string_view> m_moduleFiles; // by module handle
+    std::unordered_map<int64_t, std::string> m_comms;             // by tid
+    std::unordered_map<int64_t, uint32_t> m_threads;              // by tid, reset when the comm changes
     std::string m_arch;
     // the sample being read
     std::vector<RawFrame> m_frames;
     std::vector<uint64_t> m_ips; // absolute, for the sample hook
     std::vector<DwarfUnwinder::Frame> m_unwound;
     std::vector<uint64_t> m_regs;
+    std::vector<std::pair<uint64_t, uint64_t>> m_readValues; // PERF_SAMPLE_READ: (id, counter value)
+    std::unordered_map<uint64_t, uint64_t> m_readLast;       // by id: the counter at its previous sample
+    std::vector<CostValue> m_costs;
     std::map<uint32_t, uint64_t> m_unknownTypes;
     uint64_t m_lost = 0, m_unwindFailures = 0, m_dwarfSamples = 0;
 };

@@ -24,6 +24,7 @@ namespace {
 struct Context {
     int64_t pid = -1;
     const DwarfUnwinder::FindMap* findMap = nullptr;
+    const DwarfUnwinder::FileOf* fileOf = nullptr;
     uint64_t regMask = 0;
     std::span<const uint64_t> regs;
     uint64_t stackStart = 0;
@@ -47,6 +48,9 @@ Dwfl_Module* reportModule(Context& c, uint64_t pc) {
     const Mapping* m = (*c.findMap)(c.pid, pc);
     if (!m || m->path.empty())
         return nullptr;
+    const std::string_view file = (*c.fileOf)(*m);
+    if (file.empty())
+        return nullptr;
     const Dwarf_Addr base = m->start - m->pgoff;
     if (Dwfl_Module* mod = dwfl_addrmodule(c.dwfl, pc)) {
         Dwarf_Addr start = 0;
@@ -54,7 +58,7 @@ Dwfl_Module* reportModule(Context& c, uint64_t pc) {
         if (start == base)
             return mod;
     }
-    const std::string path(m->path);
+    const std::string path(file);
     return dwfl_report_elf(c.dwfl, path.c_str(), path.c_str(), -1, base, false);
 }
 
@@ -277,8 +281,9 @@ private:
 
 struct DwarfUnwinder::Impl {
     FindMap findMap;
+    FileOf fileOf;
     std::unordered_map<int64_t, std::unique_ptr<Process>> processes;
-    std::unordered_map<std::string_view, std::unique_ptr<CfiModule>> cfiModules; // by (interned) path
+    std::unordered_map<std::string_view, std::unique_ptr<CfiModule>> cfiModules; // by (stable) file path
     std::string_view lastPath;
     CfiModule* lastModule = nullptr;
     uint64_t fast = 0, throughLibdw = 0; // samples
@@ -329,7 +334,10 @@ DwarfUnwinder::Impl::Fast DwarfUnwinder::Impl::fastUnwind(int64_t pid, const Con
         const Mapping* m = findMap(pid, ip);
         if (!m || m->path.empty() || (!first && ip == m->start))
             return libdw();
-        CfiModule& module = cfiModule(m->path);
+        const std::string_view file = fileOf(*m);
+        if (file.empty())
+            return libdw();
+        CfiModule& module = cfiModule(file);
         uint64_t vaddr = 0;
         // a return address is looked up one byte back: the call, not the instruction after it
         if (!module.ok || !module.file.toVaddr(ip - (first ? 0 : 1) - m->start + m->pgoff, vaddr))
@@ -352,9 +360,10 @@ DwarfUnwinder::Impl::Fast DwarfUnwinder::Impl::fastUnwind(int64_t pid, const Con
     }
 }
 
-DwarfUnwinder::DwarfUnwinder(FindMap findMap)
+DwarfUnwinder::DwarfUnwinder(FindMap findMap, FileOf fileOf)
     : d(std::make_unique<Impl>()) {
     d->findMap = std::move(findMap);
+    d->fileOf = std::move(fileOf);
     elf_version(EV_CURRENT);
 }
 
@@ -391,6 +400,7 @@ bool DwarfUnwinder::unwind(int64_t pid, int64_t tid, uint64_t regMask, std::span
     Context& c = *p.context;
     c.pid = pid;
     c.findMap = &d->findMap;
+    c.fileOf = &d->fileOf;
     c.regMask = regMask;
     c.regs = regs;
     c.stackStart = stackStart;

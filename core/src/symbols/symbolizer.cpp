@@ -78,6 +78,15 @@ struct Module {
 
     std::atomic<bool> queued{false}; ///< handed to the preload thread (or loaded)
 
+    /// Guards the four below and `buildId` while they are read: the module's file, found once (by
+    /// Symbolizer::moduleFile() for the unwinder, or on loading), without waiting for a load in progress.
+    /// Taken after `mutex` when both are.
+    std::mutex locateMutex;
+    bool located = false;
+    std::string locatedPath; ///< the file found; empty when none was
+    std::string locateProblem;
+    ElfFileInfo locatedFile;
+
     std::mutex mutex; ///< guards everything below
     bool loaded = false;
     ModuleReport report;
@@ -160,6 +169,7 @@ struct Symbolizer::Impl {
 
     void load(Module& m); // with m.mutex held
     void loadElf(Module& m);
+    void locate(Module& m); // with m.locateMutex held
     void loadKernel(Module& m);
     void loadJit(Module& m);
 
@@ -186,6 +196,36 @@ void Symbolizer::Impl::load(Module& m) {
 }
 
 void Symbolizer::Impl::loadElf(Module& m) {
+    {
+        std::lock_guard lock(m.locateMutex);
+        locate(m);
+        if (m.locatedPath.empty()) {
+            m.report.problem = m.locateProblem;
+            return;
+        }
+        m.file = m.locatedFile;
+        m.report.resolvedPath = m.locatedPath;
+    }
+    auto session = std::make_unique<ElfSession>(m.report.resolvedPath, debugInfoPath, &inflated, threads);
+    if (!session->ok()) {
+        m.report.problem = "cannot be read by libdwfl";
+        return;
+    }
+    m.symbols = session->symbols();
+    m.report.hasSymbols = m.symbols.size() > 0;
+    m.report.hasDebugInfo = session->hasDebugInfo();
+    if (!m.report.hasSymbols && !m.report.hasDebugInfo)
+        m.report.problem = "no symbols";
+    else if (!m.report.hasDebugInfo)
+        m.report.problem = "no debug info";
+    m.idle.push_back(std::move(session));
+    m.sessions = 1;
+}
+
+void Symbolizer::Impl::locate(Module& m) {
+    if (m.located)
+        return;
+    m.located = true;
     std::string path = m.path;
     if (path.ends_with(" (deleted)"))
         path.resize(path.size() - 10);
@@ -197,6 +237,8 @@ void Symbolizer::Impl::loadElf(Module& m) {
     const bool absolute = path.starts_with('/');
     if (absolute)
         candidate(options.sysroot + path);
+    else if (!path.empty() && !path.starts_with('[') && !options.relativeBase.empty())
+        candidate(options.relativeBase + '/' + path); // `perf record ./prog`: beside the recording
     if (!path.empty() && !path.starts_with('[')) {
         for (const std::string& dir : options.searchPaths) {
             candidate(dir + '/' + std::string(detail::baseName(path)));
@@ -233,33 +275,16 @@ void Symbolizer::Impl::loadElf(Module& m) {
                 mismatch = p + " has " + (info.buildId.empty() ? std::string("none") : info.buildId);
             continue;
         }
-        m.file = std::move(info);
-        m.report.resolvedPath = p;
-        break;
-    }
-    if (m.report.resolvedPath.empty()) {
-        if (!mismatch.empty())
-            m.report.problem = "build-id mismatch (" + mismatch + ", recorded " + m.buildId + ")";
-        else if (!notElf.empty())
-            m.report.problem = "not an ELF file: " + notElf;
-        else
-            m.report.problem = "not found";
+        m.locatedFile = std::move(info);
+        m.locatedPath = p;
         return;
     }
-    auto session = std::make_unique<ElfSession>(m.report.resolvedPath, debugInfoPath, &inflated, threads);
-    if (!session->ok()) {
-        m.report.problem = "cannot be read by libdwfl";
-        return;
-    }
-    m.symbols = session->symbols();
-    m.report.hasSymbols = m.symbols.size() > 0;
-    m.report.hasDebugInfo = session->hasDebugInfo();
-    if (!m.report.hasSymbols && !m.report.hasDebugInfo)
-        m.report.problem = "no symbols";
-    else if (!m.report.hasDebugInfo)
-        m.report.problem = "no debug info";
-    m.idle.push_back(std::move(session));
-    m.sessions = 1;
+    if (!mismatch.empty())
+        m.locateProblem = "build-id mismatch (" + mismatch + ", recorded " + m.buildId + ")";
+    else if (!notElf.empty())
+        m.locateProblem = "not an ELF file: " + notElf;
+    else
+        m.locateProblem = "not found";
 }
 
 void Symbolizer::Impl::loadKernel(Module& m) {
@@ -420,6 +445,9 @@ bool Symbolizer::setBuildId(ModuleHandle module, std::string_view buildId) {
     std::lock_guard lock(m->mutex);
     if (m->loaded || m->queued || !m->buildId.empty())
         return false;
+    std::lock_guard locateLock(m->locateMutex);
+    m->located = false; // found without the build-id (by the unwinder): found again, verified
+    m->locatedPath.clear();
     m->buildId = lowerHex(buildId);
     m->report.buildId = m->buildId;
     return true;
@@ -438,6 +466,15 @@ void Symbolizer::preload(ModuleHandle module) {
             d->preloaders.emplace_back([this] { d->preloadLoop(); });
     }
     d->preloadWake.notify_one();
+}
+
+std::string Symbolizer::moduleFile(ModuleHandle module) {
+    Module* m = d->get(module);
+    if (!m || m->kind != ModuleKind::Elf)
+        return {};
+    std::lock_guard lock(m->locateMutex);
+    d->locate(*m);
+    return m->locatedPath;
 }
 
 std::string_view Symbolizer::modulePath(ModuleHandle module) const {

@@ -8,6 +8,9 @@
 #include <cxxabi.h>
 #include <limits>
 
+#define HAVE_DECL_BASENAME 1 // libiberty.h would declare basename() again, unlike <cstring>
+#include <libiberty/demangle.h>
+
 namespace scorch::detail {
 
 void AddressTable::add(uint64_t start, uint64_t end, std::string_view name, std::string_view module,
@@ -283,9 +286,22 @@ std::string demangle(std::string_view name, bool enabled) {
     const std::size_t at = name.find('@');
     if (at != std::string_view::npos && at > 0)
         name = name.substr(0, at);
-    if (!enabled || !name.starts_with("_Z"))
+    if (!enabled || !(name.starts_with("_Z") || name.starts_with("_R")))
         return std::string(name);
     const std::string mangled(name);
+    // Rust: the v0 scheme (`_R...`) and the legacy one (`_ZN...17h<hash>E`, C++-like with a hash as its last
+    // component) through libiberty's Rust demangler, which drops the legacy hash as perf and Hotspot show
+    // these names; it declines everything else
+    if (name.starts_with("_R") ||
+        (name.starts_with("_ZN") && name.ends_with('E') && name.find("17h") != name.npos)) {
+        if (char* rust = rust_demangle(mangled.c_str(), DMGL_PARAMS | DMGL_ANSI)) {
+            std::string result(rust);
+            std::free(rust);
+            return result;
+        }
+        if (name.starts_with("_R"))
+            return mangled;
+    }
     int status = 0;
     char* out = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
     if (status != 0 || !out)

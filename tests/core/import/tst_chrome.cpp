@@ -311,6 +311,52 @@ private Q_SLOTS:
         QCOMPARE(o.tree.self(0, test::nodeByPath(o, o.tree, {"f", "g"})), int64_t(40000));
     }
 
+    // Issue 15: a DevTools trace export (object form, metadata first) whose ProfileChunk events list nodes
+    // before their parents: node 3 names parent 2, which only arrives in the next chunk.
+    void profileChunkNodesInAnyOrder() {
+        const std::string trace =
+            "{\"metadata\":{\"source\":\"DevTools\",\"startTime\":\"2026-01-01T00:00:00Z\"},"
+            "\"traceEvents\":["
+            "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":7,\"tid\":8,\"args\":{\"name\":"
+            "\"CrRendererMain\"}},"
+            "{\"ph\":\"P\",\"name\":\"Profile\",\"id\":\"0x1\",\"pid\":7,\"tid\":8,\"ts\":100,"
+            "\"args\":{\"data\":{\"startTime\":100}}},"
+            "{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"id\":\"0x1\",\"pid\":7,\"tid\":9,\"ts\":200,"
+            "\"args\":{\"data\":{\"cpuProfile\":{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":"
+            "\"(root)\",\"url\":\"\",\"scriptId\":0}},{\"id\":3,\"parent\":2,\"callFrame\":{\"functionName\":"
+            "\"inner\",\"url\":\"https://x.test/a.js\",\"scriptId\":5,\"lineNumber\":9}}],"
+            "\"samples\":[3,3]},\"timeDeltas\":[10,20]}}},"
+            "{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"id\":\"0x1\",\"pid\":7,\"tid\":9,\"ts\":300,"
+            "\"args\":{\"data\":{\"cpuProfile\":{\"nodes\":[{\"id\":2,\"parent\":1,\"callFrame\":{"
+            "\"functionName\":\"outer\",\"url\":\"https://x.test/a.js\",\"scriptId\":5,\"lineNumber\":1}}],"
+            "\"samples\":[2,3]},\"timeDeltas\":[40,80]}}}"
+            "]}";
+        QCOMPARE(detectFormat(trace), Format::ChromeTrace);
+        const Profile p = test::fromText(trace, "devtools.json");
+        QCOMPARE(p.threads.size(), std::size_t(1));
+        QCOMPARE(p.threads[0].name, std::string("CrRendererMain"));
+        QCOMPARE(p.meta.samples, uint64_t(4));
+        // sample i weighs the time to sample i+1: inner 20 + 40 us, outer 80 us, the last nothing
+        const NodeId outer = test::nodeByPath(p, p.tree, {"outer"});
+        const NodeId inner = test::nodeByPath(p, p.tree, {"outer", "inner"});
+        QVERIFY(outer != kRootNode);
+        QVERIFY(inner != kRootNode);
+        QCOMPARE(p.tree.self(0, inner), int64_t(60000));
+        QCOMPARE(p.tree.self(0, outer), int64_t(80000));
+        // a parent that never arrives (a chunk missing from the trace): the node starts its stacks, as in
+        // speedscope, and a warning says so
+        const std::string dangling =
+            "{\"traceEvents\":[{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"id\":\"0x1\",\"pid\":1,\"tid\":1,"
+            "\"ts\":1,\"args\":{\"data\":{\"cpuProfile\":{\"nodes\":[{\"id\":3,\"parent\":2,"
+            "\"callFrame\":{\"functionName\":\"f\"}}],\"samples\":[3]},\"timeDeltas\":[1]}}}]}";
+        const Profile d = test::fromText(dangling, "cut.json");
+        QCOMPARE(d.meta.samples, uint64_t(1));
+        QVERIFY(test::nodeByPath(d, d.tree, {"f"}) != kRootNode);
+        QCOMPARE(d.meta.warningCount, uint64_t(1));
+        QVERIFY2(d.meta.warnings[0].message.find("node 3 has parent 2") != std::string::npos,
+                 d.meta.warnings[0].message.c_str());
+    }
+
     void streamsLargeProfile() {
         // 1.4 MB of samples, as many deltas: the walker hands them over in several slices
         const int n = 700000;

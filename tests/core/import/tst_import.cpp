@@ -113,6 +113,25 @@ private Q_SLOTS:
         QCOMPARE(d.tree.grandTotal(1), int64_t(6));
     }
 
+    // Issue 15: a count with a trailing dot ("20.") is a whole number, as Perl and Rust parse it; a lone "."
+    // is still not a count.
+    void foldedTrailingDotCount() {
+        const Profile p = test::fromFolded("a;b 20.\na;c 3\n");
+        QCOMPARE(p.meta.format, Format::Folded);
+        QCOMPARE(p.meta.warningCount, uint64_t(0));
+        QCOMPARE(p.costTypes[0].decimals, 0);
+        QCOMPARE(p.tree.grandTotal(0), int64_t(23));
+        QCOMPARE(folded(p), std::string("a;b 20\na;c 3\n"));
+        QCOMPARE(detectFormat("a;b 20.\nc 2.\n"), Format::Folded);
+        const Profile d = test::fromFolded("a;b 1. 2.\na;c 3 4.\n");
+        QCOMPARE(d.meta.format, Format::FoldedDiff);
+        QCOMPARE(d.tree.grandTotal(0), int64_t(4));
+        QCOMPARE(d.tree.grandTotal(1), int64_t(6));
+        const Profile lone = test::fromFolded("a;b 2\na;b 3\na;d 4\na;e 5\na;c .\n");
+        QCOMPARE(lone.tree.grandTotal(0), int64_t(14));
+        QCOMPARE(lone.meta.warningCount, uint64_t(1));
+    }
+
     void corpusFoldedTotals() {
         SCORCH_REQUIRE_CORPUS();
         // totals computed here from the text, independently of the importer

@@ -4,19 +4,24 @@
 #include "patience.h"
 #include "scorch/analysis.h"
 #include "scorch/bytesource.h"
+#include "scorch/foldedwriter.h"
 #include "scorch/import.h"
 #include "scorch/perfdata.h"
 #include "scorch/symbolizer.h"
 #include "testutil.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QProcess>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <atomic>
+#include <bit>
 #include <cstdlib>
 #include <random>
+#include <sstream>
 
 using namespace scorch;
 
@@ -119,6 +124,87 @@ QByteArray perfScript(const QString& file) {
                                      QStringLiteral("--no-inline"), QStringLiteral("-i"), file});
     p.waitForFinished(scorch::test::kPatienceMs);
     return p.readAllStandardOutput();
+}
+
+/// Runs `program args` to its end; its exit code, -1 when it did not finish. `output`: its standard output.
+int run(const QString& program, const QStringList& args, QByteArray* output = nullptr) {
+    QProcess p;
+    p.start(program, args);
+    if (!p.waitForFinished(scorch::test::kPatienceMs) || p.exitStatus() != QProcess::NormalExit)
+        return -1;
+    if (output)
+        *output = p.readAllStandardOutput();
+    return p.exitCode();
+}
+
+/// Writes `text` to `path`.
+bool writeFile(const QString& path, const QByteArray& text) {
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(text) == text.size();
+}
+
+std::string collapsed(const Profile& p) {
+    std::ostringstream out;
+    writeFolded(p, {}, out);
+    return out.str();
+}
+
+/// The share (0..1) of the folded lines' counts whose stacks have a `main` frame.
+double shareReachingMain(const std::string& folded) {
+    double all = 0, main = 0;
+    std::istringstream in(folded);
+    for (std::string line; std::getline(in, line);) {
+        const std::size_t space = line.rfind(' ');
+        if (space == std::string::npos)
+            continue;
+        const double count = std::stod(line.substr(space + 1));
+        all += count;
+        const std::string stack = ";" + line.substr(0, space) + ";";
+        if (stack.find(";main;") != std::string::npos)
+            main += count;
+    }
+    return all > 0 ? main / all : 0;
+}
+
+/// perf report's "Event count" per event (`perf report --stdio --no-group`).
+std::map<std::string, int64_t> perfReportEventCounts(const QString& file) {
+    QProcess p;
+    p.start(QStringLiteral("perf"), {QStringLiteral("report"), QStringLiteral("--stdio"),
+                                     QStringLiteral("--no-group"), QStringLiteral("-i"), file});
+    p.waitForFinished(scorch::test::kPatienceMs);
+    std::map<std::string, int64_t> counts;
+    std::string event;
+    for (const QByteArray& line : p.readAllStandardOutput().split('\n')) {
+        if (line.startsWith("# Samples:")) {
+            const qsizetype open = line.indexOf('\''), close = line.lastIndexOf('\'');
+            event = line.mid(open + 1, close - open - 1).toStdString();
+        } else if (line.startsWith("# Event count (approx.):") && !event.empty()) {
+            counts[event] = line.mid(line.indexOf(':') + 1).trimmed().toLongLong();
+        }
+    }
+    return counts;
+}
+
+int64_t costTotal(const Profile& p, const std::string& name) {
+    for (std::size_t t = 0; t < p.costTypes.size(); ++t)
+        if (p.costTypes[t].name == name)
+            return p.tree.grandTotal(t);
+    return -1;
+}
+
+/// The bytes of perf.data `file` with its architecture (HEADER_ARCH) changed to arm64, and where its data
+/// section is; empty when the file names no x86_64 architecture.
+QByteArray markedArm64(const QString& file, uint64_t& dataOffset, uint64_t& dataSize) {
+    QByteArray bytes = test::readAll(file);
+    if (bytes.size() < 56)
+        return {};
+    std::memcpy(&dataOffset, bytes.constData() + 40, 8);
+    std::memcpy(&dataSize, bytes.constData() + 48, 8);
+    const qsizetype arch = bytes.indexOf(QByteArray("x86_64\0", 7), qsizetype(dataOffset + dataSize));
+    if (arch <= 0)
+        return {};
+    bytes.replace(arch, 7, QByteArray("arm64\0\0", 7));
+    return bytes;
 }
 
 std::string functionNames(const Profile& p) {
@@ -492,17 +578,247 @@ private Q_SLOTS:
             QVERIFY(n > 0 && n <= p.meta.samples);
     }
 
+    // Issue 15: `perf record -c N` (a fixed period: the samples carry no PERF_SAMPLE_PERIOD): every sample
+    // stands for N events, as perf report counts them.
+    void fixedPeriodRecording() {
+        if (!m_recording)
+            QSKIP("perf record does not work here");
+        const QString out = m_dir.filePath(QStringLiteral("fixed.data"));
+        if (run(QStringLiteral("perf"),
+                {QStringLiteral("record"), QStringLiteral("-q"), QStringLiteral("-c"),
+                 QStringLiteral("100000"), QStringLiteral("-e"), QStringLiteral("cpu-clock"),
+                 QStringLiteral("-o"), out, QStringLiteral("--"), QStringLiteral(SCORCH_PERFPROG),
+                 QStringLiteral("40")}) != 0)
+            QSKIP("perf record -c does not work here");
+        const Profile p = importProfile(out.toStdString());
+        QVERIFY(p.meta.samples > 20);
+        QCOMPARE(costTotal(p, "cpu-clock samples"), int64_t(p.meta.samples));
+        QCOMPARE(costTotal(p, "cpu-clock"), int64_t(p.meta.samples) * 100000);
+        const auto perf = perfReportEventCounts(out);
+        QVERIFY(perf.contains("cpu-clock"));
+        QCOMPARE(costTotal(p, "cpu-clock"), perf.at("cpu-clock"));
+    }
+
+    // Issue 15: `perf record -e '{a,b}:S'` (PERF_SAMPLE_READ groups, the leader samples and reads every
+    // counter of the group): each event of the group is a cost type of its own, with the growth of its
+    // counter between samples, as perf report counts them. Software events, which every machine has.
+    void readGroupRecording() {
+        if (!m_recording)
+            QSKIP("perf record does not work here");
+        const QString out = m_dir.filePath(QStringLiteral("group.data"));
+        if (run(QStringLiteral("perf"),
+                {QStringLiteral("record"), QStringLiteral("-q"), QStringLiteral("-e"),
+                 QStringLiteral("{cpu-clock,task-clock}:S"), QStringLiteral("-o"), out, QStringLiteral("--"),
+                 QStringLiteral(SCORCH_PERFPROG), QStringLiteral("40")}) != 0)
+            QSKIP("perf record of an event group does not work here");
+        const Profile p = importProfile(out.toStdString());
+        QVERIFY(p.meta.samples > 20);
+        const auto perf = perfReportEventCounts(out);
+        QVERIFY(perf.contains("cpu-clock") && perf.contains("task-clock"));
+        QVERIFY(perf.at("task-clock") > 0);
+        QCOMPARE(costTotal(p, "cpu-clock"), perf.at("cpu-clock"));
+        QCOMPARE(costTotal(p, "task-clock"), perf.at("task-clock"));
+        // the group's counters are read at the same samples: both sit in the same functions
+        const auto top = topFunctions(p, 0, 1);
+        QCOMPARE(std::string(p.frameName(top.front().frame)).substr(0, 7), std::string("hotLeaf"));
+        QVERIFY(costTotal(p, "task-clock samples") > 20);
+    }
+
+    // Issue 15: a file that perf script reads without finding a sample in it (perf.data version 1 files
+    // did so): the message names the file and says what to do, not "no samples found in perf script input"
+    // about a temporary file. Made from the --call-graph dwarf recording: marked arm64 (so it goes through
+    // perf script) with its data section cut before the first sample.
+    void fallbackWithoutSamples() {
+        if (m_dwarf.isEmpty())
+            QSKIP("perf record does not work here");
+        uint64_t dataOffset = 0, dataSize = 0;
+        QByteArray bytes = markedArm64(m_dwarf, dataOffset, dataSize);
+        QVERIFY(!bytes.isEmpty());
+        uint64_t pos = dataOffset;
+        while (pos + 8 <= dataOffset + dataSize) {
+            uint32_t type = 0;
+            uint16_t size = 0;
+            std::memcpy(&type, bytes.constData() + pos, 4);
+            std::memcpy(&size, bytes.constData() + pos + 6, 2);
+            if (type == 9 || size == 0) // PERF_RECORD_SAMPLE
+                break;
+            pos += size;
+        }
+        const uint64_t cut = pos - dataOffset;
+        QVERIFY(cut > 0);
+        // the feature sections follow the data: moved up with it, their offsets too
+        const uint64_t shift = dataSize - cut;
+        bytes.remove(qsizetype(dataOffset + cut), qsizetype(shift));
+        std::memcpy(bytes.data() + 48, &cut, 8);
+        int features = 0;
+        for (int i = 0; i < 32; ++i)
+            features += std::popcount(static_cast<unsigned char>(bytes[72 + i]));
+        for (int i = 0; i < features; ++i) {
+            const qsizetype at = qsizetype(dataOffset + cut) + 16 * i;
+            uint64_t offset = 0;
+            std::memcpy(&offset, bytes.constData() + at, 8);
+            offset -= shift;
+            std::memcpy(bytes.data() + at, &offset, 8);
+        }
+        const QString path = m_dir.filePath(QStringLiteral("nosamples.data"));
+        QVERIFY(writeFile(path, bytes));
+        QByteArray perfOut;
+        if (run(QStringLiteral("perf"), {QStringLiteral("script"), QStringLiteral("-i"), path}, &perfOut) !=
+                0 ||
+            !perfOut.trimmed().isEmpty())
+            QSKIP("this perf does not read the cut file as one without samples");
+        try {
+            importProfile(path.toStdString());
+            QFAIL("imported a file without samples");
+        } catch (const ImportError& e) {
+            const std::string what = e.what();
+            QVERIFY2(what.find(path.toStdString() + ": ") != std::string::npos, e.what());
+            QVERIFY2(what.find("script read no samples from it") != std::string::npos, e.what());
+            QVERIFY2(what.find("perf script -i " + path.toStdString() + " > ") != std::string::npos,
+                     e.what());
+            QVERIFY2(what.find("scorch-perfscript") == std::string::npos, e.what());
+            QVERIFY2(what.find("perf script input") == std::string::npos, e.what());
+        }
+    }
+
+    // Issue 15: the DWARF unwinder finds modules where the symbolizer finds them. A program with a shared
+    // library of its own, built here without frame pointers, recorded with --call-graph dwarf; then both
+    // files are moved elsewhere and the recording opened with --symbol-path: the same stacks as before.
+    // Relative recorded paths (`./bin/prog`) are resolved against the recording's directory.
+    void dwarfUnwindingThroughSymbolPaths() {
+        if (!m_recording)
+            QSKIP("perf record does not work here");
+        const QString cc = QStandardPaths::findExecutable(QStringLiteral("cc"));
+        if (cc.isEmpty())
+            QSKIP("cc not installed");
+        QTemporaryDir dir, home;
+        const ScopedHome scopedHome(home.path()); // no build-id cache that would hold the binaries
+        const QString bin = dir.filePath(QStringLiteral("bin"));
+        QVERIFY(QDir().mkpath(bin));
+        QVERIFY(writeFile(dir.filePath(QStringLiteral("lib.c")),
+                          "__attribute__((noinline)) long wildLeaf(long n) {\n"
+                          "    long s = 0;\n"
+                          "    for (long i = 0; i < n; ++i) s += (i * 7) ^ (s >> 3);\n"
+                          "    return s;\n"
+                          "}\n"
+                          "__attribute__((noinline)) long wildWork(long n, long (*back)(long)) {\n"
+                          "    return wildLeaf(n) + back(n) + 1;\n"
+                          "}\n"));
+        QVERIFY(writeFile(dir.filePath(QStringLiteral("prog.c")),
+                          "#include <stdlib.h>\n"
+                          "long wildWork(long, long (*)(long));\n"
+                          "__attribute__((noinline)) long progLeaf(long n) {\n"
+                          "    long s = 1;\n"
+                          "    for (long i = 0; i < n; ++i) s = s * 31 + i;\n"
+                          "    return s;\n"
+                          "}\n"
+                          "__attribute__((noinline)) long drive(long rounds) {\n"
+                          "    long s = 0;\n"
+                          "    for (long r = 0; r < rounds; ++r) s += wildWork(200000, progLeaf);\n"
+                          "    return s;\n"
+                          "}\n"
+                          "int main(int argc, char** argv) { return (int)(drive(atol(argv[1])) & 1); }\n"));
+        const QStringList flags = {QStringLiteral("-O2"), QStringLiteral("-g"),
+                                   QStringLiteral("-fomit-frame-pointer")};
+        const QString lib = bin + QStringLiteral("/libwild.so");
+        const QString prog = bin + QStringLiteral("/wildprog");
+        QCOMPARE(run(cc, QStringList(flags)
+                             << QStringLiteral("-shared") << QStringLiteral("-fPIC") << QStringLiteral("-o")
+                             << lib << dir.filePath(QStringLiteral("lib.c"))),
+                 0);
+        QCOMPARE(run(cc, QStringList(flags)
+                             << QStringLiteral("-o") << prog << dir.filePath(QStringLiteral("prog.c"))
+                             << QStringLiteral("-L") + bin << QStringLiteral("-lwild")
+                             << QStringLiteral("-Wl,-rpath,") + bin),
+                 0);
+        const QString data = dir.filePath(QStringLiteral("wild.data"));
+        QCOMPARE(run(QStringLiteral("perf"),
+                     {QStringLiteral("record"), QStringLiteral("-q"), QStringLiteral("-N"),
+                      QStringLiteral("-e"), QStringLiteral("cpu-clock"), QStringLiteral("-F"),
+                      QStringLiteral("1000"), QStringLiteral("--call-graph"), QStringLiteral("dwarf"),
+                      QStringLiteral("-o"), data, QStringLiteral("--"), prog, QStringLiteral("1500")}),
+                 0);
+        const Profile before = importProfile(data.toStdString());
+        QVERIFY(before.meta.samples > 50);
+        const std::string inPlace = collapsed(before);
+        QVERIFY2(inPlace.find("main;drive;wildWork;wildLeaf") != std::string::npos, inPlace.c_str());
+        QVERIFY2(inPlace.find("main;drive;wildWork;progLeaf") != std::string::npos, inPlace.c_str());
+
+        // the same recording with relative paths: `./bin/...` in place of the absolute ones, same lengths
+        QByteArray bytes = test::readAll(data);
+        for (const QString& file : {prog, lib}) {
+            const QByteArray absolute = file.toUtf8();
+            QByteArray relative = "./bin/" + QFileInfo(file).fileName().toUtf8();
+            relative.append(QByteArray(absolute.size() - relative.size(), '\0'));
+            QVERIFY(bytes.contains(absolute + '\0'));
+            bytes.replace(absolute + '\0', relative + '\0');
+        }
+        const QString relativeData = dir.filePath(QStringLiteral("relative.data"));
+        QVERIFY(writeFile(relativeData, bytes));
+        const std::string relative = collapsed(importProfile(relativeData.toStdString()));
+
+        // moved: found through the symbol path only
+        const QString moved = dir.filePath(QStringLiteral("elsewhere"));
+        QVERIFY(QDir().rename(bin, moved));
+        const std::string lost = collapsed(importProfile(data.toStdString()));
+        ImportOptions options;
+        options.symbolSearchPaths = {moved.toStdString()};
+        const std::string found = collapsed(importProfile(data.toStdString(), options));
+
+        const double shareInPlace = shareReachingMain(inPlace), shareFound = shareReachingMain(found),
+                     shareRelative = shareReachingMain(relative), shareLost = shareReachingMain(lost);
+        qInfo("--call-graph dwarf, cost reaching main: %.1f%% at the recorded paths, %.1f%% moved and found "
+              "through --symbol-path, %.1f%% through relative recorded paths, %.1f%% moved without it",
+              100 * shareInPlace, 100 * shareFound, 100 * shareRelative, 100 * shareLost);
+        QVERIFY(shareInPlace > 0.9);
+        QCOMPARE(found, inPlace);
+        QCOMPARE(relative, inPlace);
+        QVERIFY(shareLost < shareInPlace);
+    }
+
+    // Issue 15: `perf archive` output beside a perf.data (perf.data.tar.bz2) supplies the recorded binaries
+    // that are gone from their paths. A copy of the test program is recorded, archived and deleted (with
+    // perf's build-id cache, which would hold it too): the archive names its frames as before.
+    void perfArchiveBeside() {
+        if (!m_recording)
+            QSKIP("perf record does not work here");
+        QTemporaryDir dir, home;
+        const ScopedHome scopedHome(home.path());
+        const QString program = dir.filePath(QStringLiteral("perfprog-archived"));
+        QVERIFY(QFile::copy(QStringLiteral(SCORCH_PERFPROG), program));
+        const QString data = dir.filePath(QStringLiteral("archived.data"));
+        QCOMPARE(
+            run(QStringLiteral("perf"), {QStringLiteral("record"), QStringLiteral("-q"), QStringLiteral("-e"),
+                                         QStringLiteral("cpu-clock"), QStringLiteral("-F"),
+                                         QStringLiteral("2000"), QStringLiteral("-g"), QStringLiteral("-o"),
+                                         data, QStringLiteral("--"), program, QStringLiteral("40")}),
+            0);
+        const std::string inPlace = collapsed(importProfile(data.toStdString()));
+        QVERIFY2(inPlace.find("hotLeaf") != std::string::npos, inPlace.c_str());
+        if (run(QStringLiteral("perf"), {QStringLiteral("archive"), data}) != 0 ||
+            !QFileInfo::exists(data + QStringLiteral(".tar.bz2")))
+            QSKIP("perf archive does not work here");
+        QVERIFY(QFile::remove(program));
+        QVERIFY(QDir(home.filePath(QStringLiteral(".debug"))).removeRecursively());
+        const Profile archived = importProfile(data.toStdString());
+        QCOMPARE(collapsed(archived), inPlace);
+        const auto note =
+            std::find(archived.meta.recording.begin(), archived.meta.recording.end(),
+                      std::make_pair(std::string("perf archive"), (data + ".tar.bz2").toStdString()));
+        QVERIFY(note != archived.meta.recording.end());
+        // without the archive the program's frames are not named
+        QVERIFY(QFile::remove(data + QStringLiteral(".tar.bz2")));
+        const std::string lost = collapsed(importProfile(data.toStdString()));
+        QVERIFY2(lost.find("hotLeaf") == std::string::npos, lost.c_str());
+    }
+
     // A --call-graph dwarf file of another architecture goes through `perf script`, and says so.
     void fallback() {
         if (m_dwarf.isEmpty())
             QSKIP("perf record does not work here");
-        QByteArray bytes = test::readAll(m_dwarf);
         uint64_t dataOffset = 0, dataSize = 0;
-        std::memcpy(&dataOffset, bytes.constData() + 40, 8);
-        std::memcpy(&dataSize, bytes.constData() + 48, 8);
-        const qsizetype arch = bytes.indexOf(QByteArray("x86_64\0", 7), qsizetype(dataOffset + dataSize));
-        QVERIFY(arch > 0);
-        bytes.replace(arch, 7, QByteArray("arm64\0\0", 7));
+        QByteArray bytes = markedArm64(m_dwarf, dataOffset, dataSize);
+        QVERIFY(!bytes.isEmpty());
         const QString path = m_dir.filePath(QStringLiteral("arm64.data"));
         QFile f(path);
         QVERIFY(f.open(QIODevice::WriteOnly));

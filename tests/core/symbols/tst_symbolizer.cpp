@@ -592,6 +592,70 @@ private Q_SLOTS:
         QVERIFY(exact >= 3);
     }
 
+    // Issue 15: Rust's v0 mangling (`_R...`) is demangled, legacy Rust names (`_ZN...17h<hash>E`) lose their
+    // hash, as perf and Hotspot show them; C++ names are as before. A library made here with those symbol
+    // names (no debug info: the names come from the symbol table).
+    void rustSymbolsAreDemangled() {
+        const QString cc = QStandardPaths::findExecutable(QStringLiteral("cc"));
+        const QString nm = QStandardPaths::findExecutable(QStringLiteral("nm"));
+        if (cc.isEmpty() || nm.isEmpty())
+            QSKIP("cc or nm not installed");
+        QTemporaryDir dir;
+        const QString source = dir.filePath(QStringLiteral("rust.c"));
+        const QString lib = dir.filePath(QStringLiteral("librustnames.so"));
+        {
+            QFile f(source);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("int v0(int x) __asm__(\"_RNvCskwGfYPst2Cb_3foo16example_function\");\n"
+                    "int v0(int x) { return x + 1; }\n"
+                    "int v0Method(int x) __asm__(\"_RNvMs_NtCs4fqI2P2rA04_4core3fmtNtB4_9Formatter3pad\");\n"
+                    "int v0Method(int x) { return x + 2; }\n"
+                    "int legacy(int x) __asm__(\"_ZN4core3fmt5write17h0123456789abcdefE\");\n"
+                    "int legacy(int x) { return x * 3; }\n"
+                    "int cpp(int x) __asm__(\"_ZN3foo3barEi\");\n"
+                    "int cpp(int x) { return x * 5; }\n");
+        }
+        QCOMPARE(QProcess::execute(cc, {QStringLiteral("-O1"), QStringLiteral("-shared"),
+                                        QStringLiteral("-fPIC"), QStringLiteral("-o"), lib, source}),
+                 0);
+        QProcess p;
+        p.start(nm, {QStringLiteral("--defined-only"), lib});
+        QVERIFY(p.waitForFinished(kPatienceMs));
+        std::map<QString, uint64_t> address; // mangled name -> virtual address
+        for (const QString& line : QString::fromUtf8(p.readAllStandardOutput()).split(u'\n')) {
+            const QStringList f = line.simplified().split(u' ');
+            if (f.size() == 3)
+                address[f[2]] = f[0].toULongLong(nullptr, 16);
+        }
+        const ElfFileInfoForTest loads = elfLoads(lib);
+        Symbolizer sym;
+        const ModuleHandle module = sym.module(lib.toStdString());
+        const std::vector<std::pair<const char*, const char*>> expected = {
+            {"_RNvCskwGfYPst2Cb_3foo16example_function", "foo::example_function"},
+            {"_RNvMs_NtCs4fqI2P2rA04_4core3fmtNtB4_9Formatter3pad", "<core::fmt::Formatter>::pad"},
+            {"_ZN4core3fmt5write17h0123456789abcdefE", "core::fmt::write"},
+            {"_ZN3foo3barEi", "foo::bar(int)"},
+        };
+        for (const auto& [mangled, demangled] : expected) {
+            const auto it = address.find(QString::fromLatin1(mangled));
+            QVERIFY2(it != address.end(), mangled);
+            uint64_t offset = 0;
+            QVERIFY(loads.toOffset(it->second, offset));
+            const Symbolizer::Request r{module, offset, false};
+            const auto frames = sym.symbolize({&r, 1});
+            QCOMPARE(toQ(frames.at(0).at(0).function), QString::fromLatin1(demangled));
+        }
+        // without demangling, the names stay as they are
+        SymbolizerOptions raw;
+        raw.demangle = false;
+        Symbolizer rawSym(raw);
+        uint64_t offset = 0;
+        QVERIFY(loads.toOffset(address[QStringLiteral("_ZN4core3fmt5write17h0123456789abcdefE")], offset));
+        const Symbolizer::Request r{rawSym.module(lib.toStdString()), offset, false};
+        QCOMPARE(toQ(rawSym.symbolize({&r, 1}).at(0).at(0).function),
+                 QStringLiteral("_ZN4core3fmt5write17h0123456789abcdefE"));
+    }
+
     void jitSymbolsFromPerfMap() {
         SymbolizerOptions options;
         options.jitMapDir = test::testData(QStringLiteral("native")).toStdString();

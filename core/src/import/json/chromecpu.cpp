@@ -85,21 +85,28 @@ void CpuProfileData::addNode(int64_t id, int64_t parent, CallFrame frame) {
 
 void CpuProfileData::build(TreeBuilder& builder, uint32_t thread, uint32_t costType, ProfileMeta& meta,
                            const std::string& what, std::size_t maxDepth) const {
-    // ids -> indices; parents from `parent` fields and from `children` lists
+    // ids -> indices; parents from `parent` fields and from `children` lists, once every node is known: a
+    // trace's ProfileChunk events may list a node before the chunk that holds its parent
     std::unordered_map<int64_t, uint32_t> index;
     for (uint32_t i = 0; i < m_nodes.size(); ++i)
         if (!index.try_emplace(m_nodes[i].id, i).second)
             throw ImportError(what + ": node id " + std::to_string(m_nodes[i].id) + " is used twice");
     std::vector<int64_t> parent(m_nodes.size(), -1); // index of the parent, -1 = a root
-    uint64_t danglingChildren = 0;
+    uint64_t danglingChildren = 0, orphans = 0;
+    std::string firstOrphan;
     for (uint32_t i = 0; i < m_nodes.size(); ++i) {
         const Node& n = m_nodes[i];
         if (n.parent >= 0 || n.parent < -1) {
             const auto it = index.find(n.parent);
-            if (it == index.end())
-                throw ImportError(what + ": node " + std::to_string(n.id) + " has parent " +
-                                  std::to_string(n.parent) + ", which is not a node");
-            parent[i] = it->second;
+            const std::string orphan =
+                it == index.end() ? "node " + std::to_string(n.id) + " has parent " + std::to_string(n.parent)
+                                  : std::string();
+            if (it != index.end())
+                parent[i] = it->second;
+            else if (!m_chunked)
+                throw ImportError(what + ": " + orphan + ", which is not a node");
+            else if (!orphans++) // its chunk is missing from the trace: a root, as speedscope takes it
+                firstOrphan = orphan;
         }
         for (int64_t c : n.children) {
             const auto it = index.find(c);
@@ -110,6 +117,10 @@ void CpuProfileData::build(TreeBuilder& builder, uint32_t thread, uint32_t costT
             parent[it->second] = i;
         }
     }
+    if (orphans)
+        meta.warn(what + ": " + std::to_string(orphans) +
+                  " nodes name a parent that is not a node of the profile (" + firstOrphan +
+                  "); their stacks start there");
     if (danglingChildren)
         meta.warn(what + ": " + std::to_string(danglingChildren) +
                   " children listed by nodes are not nodes of the profile; ignored");

@@ -38,6 +38,10 @@ public:
         m_timestamps = true;
     }
     bool empty() const { return m_samples.empty() && m_nodes.empty(); }
+    /// The profile arrives in pieces (a trace's `Profile`/`ProfileChunk` events): a node whose parent is in
+    /// none of them (a chunk missing from the trace) starts its stacks, as speedscope takes it, with a
+    /// warning; in a whole profile it is an error.
+    void setChunked() { m_chunked = true; }
     /// When the profile started (`startTime`), in microseconds on the trace's clock.
     void setStartTime(double microseconds) { m_startTime = microseconds; }
 
@@ -58,7 +62,7 @@ private:
     std::vector<int64_t> m_samples;
     std::vector<double> m_deltas;
     double m_lastTimestamp = 0, m_startTime = 0;
-    bool m_timestamps = false;
+    bool m_timestamps = false, m_chunked = false;
 };
 
 } // namespace scorch::detail

@@ -166,6 +166,8 @@ void TraceEvents::addEvent(simdjson::ondemand::value event, uint64_t index) {
             m_profiles.emplace_back(thread(pid, tid), CpuProfileData{});
         }
         CpuProfileData& data = m_profiles[profile].second;
+        if (name != "CpuProfile")
+            data.setChunked();
         const std::string where = m_name + ": event " + std::to_string(index) + " (" + name + ")";
         simdjson::padded_string padded(args);
         auto doc = m_inner.iterate(padded);

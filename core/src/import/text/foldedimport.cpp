@@ -9,7 +9,8 @@ namespace scorch::detail {
 
 namespace {
 
-/// Parses "123", "-4", "0.25" into a fixed-point value with `decimals` fraction digits (up to 9).
+/// Parses "123", "-4", "0.25", "20." into a fixed-point value with `decimals` fraction digits (up to 9). A
+/// trailing dot ("20.") is a whole number, as Perl's and Rust's number parsing read it; "." alone is not.
 bool parseCount(std::string_view s, int64_t& whole, int64_t& frac, int& decimals) {
     bool negative = false;
     if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
@@ -19,7 +20,7 @@ bool parseCount(std::string_view s, int64_t& whole, int64_t& frac, int& decimals
     const std::size_t dot = s.find('.');
     const std::string_view w = s.substr(0, dot);
     std::string_view f = dot == std::string_view::npos ? std::string_view{} : s.substr(dot + 1);
-    if (dot != std::string_view::npos && f.empty())
+    if (dot != std::string_view::npos && f.empty() && w.empty())
         return false;
     if (!parseInt(w.empty() && !f.empty() ? std::string_view("0") : w, whole))
         return false;
@@ -150,14 +151,15 @@ private:
     std::vector<FrameId> m_frames;
 };
 
-/// "12", "-3", "0.25": what the sniffer takes for a count (the parser is more lenient).
+/// "12", "-3", "0.25", "20.": what the sniffer takes for a count (the parser is more lenient).
 bool looksLikeCount(std::string_view tok) {
     if (!tok.empty() && tok[0] == '-')
         tok.remove_prefix(1);
     const std::size_t dot = tok.find('.');
     if (dot == std::string_view::npos)
         return allDigits(tok);
-    return allDigits(tok.substr(0, dot)) && allDigits(tok.substr(dot + 1));
+    const std::string_view fraction = tok.substr(dot + 1);
+    return allDigits(tok.substr(0, dot)) && (fraction.empty() || allDigits(fraction));
 }
 
 /// Cuts the last blank-separated token off `line`; empty when there is none.
