@@ -5,6 +5,7 @@
 #include "common/qtprofile.h"
 
 #include "scorch/import.h"
+#include "scorch/transform.h"
 
 #include <QFile>
 
@@ -56,7 +57,9 @@ void ProfileLoader::start(const QString& path) {
             };
             Result result;
             try {
-                result.profile = std::make_shared<const Profile>(importProfile(file, options, control));
+                Profile profile = importProfile(file, options, control);
+                addModuleFrames(profile); // so that a chip can collapse any module of the shared profile
+                result.profile = std::make_shared<const Profile>(std::move(profile));
             } catch (const ImportCancelled&) {
                 result.cancelled = true;
             } catch (const ImportError& e) {

@@ -18,9 +18,10 @@ namespace scorch::cli {
 namespace {
 
 /// The command table: every headless command, in the order `scorch --help` lists them.
-const std::array<const Command*, 6>& commands() {
-    static const std::array<const Command*, 6> table = {&collapseCommand(), &infoCommand(), &diffCommand(),
-                                                        &convertCommand(),  &svgCommand(),  &recordCommand()};
+const std::array<const Command*, 9>& commands() {
+    static const std::array<const Command*, 9> table = {
+        &collapseCommand(), &infoCommand(), &diffCommand(),    &convertCommand(), &svgCommand(),
+        &recordCommand(),   &topCommand(),  &callersCommand(), &calleesCommand()};
     return table;
 }
 

@@ -34,6 +34,9 @@ const Command& diffCommand();
 const Command& convertCommand();
 const Command& svgCommand();
 const Command& recordCommand();
+const Command& topCommand();
+const Command& callersCommand();
+const Command& calleesCommand();
 
 /// Every option `command` takes: its own, -h/--help, then the profile options it does not list itself.
 std::vector<const Option*> commandOptions(const Command& command);
@@ -59,10 +62,16 @@ const std::vector<OptionGroup>& profileOptionGroups();
 /// The profile option `key` ("--event") described with `help`, for a command's own option list.
 Option profileOption(std::string_view key, std::string_view help);
 
+/// One transform option as given: its key ("--focus") and value (empty for --collapse-recursion).
+struct TransformArg {
+    std::string option, value;
+};
+
 /// What the profile options ask for.
 struct ProfileArgs {
     ImportOptions import;
-    std::string event; ///< --event NAME, or empty for the default
+    std::string event;                    ///< --event NAME, or empty for the default
+    std::vector<TransformArg> transforms; ///< --focus, --merge, ... in command-line order
 };
 ProfileArgs profileArgs(const Args& args);
 
@@ -82,6 +91,20 @@ CostChoice defaultCostType(const Profile& p);
 std::string chooseCostType(const Profile& p, const std::string& event, CostChoice& choice);
 /// True for differential folded stacks (`stack BEFORE AFTER`), whose folded output keeps both counts.
 bool isDifferential(const Profile& p);
+
+// --- transform options (transformoptions.cpp) --------------------------------------------------------------
+
+/// --focus, --merge, --drop, --collapse-module, --merge-module, --collapse-recursion (a profile option
+/// group).
+OptionGroup transformOptionGroup();
+/// The transform options of `args` in command-line order.
+std::vector<TransformArg> transformArgs(const Args& args);
+/// Applies `transforms` in order to `p` (its tree and per-thread costs). Returns an error message naming
+/// the option ("" on success): a bad regular expression, a module the profile does not have.
+std::string applyTransformArgs(Profile& p, const std::vector<TransformArg>& transforms);
+/// The printed name of `frame` that --focus/--merge/--drop and the query commands match: as folded output
+/// prints it.
+std::string matchName(const Profile& p, FrameId frame);
 
 /// Runs `write` into OUT atomically (never over INPUT), or into standard output when OUT is empty or "-".
 int writeOutput(const std::string& output, const std::string& input,

@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace scorch::cli {
@@ -40,14 +41,18 @@ public:
     const std::vector<std::string>& values(std::string_view key) const;
 
     void add(std::string_view key, std::string value) {
+        m_inOrder.emplace_back(key, value);
         m_values[std::string(key)].push_back(std::move(value));
     }
+    /// Every option given as (key, value), in command-line order (for options whose order matters).
+    const std::vector<std::pair<std::string, std::string>>& inOrder() const { return m_inOrder; }
 
     std::vector<std::string> operands; ///< files (or, for `record`, the command to launch)
     bool help = false;                 ///< -h/--help was given (parsing stopped there)
 
 private:
     std::map<std::string, std::vector<std::string>, std::less<>> m_values;
+    std::vector<std::pair<std::string, std::string>> m_inOrder;
 };
 
 /// How operands end the options.

@@ -38,6 +38,7 @@ const std::vector<OptionGroup>& profileOptionGroups() {
            .value = "DIR",
            .help = "find recorded module paths below DIR (a recording from another system)",
            .needs = "a directory"}}},
+        transformOptionGroup(),
     };
     return groups;
 }
@@ -58,6 +59,7 @@ ProfileArgs profileArgs(const Args& args) {
     p.import.symbolSearchPaths = args.values("--symbol-path");
     p.import.debugDirs = args.values("--debug-dir");
     p.import.sysroot = args.value("--sysroot");
+    p.transforms = transformArgs(args);
     return p;
 }
 
@@ -66,6 +68,8 @@ int withProfile(const std::string& file, const ProfileArgs& args, const std::fun
         Profile profile = importProfile(file, args.import);
         if (const std::string summary = profile.meta.warningSummary(); !summary.empty())
             std::fprintf(stderr, "scorch: warning: %s\n", escapeText(summary).c_str());
+        if (const std::string error = applyTransformArgs(profile, args.transforms); !error.empty())
+            return fail(error);
         return f(profile);
     } catch (const ImportError& e) {
         return fail(e.what());

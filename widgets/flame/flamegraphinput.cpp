@@ -77,7 +77,7 @@ QMenu* FlameGraphView::createContextMenu(NodeId node, QWidget* parent) {
     menu->addSeparator();
     const QString name = frameDisplayName(*profile, frame);
     const QString shortName = QFontMetrics(font()).elidedText(name, Qt::ElideMiddle, 300);
-    add(tr("Focus on %1").arg(shortName), "focus", [this, frame] {
+    add(tr("Focus on %1 (All Call Sites)").arg(shortName), "focus", [this, frame] {
         Q_EMIT transformRequested({TreeTransform::Kind::Focus, frame});
     });
     add(tr("Hide %1 (Merge into Callers)").arg(shortName), "hide", [this, frame] {
@@ -86,6 +86,23 @@ QMenu* FlameGraphView::createContextMenu(NodeId node, QWidget* parent) {
     add(tr("Collapse Recursion of %1").arg(shortName), "collapseRecursion", [this, frame] {
         Q_EMIT transformRequested({TreeTransform::Kind::CollapseRecursion, frame});
     });
+    std::vector<FrameId> stack;
+    for (NodeId n : t.path(node))
+        stack.push_back(t.frame(n));
+    add(tr("Focus on This Subtree Only"), "focusSubtree",
+        [this, stack = std::move(stack)] { Q_EMIT transformRequested(TreeTransform::focusSubtree(stack)); });
+    add(tr("Drop Samples with %1").arg(shortName), "drop", [this, frame] {
+        Q_EMIT transformRequested({TreeTransform::Kind::Drop, frame});
+    });
+    if (const StringId module = profile->frames[frame].module; module) {
+        const QString moduleName = toQString(moduleFrameName(profile->strings.view(module)));
+        add(tr("Collapse Module %1").arg(moduleName), "collapseModule", [this, module] {
+            Q_EMIT transformRequested(TreeTransform::forModule(TreeTransform::Kind::CollapseModule, module));
+        });
+        add(tr("Merge Module %1 into Callers").arg(moduleName), "mergeModule", [this, module] {
+            Q_EMIT transformRequested(TreeTransform::forModule(TreeTransform::Kind::MergeModule, module));
+        });
+    }
     return menu;
 }
 

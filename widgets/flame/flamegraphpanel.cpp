@@ -51,8 +51,37 @@ QString transformLabel(const TreeTransform& t) {
         return FlameGraphPanel::tr("Hide");
     case TreeTransform::Kind::CollapseRecursion:
         return FlameGraphPanel::tr("Collapse recursion");
+    case TreeTransform::Kind::FocusSubtree:
+        return FlameGraphPanel::tr("Focus subtree");
+    case TreeTransform::Kind::Drop:
+        return FlameGraphPanel::tr("Drop");
+    case TreeTransform::Kind::CollapseModule:
+        return FlameGraphPanel::tr("Collapse module");
+    case TreeTransform::Kind::MergeModule:
+        return FlameGraphPanel::tr("Merge module");
+    case TreeTransform::Kind::CollapseAllRecursion:
+        return FlameGraphPanel::tr("Collapse all recursion");
     }
     return {};
+}
+
+/// What a chip names: the function, the module `[libfoo.so]`, or the subtree's path `a › b › c`.
+QString transformSubject(const Profile& profile, const TreeTransform& t) {
+    switch (t.kind) {
+    case TreeTransform::Kind::CollapseModule:
+    case TreeTransform::Kind::MergeModule:
+        return toQString(moduleFrameName(profile.strings.view(t.module)));
+    case TreeTransform::Kind::FocusSubtree: {
+        QStringList names;
+        for (FrameId f : t.path)
+            names << frameDisplayName(profile, f);
+        return names.join(QStringLiteral(" › "));
+    }
+    case TreeTransform::Kind::CollapseAllRecursion:
+        return FlameGraphPanel::tr("every function");
+    default:
+        return frameDisplayName(profile, t.frame);
+    }
 }
 
 } // namespace
@@ -309,7 +338,7 @@ void FlameGraphPanel::updateChips() {
     const QFontMetrics fm(font());
     for (std::size_t i = 0; i < m_transforms.size(); ++i) {
         const TreeTransform& t = m_transforms[i];
-        const QString name = frameDisplayName(*m_profile, t.frame);
+        const QString name = transformSubject(*m_profile, t);
         auto* chip = new QToolButton(m_chipBox);
         chip->setObjectName(QStringLiteral("transformChip"));
         chip->setText(

@@ -65,8 +65,10 @@ public:
     /// Adds `value` to the self cost of type `type` of node `n`.
     void addSelf(std::size_t type, NodeId n, int64_t value) { addCost(m_self[type][n], value); }
 
-    CallTree finish(const FrameTable& frames, const StringTable& strings) {
-        return CallTree::fromParentArray(m_parent, m_frame, std::move(m_self), frames, strings);
+    /// `remap` (optional) receives this builder's node ids -> the tree's.
+    CallTree finish(const FrameTable& frames, const StringTable& strings,
+                    std::vector<NodeId>* remap = nullptr) {
+        return CallTree::fromParentArray(m_parent, m_frame, std::move(m_self), frames, strings, remap);
     }
 
 private:

@@ -1,4 +1,5 @@
 // FlameGraphPanel: re-derivation (transforms, threads, cost type), chips, breadcrumbs, find bar, settings.
+#include "common/qtprofile.h"
 #include "flame/breadcrumbbar.h"
 #include "flame/flamegraphpanel.h"
 #include "flame/searchbar.h"
@@ -7,6 +8,7 @@
 
 #include "scorch/bytesource.h"
 #include "scorch/import.h"
+#include "scorch/transform.h"
 
 #include <QAction>
 #include <QApplication>
@@ -195,6 +197,52 @@ private Q_SLOTS:
         QCOMPARE(panel.data()->tree.grandTotal(0), 20);
         QCOMPARE(nodeByPath(*panel.data(), {"main", "rec", "work", "rec"}), kRootNode);
         QCOMPARE(panel.data()->tree.total(0, nodeByPath(*panel.data(), {"main", "rec", "leaf"})), 15);
+    }
+
+    /// The module chips (context menu) give the tree the command line's --collapse-module/--merge-module
+    /// give.
+    void moduleChipsMatchTheCommandLine() {
+        const std::string path = test::testData(QStringLiteral("perf/two-events.perf")).toStdString();
+        Profile shown = importProfile(path);
+        addModuleFrames(shown); // as the window's loader does
+        const auto profile = std::make_shared<const Profile>(std::move(shown));
+        FlameGraphPanel panel;
+        panel.setProfile(profile);
+        NodeId withModule = kRootNode;
+        for (NodeId n = 1; n < profile->tree.size() && withModule == kRootNode; ++n)
+            if (profile->frames[profile->tree.frame(n)].module && profile->tree.parent(n) != kRootNode)
+                withModule = n;
+        QVERIFY(withModule != kRootNode);
+        const StringId module = profile->frames[profile->tree.frame(withModule)].module;
+        const QString label = toQString(moduleFrameName(profile->strings.view(module)));
+        auto folded = [](const Profile& p, const CallTree& t) {
+            std::vector<std::string> lines;
+            for (NodeId n = 1; n < t.size(); ++n)
+                if (t.self(0, n) != 0) {
+                    std::string line;
+                    for (NodeId m : t.path(n))
+                        line += std::string(p.frameName(t.frame(m))) + ";";
+                    lines.push_back(line + std::to_string(t.self(0, n)));
+                }
+            std::sort(lines.begin(), lines.end());
+            return lines;
+        };
+        for (const auto& [action, kind, chipText] :
+             {std::tuple{"collapseModule", TreeTransform::Kind::CollapseModule, "Collapse module: "},
+              std::tuple{"mergeModule", TreeTransform::Kind::MergeModule, "Merge module: "}}) {
+            trigger(panel.view(), withModule, action);
+            QTRY_COMPARE_WITH_TIMEOUT(panel.data()->transforms.size(), std::size_t{1}, kPatienceMs);
+            auto* chip = qobject_cast<QToolButton*>(panel.chips().front());
+            QVERIFY(chip);
+            QVERIFY2(chip->text().startsWith(QLatin1String(chipText) + label), qPrintable(chip->text()));
+            Profile cli = importProfile(path); // the command line's way: the profile transformed in place
+            const TreeTransform t[] = {
+                TreeTransform::forModule(kind, cli.strings.find(profile->strings.view(module)))};
+            applyTransforms(cli, t);
+            QCOMPARE(folded(*profile, panel.data()->tree), folded(cli, cli.tree));
+            panel.setTransforms({});
+            QTRY_COMPARE_WITH_TIMEOUT(panel.data()->transforms.size(), std::size_t{0}, kPatienceMs);
+        }
     }
 
     void findBar() {

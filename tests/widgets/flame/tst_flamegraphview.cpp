@@ -467,6 +467,18 @@ private Q_SLOTS:
         QCOMPARE(t0.frame, m_simple->tree.frame(b));
         QCOMPARE(spy[1][0].value<TreeTransform>().kind, TreeTransform::Kind::Hide);
         QCOMPARE(spy[2][0].value<TreeTransform>().kind, TreeTransform::Kind::CollapseRecursion);
+        // focus on this subtree (the path to b) vs on the function; drop samples with b
+        QVERIFY(action("focusSubtree") && action("drop"));
+        action("focusSubtree")->trigger();
+        action("drop")->trigger();
+        QCOMPARE(spy.size(), 5);
+        std::vector<FrameId> path;
+        for (NodeId n : m_simple->tree.path(b))
+            path.push_back(m_simple->tree.frame(n));
+        QCOMPARE(spy[3][0].value<TreeTransform>(), TreeTransform::focusSubtree(path));
+        QCOMPARE(spy[4][0].value<TreeTransform>(),
+                 (TreeTransform{TreeTransform::Kind::Drop, m_simple->tree.frame(b)}));
+        QVERIFY(!action("collapseModule")); // folded frames have no module
     }
 };
 
