@@ -302,8 +302,10 @@ PerfState::SampleHead PerfState::readSampleHead(Cursor& c, const Attr& a) {
         c.skip(8);
     if (st & SampleStreamId)
         c.skip(8);
-    if (st & SampleCpu)
-        c.skip(8);
+    if (st & SampleCpu) { // u32 cpu, u32 reserved
+        h.cpu = static_cast<int32_t>(c.u32() & INT32_MAX);
+        c.skip(4);
+    }
     if (st & SamplePeriod)
         h.period = c.u64();
     if (st & SampleRead) {
@@ -405,7 +407,7 @@ void PerfState::addSample(Attr& a, const SampleHead& h) {
     CostValue costs[2] = {{a.samplesCost, 1}, {a.periodCost, static_cast<int64_t>(h.period & INT64_MAX)}};
     const std::size_t ncosts = a.periodCost == UINT32_MAX ? 1 : 2;
     m_builder->addSample(thread(h.pid, h.tid), m_frames, std::span<const CostValue>(costs, ncosts),
-                         (st & SampleTime) ? static_cast<double>(h.time) / 1e9 : -1.0);
+                         (st & SampleTime) ? static_cast<double>(h.time) / 1e9 : -1.0, h.cpu);
 }
 
 // --- the profile ---
