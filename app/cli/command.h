@@ -6,6 +6,7 @@
 
 #include "scorch/import.h"
 #include "scorch/profile.h"
+#include "scorch/samples.h"
 
 #include <functional>
 #include <ostream>
@@ -71,13 +72,34 @@ struct TransformArg {
 struct ProfileArgs {
     ImportOptions import;
     std::string event;                    ///< --event NAME, or empty for the default
+    std::string time;                     ///< --time BEGIN-END as given, or empty
+    std::vector<std::string> threads;     ///< --thread NAME|TID, repeatable
     std::vector<TransformArg> transforms; ///< --focus, --merge, ... in command-line order
 };
 ProfileArgs profileArgs(const Args& args);
 
+/// What --time and --thread chose from a profile's timeline, for a command that shows it (info).
+struct Selection {
+    std::shared_ptr<const SampleStore> samples; ///< the whole profile's store; null without a timeline
+    bool timeGiven = false;                     ///< --time was given
+    TimeRange range;                            ///< --time, nanoseconds since the first sample
+    std::vector<uint32_t> threads;              ///< --thread: indexes into Profile::threads; empty = all
+};
+
+/// "--time BEGIN-END": a half-open range of times since the first sample (`1.5s-3s`, `200ms-`, `-2s`; units
+/// s, ms, us, ns, seconds without one). Returns an error message, or "" with `range` set.
+std::string parseTimeRange(std::string_view text, TimeRange& range);
+/// Why `p` has no timeline: "format folded stacks has no per-sample time" (or, for a format that may have
+/// one, "this perf script input has no per-sample time").
+std::string noTimelineReason(const Profile& p);
+
 /// Imports `file` with `args`, turning importer exceptions into a one-line error, and runs `f` on the
-/// profile. Skipped input is summarised on standard error in one line.
+/// profile, restricted to the samples of --time and --thread when given. Skipped input is summarised on
+/// standard error in one line.
 int withProfile(const std::string& file, const ProfileArgs& args, const std::function<int(Profile&)>& f);
+/// The same, also telling `f` what --time and --thread selected.
+int withProfile(const std::string& file, const ProfileArgs& args,
+                const std::function<int(Profile&, const Selection&)>& f);
 
 /// The cost type a command works on: --event NAME or the default one.
 struct CostChoice {

@@ -1,4 +1,4 @@
-// `scorch info`: a summary of a profile (format, costs, threads, top functions, warnings).
+// `scorch info`: a summary of a profile (format, costs, timeline, threads, top functions, warnings).
 #include "cli/command.h"
 
 #include "scorch/analysis.h"
@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <numeric>
 
 namespace scorch::cli {
 
@@ -19,11 +20,135 @@ std::string percent(int64_t part, int64_t whole) {
     return buf;
 }
 
+/// A bucket width of 1, 2 or 5 times a power of ten nanoseconds, as text ("100 ms", "2 s", "50 us").
+std::string bucketWidthText(int64_t ns) {
+    static constexpr std::pair<int64_t, const char*> kUnits[] = {
+        {1000000000, "s"}, {1000000, "ms"}, {1000, "us"}, {1, "ns"}};
+    for (const auto& [scale, name] : kUnits)
+        if (ns % scale == 0)
+            return std::to_string(ns / scale) + " " + name;
+    return std::to_string(ns) + " ns";
+}
+
+/// The narrowest width of 1, 2 or 5 times a power of ten nanoseconds that cuts `span` into at most `most`
+/// buckets.
+int64_t bucketWidth(int64_t span, int64_t most) {
+    for (int64_t decade = 1;; decade *= 10)
+        for (const int64_t step : {1, 2, 5})
+            if (span / (step * decade) + (span % (step * decade) != 0) <= most || decade > INT64_MAX / 100)
+                return step * decade;
+}
+
+/// One character a bucket: a blank for none, then ▁ to █ in eighths of `max`.
+std::string sparkline(const std::vector<uint32_t>& counts, uint64_t max) {
+    static constexpr const char* kBars[] = {" ",      "\u2581", "\u2582", "\u2583", "\u2584",
+                                            "\u2585", "\u2586", "\u2587", "\u2588"};
+    std::string line;
+    for (const uint32_t c : counts)
+        line += kBars[c == 0 || max == 0 ? 0 : std::min<uint64_t>(8, (uint64_t{c} * 8 + max - 1) / max)];
+    return line;
+}
+
+/// The timeline of the selected samples: duration, CPUs, samples per bucket and a sparkline per thread.
+void printTimeline(std::ostream& o, const Profile& p, const Selection& s) {
+    if (!s.samples) {
+        o << "timeline:      no timeline (" << noTimelineReason(p) << ")\n";
+        return;
+    }
+    const SampleStore& store = *s.samples;
+    const std::size_t first = store.lowerBound(s.range.begin), last = store.lowerBound(s.range.end);
+    std::vector<uint32_t> threads;
+    for (uint32_t t = 0; t < store.threadCount(); ++t)
+        if (s.threads.empty() || std::binary_search(s.threads.begin(), s.threads.end(), t))
+            threads.push_back(t);
+    const int64_t from = s.timeGiven ? s.range.begin : 0;
+    const int64_t to = first < last ? store.time(last - 1) + 1 : from + 1;
+    constexpr int64_t kMostBuckets = 40;
+    const int64_t width = bucketWidth(to - from, kMostBuckets);
+    const auto buckets = static_cast<std::size_t>((to - from) / width + ((to - from) % width != 0));
+    const __int128_t end = static_cast<__int128_t>(from) + static_cast<__int128_t>(buckets) * width;
+    const std::vector<std::vector<uint32_t>> series = activitySeries(
+        store, TimeRange{from, static_cast<int64_t>(std::min<__int128_t>(end, INT64_MAX))}, buckets, threads);
+    std::vector<uint32_t> total(buckets, 0);
+    std::vector<uint64_t> threadTotal(threads.size(), 0);
+    uint64_t max = 0;
+    for (std::size_t k = 0; k < series.size(); ++k)
+        for (std::size_t b = 0; b < buckets; ++b) {
+            total[b] += series[k][b];
+            threadTotal[k] += series[k][b];
+            max = std::max<uint64_t>(max, series[k][b]);
+        }
+    const uint64_t samples = std::accumulate(threadTotal.begin(), threadTotal.end(), uint64_t{0});
+    const CostType time{"", CostUnit::Nanoseconds, 0};
+    o << "timeline:      " << samples << " samples over "
+      << formatCost(first < last ? store.time(last - 1) - store.time(first) : 0, time);
+    if (s.timeGiven)
+        o << " (--time " << formatCost(s.range.begin, time) << " to "
+          << (s.range.end == INT64_MAX ? std::string("the end") : formatCost(s.range.end, time)) << ')';
+    o << '\n';
+    if (store.hasCpu()) {
+        std::vector<uint64_t> perCpu;
+        std::vector<char> chosen(store.threadCount(), 0);
+        for (const uint32_t t : threads)
+            if (t < chosen.size())
+                chosen[t] = 1;
+        uint64_t unknown = 0;
+        for (std::size_t i = first; i < last; ++i) {
+            if (store.thread(i) >= chosen.size() || !chosen[store.thread(i)])
+                continue;
+            const int32_t cpu = store.cpu(i);
+            if (cpu < 0) {
+                ++unknown;
+                continue;
+            }
+            if (static_cast<std::size_t>(cpu) >= perCpu.size())
+                perCpu.resize(static_cast<std::size_t>(cpu) + 1, 0);
+            ++perCpu[static_cast<std::size_t>(cpu)];
+        }
+        o << "cpu samples:   ";
+        bool any = false;
+        for (std::size_t c = 0; c < perCpu.size(); ++c)
+            if (perCpu[c]) {
+                o << (any ? ", " : "") << "cpu" << c << ' ' << perCpu[c];
+                any = true;
+            }
+        if (unknown)
+            o << (any ? ", " : "") << "unknown " << unknown;
+        o << '\n';
+    }
+    std::string label = "per " + bucketWidthText(width) + ":";
+    label.resize(std::max<std::size_t>(label.size() + 1, 15), ' ');
+    o << label;
+    for (std::size_t b = 0; b < buckets; ++b)
+        o << (b ? " " : "") << total[b];
+    o << "  (samples from " << formatCost(from, time) << ")\n";
+    std::vector<std::size_t> order;
+    for (std::size_t k = 0; k < threads.size(); ++k)
+        if (threadTotal[k])
+            order.push_back(k);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return threadTotal[a] > threadTotal[b]; });
+    o << "activity per thread, one character per " << bucketWidthText(width) << " (\u2588 = " << max
+      << " samples):\n";
+    constexpr std::size_t kMostThreads = 10;
+    for (std::size_t i = 0; i < order.size() && i < kMostThreads; ++i) {
+        const std::size_t k = order[i];
+        const ThreadInfo& t = p.threads[threads[k]];
+        o << "  |" << sparkline(series[k], max) << "| " << threadTotal[k] << "  "
+          << (t.name.empty() ? std::string("(unnamed)") : escapeText(t.name));
+        if (t.pid >= 0 || t.tid >= 0)
+            o << " [pid " << (t.pid >= 0 ? std::to_string(t.pid) : "?") << " tid " << t.tid << "]";
+        o << '\n';
+    }
+    if (order.size() > kMostThreads)
+        o << "  ... " << order.size() - kMostThreads << " more threads\n";
+}
+
 int run(const Command&, const Args& args) {
     if (args.operands.empty())
         return usageError(infoCommand(), "info: no FILE given");
     const ProfileArgs profile = profileArgs(args);
-    return withProfile(args.operands.front(), profile, [&](Profile& p) {
+    return withProfile(args.operands.front(), profile, [&](Profile& p, const Selection& selection) {
         CostChoice choice;
         if (const std::string error = chooseCostType(p, profile.event, choice); !error.empty())
             return fail(error);
@@ -55,6 +180,7 @@ int run(const Command&, const Args& args) {
             o << "time range:    " << std::to_string(*p.meta.timeStart) << " - "
               << std::to_string(*p.meta.timeEnd) << " s ("
               << std::to_string(*p.meta.timeEnd - *p.meta.timeStart) << " s)\n";
+        printTimeline(o, p, selection);
         o << "threads:       " << p.threads.size() << '\n';
         std::vector<const ThreadInfo*> threads;
         for (const auto& t : p.threads)
@@ -104,8 +230,9 @@ const Command& infoCommand() {
                     "\n"
                     "Prints the detected format, cost types with totals, sample count, unique stacks, "
                     "maximum depth,\n"
-                    "threads, the 10 functions with the highest self cost and any import warnings. Text from "
-                    "the profile\n"
+                    "the timeline (duration, samples per CPU, samples per time bucket, a sparkline per "
+                    "thread), threads,\n"
+                    "the 10 functions with the highest self cost and any import warnings. Text from the profile\n"
                     "(names, warnings) is printed with control characters, invalid UTF-8 and bidi overrides "
                     "escaped (\\x1b, \\u202e).\n",
         .options = {profileOption("--event",

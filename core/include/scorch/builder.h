@@ -57,9 +57,11 @@ public:
     /// The same for one sample taken at `timeNs` (nanoseconds on the input's own clock) on `cpu` (-1 =
     /// unknown), kept in the profile's SampleStore too (Profile::samples, sorted by time; samples of merged
     /// builders in input position order). The profile gets a store only when every sample was timed.
+    /// `sampleCount` is what it adds to the sample counts: 0 for a timed cost that is no sample of its own
+    /// (the interval between two trace events).
     void addTimedSample(uint32_t thread, std::span<const FrameId> rootToLeaf,
                         std::span<const CostValue> costs, int64_t timeNs, int32_t cpu = -1,
-                        std::span<const SourceLine> lines = {});
+                        std::span<const SourceLine> lines = {}, uint64_t sampleCount = 1);
     void noteTime(double seconds);
 
     /// Creating more nodes than this throws LimitExceeded.
@@ -123,6 +125,7 @@ private:
     uint64_t m_position = 0;
     std::size_t m_maxNodes = SIZE_MAX;
     uint64_t m_samples = 0;
+    uint64_t m_timedSamples = 0; // the part of m_samples added by addTimedSample()
     double m_timeMin = 0, m_timeMax = 0;
     bool m_hasTime = false;
     SampleLog m_timed;             // addTimedSample(): refs are builder nodes

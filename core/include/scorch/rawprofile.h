@@ -51,9 +51,9 @@ public:
 
     uint32_t costType(std::string_view name, CostUnit unit);
     uint32_t thread(std::string_view name, int64_t pid, int64_t tid);
-    /// `leafToRoot`: frames as unwinders deliver them, innermost first.
+    /// `leafToRoot`: frames as unwinders deliver them, innermost first; `cpu` -1 when not recorded.
     void addSample(uint32_t thread, std::span<const RawFrame> leafToRoot, std::span<const CostValue> costs,
-                   double timeSeconds = -1);
+                   double timeSeconds = -1, int32_t cpu = -1);
     uint64_t samples() const;
     /// From now on, modules are opened and addresses symbolized only by snapshot() and finish(), not in the
     /// background while samples arrive: for readers that learn modules' build-ids after their samples.

@@ -147,6 +147,10 @@ struct SliceRequest {
 /// the profile has no sample store.
 std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest& request);
 
+/// The part of a profile that `threads` (indexes into Profile::threads; empty = all) contributed, from its
+/// per-thread costs: for profiles with or without a sample store (a thread subset needs no per-sample time).
+TimeSlice sliceThreads(const Profile& profile, std::span<const uint32_t> threads);
+
 /// A whole profile of a slice (strings, frames and metadata copied; no line costs, no sample store), for
 /// writers and analyses that take a Profile. Per-function costs: functionCosts(profile, slice.tree).
 Profile sliceProfile(const Profile& profile, TimeSlice slice);

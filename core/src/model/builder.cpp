@@ -151,11 +151,12 @@ void TreeBuilder::addSample(uint32_t thread, std::span<const FrameId> rootToLeaf
 
 void TreeBuilder::addTimedSample(uint32_t thread, std::span<const FrameId> rootToLeaf,
                                  std::span<const CostValue> costs, int64_t timeNs, int32_t cpu,
-                                 std::span<const SourceLine> lines) {
+                                 std::span<const SourceLine> lines, uint64_t sampleCount) {
     if (lines.empty())
-        addSample(thread, rootToLeaf, costs, 1);
+        addSample(thread, rootToLeaf, costs, sampleCount);
     else
-        addSample(thread, rootToLeaf, costs, 1, lines);
+        addSample(thread, rootToLeaf, costs, sampleCount, lines);
+    m_timedSamples += sampleCount;
     m_timed.add(timeNs, thread, m_lastLeaf, cpu, costs, m_position >> 32);
     noteTime(static_cast<double>(timeNs) * 1e-9);
 }
@@ -264,6 +265,7 @@ void TreeBuilder::merge(TreeBuilder&& other) {
     }
     m_timed.append(std::move(other.m_timed), threadMap, nodeMap, typeMap, typeScale);
     m_samples += other.m_samples;
+    m_timedSamples += other.m_timedSamples;
     if (other.m_hasTime) {
         noteTime(other.m_timeMin);
         noteTime(other.m_timeMax);
@@ -309,7 +311,7 @@ Profile TreeBuilder::finish(ProfileMeta meta) {
         p.threadCosts.cost.push_back(std::move(m_entryCost[t]));
 
     p.lineCosts = detail::sortedLineCosts(m_lines, m_lineSelf, m_lineTotal, typeOrder);
-    if (!m_timed.empty() && m_timed.size() == m_samples)
+    if (!m_timed.empty() && m_timedSamples == m_samples)
         p.samples = m_timed.build(m_timed.size(), remap, threadNew, typeOrder, p.threads.size(), true);
 
     meta.samples = m_samples;

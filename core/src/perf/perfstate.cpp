@@ -331,8 +331,10 @@ PerfState::SampleHead PerfState::readSampleHead(Cursor& c, const Attr& a) {
         c.skip(8);
     if (st & SampleStreamId)
         c.skip(8);
-    if (st & SampleCpu)
-        c.skip(8);
+    if (st & SampleCpu) { // u32 cpu, u32 reserved
+        h.cpu = static_cast<int32_t>(c.u32() & INT32_MAX);
+        c.skip(4);
+    }
     if (st & SamplePeriod)
         h.period = c.u64();
     else if (a.fixedPeriod)
@@ -473,7 +475,7 @@ void PerfState::addSample(Attr& a, const SampleHead& h) {
             m_costs.push_back({member->samplesCost, 1});
         }
         if (!m_costs.empty()) {
-            m_builder->addSample(thread(h.pid, h.tid), m_frames, m_costs, time);
+            m_builder->addSample(thread(h.pid, h.tid), m_frames, m_costs, time, h.cpu);
             return;
         }
     }
@@ -481,7 +483,7 @@ void PerfState::addSample(Attr& a, const SampleHead& h) {
     m_costs.push_back({a.samplesCost, 1});
     if (a.periodCost != UINT32_MAX)
         m_costs.push_back({a.periodCost, static_cast<int64_t>(h.period & INT64_MAX)});
-    m_builder->addSample(thread(h.pid, h.tid), m_frames, m_costs, time);
+    m_builder->addSample(thread(h.pid, h.tid), m_frames, m_costs, time, h.cpu);
 }
 
 // --- the profile ---

@@ -56,6 +56,7 @@ private:
     struct SampleHead {
         uint64_t ip = 0, time = 0, period = 1;
         int64_t pid = -1, tid = -1;
+        int32_t cpu = -1; ///< PERF_SAMPLE_CPU, -1 when not recorded
     };
     void sample(perf::Cursor& c, uint16_t misc);
     SampleHead readSampleHead(perf::Cursor& c, const Attr& a);

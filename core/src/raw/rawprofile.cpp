@@ -179,7 +179,7 @@ struct RawProfileBuilder::Impl {
     }
     std::unique_ptr<detail::SamplePipeline> pipeline; ///< pipelineSamples()
     void addSampleLocked(uint32_t thread, std::span<const RawFrame> leafToRoot,
-                         std::span<const CostValue> costs, double timeSeconds);
+                         std::span<const CostValue> costs, double timeSeconds, int32_t cpu);
 
     void stopAhead() {
         {
@@ -347,24 +347,26 @@ uint32_t RawProfileBuilder::thread(std::string_view name, int64_t pid, int64_t t
 void RawProfileBuilder::pipelineSamples() {
     d->pipeline = std::make_unique<detail::SamplePipeline>([this](const auto& forEachSample) {
         std::lock_guard lock(d->data); // once per batch
-        forEachSample(
-            [this](uint32_t thread, std::span<const RawFrame> leafToRoot, std::span<const CostValue> costs,
-                   double timeSeconds) { d->addSampleLocked(thread, leafToRoot, costs, timeSeconds); });
+        forEachSample([this](uint32_t thread, std::span<const RawFrame> leafToRoot,
+                             std::span<const CostValue> costs, double timeSeconds, int32_t cpu) {
+            d->addSampleLocked(thread, leafToRoot, costs, timeSeconds, cpu);
+        });
     });
 }
 
 void RawProfileBuilder::addSample(uint32_t thread, std::span<const RawFrame> leafToRoot,
-                                  std::span<const CostValue> costs, double timeSeconds) {
+                                  std::span<const CostValue> costs, double timeSeconds, int32_t cpu) {
     if (d->pipeline) {
-        d->pipeline->add(thread, leafToRoot, costs, timeSeconds);
+        d->pipeline->add(thread, leafToRoot, costs, timeSeconds, cpu);
         return;
     }
     std::lock_guard lock(d->data);
-    d->addSampleLocked(thread, leafToRoot, costs, timeSeconds);
+    d->addSampleLocked(thread, leafToRoot, costs, timeSeconds, cpu);
 }
 
 void RawProfileBuilder::Impl::addSampleLocked(uint32_t thread, std::span<const RawFrame> leafToRoot,
-                                              std::span<const CostValue> costs, double timeSeconds) {
+                                              std::span<const CostValue> costs, double timeSeconds,
+                                              int32_t cpu) {
     if (thread >= threads.size())
         return;
     // a stack seen before is found by the hash of its raw frames, without looking up each address
@@ -411,7 +413,7 @@ void RawProfileBuilder::Impl::addSampleLocked(uint32_t thread, std::span<const R
     ++threads[thread].samples;
     ++samples;
     if (timeSeconds >= 0 && allTimed)
-        timed.add(std::llround(timeSeconds * 1e9), thread, s, -1, costs);
+        timed.add(std::llround(timeSeconds * 1e9), thread, s, cpu, costs);
     else
         allTimed = false;
     if (timeSeconds >= 0) {

@@ -21,7 +21,7 @@ class SamplePipeline {
 public:
     /// One sample as RawProfileBuilder::addSample() takes it.
     using Merge = std::function<void(uint32_t thread, std::span<const RawFrame> leafToRoot,
-                                     std::span<const CostValue> costs, double timeSeconds)>;
+                                     std::span<const CostValue> costs, double timeSeconds, int32_t cpu)>;
     /// `mergeBatch(f)` is called on the consumer thread once per batch; it calls f for each of the batch's
     /// samples in order (so that it can take its lock once per batch).
     using MergeBatch = std::function<void(const std::function<void(const Merge&)>& samples)>;
@@ -33,7 +33,7 @@ public:
 
     /// Producer thread only.
     void add(uint32_t thread, std::span<const RawFrame> leafToRoot, std::span<const CostValue> costs,
-             double timeSeconds);
+             double timeSeconds, int32_t cpu);
     /// Hands the filling batch to the consumer and waits until every sample added so far is merged
     /// (producer thread only). Rethrows what merging threw.
     void drain();
@@ -43,6 +43,7 @@ private:
     struct Batch {
         struct Sample {
             uint32_t thread, frames, costs;
+            int32_t cpu;
             double time;
         };
         std::vector<Sample> samples;

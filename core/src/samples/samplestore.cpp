@@ -108,10 +108,10 @@ void SampleLog::add(int64_t timeNs, uint32_t thread, uint32_t ref, int32_t cpu,
     m_time.push_back(timeNs);
     m_thread.push_back(thread);
     m_ref.push_back(ref);
-    if (cpu >= 0 && m_cpu.empty())
-        m_cpu.assign(n, -1);
-    if (!m_cpu.empty())
+    if (cpu >= 0 || !m_cpu.empty()) { // the column starts with the first CPU, the samples before it unknown
+        m_cpu.resize(n, -1);
         m_cpu.push_back(cpu);
+    }
     for (const CostValue& c : costs) {
         if (c.costType >= m_cost.size()) {
             const std::size_t old = m_cost.size();

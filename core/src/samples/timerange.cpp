@@ -183,6 +183,63 @@ std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest
     return out;
 }
 
+TimeSlice sliceThreads(const Profile& profile, std::span<const uint32_t> threads) {
+    const CallTree& tree = profile.tree;
+    const ThreadCosts& costs = profile.threadCosts;
+    const std::size_t threadCount = profile.threads.size();
+    const std::size_t types = tree.costTypeCount();
+    std::vector<char> wanted(threadCount, threads.empty() ? 1 : 0);
+    for (const uint32_t t : threads)
+        if (t < threadCount)
+            wanted[t] = 1;
+    auto chosen = [&](std::size_t entry) {
+        const uint32_t t = costs.thread[entry];
+        return t < threadCount && wanted[t] && costs.node[entry] < tree.size();
+    };
+    // the nodes a chosen thread has cost in, and their ancestors
+    std::vector<char> keep(tree.size(), 0);
+    keep[kRootNode] = 1;
+    for (std::size_t e = 0; e < costs.node.size(); ++e)
+        if (chosen(e))
+            for (NodeId n = costs.node[e]; !keep[n]; n = tree.parent(n))
+                keep[n] = 1;
+    // renumbered in preorder (dropping whole subtrees keeps it)
+    TimeSlice out;
+    std::vector<NodeId> newId(tree.size(), kRootNode), parent;
+    std::vector<FrameId> frame;
+    for (NodeId n = 0; n < tree.size(); ++n) {
+        if (!keep[n])
+            continue;
+        newId[n] = static_cast<NodeId>(out.sourceNode.size());
+        parent.push_back(n == kRootNode ? kRootNode : newId[tree.parent(n)]);
+        frame.push_back(tree.frame(n));
+        out.sourceNode.push_back(n);
+    }
+    std::vector<std::vector<int64_t>> self(types, std::vector<int64_t>(out.sourceNode.size(), 0));
+    out.threadCosts.cost.assign(types, {});
+    for (std::size_t e = 0; e < costs.node.size(); ++e) {
+        if (!chosen(e))
+            continue;
+        const NodeId n = newId[costs.node[e]];
+        out.threadCosts.thread.push_back(costs.thread[e]);
+        out.threadCosts.node.push_back(n);
+        for (std::size_t t = 0; t < types; ++t) {
+            const int64_t v = t < costs.cost.size() ? costs.cost[t][e] : 0;
+            out.threadCosts.cost[t].push_back(v);
+            addCost(self[t][n], v);
+        }
+    }
+    out.threadSamples.assign(threadCount, 0);
+    for (std::size_t t = 0; t < threadCount; ++t)
+        if (wanted[t]) {
+            out.threadSamples[t] = profile.threads[t].samples;
+            out.samples += profile.threads[t].samples;
+        }
+    if (!CallTree::fromPreorder(parent, frame, self, out.tree))
+        throw std::logic_error("thread slice: nodes out of preorder");
+    return out;
+}
+
 Profile sliceProfile(const Profile& profile, TimeSlice slice) {
     Profile p;
     p.meta = profile.meta;

@@ -276,6 +276,42 @@ private Q_SLOTS:
         compareCut(full, rs, times[times.size() / 5], times[times.size() / 2], &tids);
     }
 
+    // sliceThreads (from per-thread costs, no store needed) == sliceSamples of the same threads, thread by
+    // thread and for all of them; on a profile without a store it splits the profiles of a speedscope file
+    void threadSliceWithoutStore() {
+        if (!test::haveCorpus())
+            QSKIP("../shared/corpus is absent");
+        const Profile full =
+            importProfile((test::corpusDir() + u'/' + QString::fromUtf8(kInputs[0])).toStdString());
+        QVERIFY(full.samples && full.threads.size() >= 3);
+        QCOMPARE(foldedByType(sliceProfile(full, sliceThreads(full, {}))), foldedByType(full));
+        for (uint32_t t = 0; t < full.threads.size(); ++t) {
+            SliceRequest req;
+            req.threads = {t};
+            const TimeSlice bySamples = *sliceSamples(full, req);
+            const TimeSlice byCosts = sliceThreads(full, req.threads);
+            QCOMPARE(byCosts.samples, bySamples.samples);
+            QCOMPARE(byCosts.tree.size(), bySamples.tree.size());
+            QCOMPARE(byCosts.sourceNode, bySamples.sourceNode);
+            QCOMPARE(foldedByType(sliceProfile(full, byCosts)), foldedByType(sliceProfile(full, bySamples)));
+        }
+        const std::string text =
+            R"({"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[)"
+            R"({"name":"main"},{"name":"a"},{"name":"b"}]},"profiles":[{"type":"sampled","name":"one",)"
+            R"("unit":"none","startValue":0,"endValue":3,"samples":[[0,1],[0,2]],"weights":[1,2]},)"
+            R"({"type":"sampled","name":"two","unit":"none","startValue":0,"endValue":5,"samples":[[0,2]],)"
+            R"("weights":[5]}]})";
+        const Profile p = test::fromText(text, "n.speedscope.json");
+        QVERIFY(!p.samples);
+        QCOMPARE(p.threads.size(), std::size_t(2));
+        const Profile one = sliceProfile(p, sliceThreads(p, std::vector<uint32_t>{0}));
+        QCOMPARE(folded(one, 0), std::string("main;a 1\nmain;b 2\n"));
+        QCOMPARE(one.meta.samples, uint64_t(2));
+        const Profile two = sliceProfile(p, sliceThreads(p, std::vector<uint32_t>{1}));
+        QCOMPARE(folded(two, 0), std::string("main;b 5\n"));
+        QCOMPARE(two.tree.size(), std::size_t(3)); // root, main, b: a is gone
+    }
+
     void cancelled() {
         if (!test::haveCorpus())
             QSKIP("../shared/corpus is absent");
@@ -450,6 +486,24 @@ private Q_SLOTS:
                 t2 = t;
         req.threads = {t2};
         QCOMPARE(folded(sliceProfile(p, *sliceSamples(p, req)), 0), std::string("main;b 20000\n"));
+    }
+
+    // Chrome trace B/E/X events: every begin is a sample (no cost) and every interval between two events a
+    // timed cost at its start, so a cut at event boundaries splits the durations exactly
+    void chromeTraceDurations() {
+        const std::string text = R"([{"name":"a","ph":"B","ts":50,"pid":1,"tid":1},)"
+                                 R"({"name":"b","ph":"X","ts":60,"dur":30,"pid":1,"tid":1},)"
+                                 R"({"name":"a","ph":"E","ts":100,"pid":1,"tid":1}])";
+        const Profile p = test::fromText(text, "trace.json");
+        QVERIFY(p.samples);
+        QCOMPARE(p.meta.samples, uint64_t(2));       // the begins of a and b, as before
+        QCOMPARE(p.samples->size(), std::size_t(5)); // a, b begin; a, a;b, a intervals
+        QCOMPARE(p.samples->originNs(), int64_t(50000));
+        QCOMPARE(folded(p, 0), std::string("a 20000\na;b 30000\n"));
+        QCOMPARE(foldedRange(p, 0, 10), std::string("a 10000\n"));
+        QCOMPARE(foldedRange(p, 10, 40), std::string("a;b 30000\n"));
+        QCOMPARE(foldedRange(p, 40, 50), std::string("a 10000\n"));
+        QCOMPARE(foldedRange(p, 0, 50), folded(p, 0));
     }
 
     // speedscope evented: the intervals between events are the timeline's samples, cut at event boundaries

@@ -1,4 +1,5 @@
-// Chrome trace B/E/X duration events and `samples` + `stackFrames` -> one thread per pid/tid.
+// Chrome trace B/E/X duration events and `samples` + `stackFrames` -> one thread per pid/tid. Both are timed:
+// a duration's stack is kept in the sample store at each interval between events, the interval as its cost.
 #include "import/json/traceevents.h"
 
 #include "scorch/import.h"
@@ -69,11 +70,12 @@ void TraceEvents::buildDurations(TreeBuilder& builder, ProfileMeta& meta, std::s
         std::vector<const Duration*> open;
         std::vector<FrameId> stack;
         int64_t last = 0;
+        // the stack between two events, timed at the first (no sample of its own: samples count begins)
         auto advance = [&](int64_t ts) {
             if (!stack.empty() && ts > last) {
                 const CostValue cost{time, ts - last};
                 const std::size_t from = stack.size() > maxDepth ? stack.size() - maxDepth : 0;
-                builder.addSample(thread, std::span(stack).subspan(from), {&cost, 1}, 0);
+                builder.addTimedSample(thread, std::span(stack).subspan(from), {&cost, 1}, last, -1, {}, 0);
             }
             last = ts;
         };
@@ -97,7 +99,7 @@ void TraceEvents::buildDurations(TreeBuilder& builder, ProfileMeta& meta, std::s
                 open.push_back(&b);
                 stack.push_back(frameOf(key(b)));
                 const std::size_t from = stack.size() > maxDepth ? stack.size() - maxDepth : 0;
-                builder.addSample(thread, std::span(stack).subspan(from), {}, 1);
+                builder.addTimedSample(thread, std::span(stack).subspan(from), {}, b.ts);
                 continue;
             }
             // prefer an E event of the same time that matches the open frame by key, then by name
