@@ -41,7 +41,6 @@ TimelinePanel::TimelinePanel(QWidget* parent)
 
     m_note->setObjectName(QStringLiteral("timelineNote"));
     m_note->setTextFormat(Qt::PlainText);
-    m_note->setEnabled(false);
     m_note->setContentsMargins(6, 3, 6, 3);
     m_note->hide();
 

@@ -180,13 +180,8 @@ int TimelineView::laneHeight() const {
 int TimelineView::labelWidth() const {
     const QFontMetrics fm = fontMetrics();
     int widest = 0;
-    for (uint32_t t : m_lanes) {
-        const ThreadInfo& info = m_profile->threads[t];
-        QString text = info.name.empty() ? tr("(unnamed)") : toQString(info.name);
-        if (info.tid >= 0)
-            text += QStringLiteral(" (%1)").arg(info.tid);
-        widest = std::max(widest, fm.horizontalAdvance(text));
-    }
+    for (uint32_t t : m_lanes)
+        widest = std::max(widest, fm.horizontalAdvance(fullLabel(t)));
     const int lo = fm.averageCharWidth() * 10;
     const int hi = std::max(lo, std::min(fm.averageCharWidth() * 28, width() / 4));
     return std::clamp(widest + 16, lo, hi);
@@ -241,14 +236,20 @@ int TimelineView::laneAt(QPoint pos) const {
     return lane >= 0 && lane < static_cast<int>(m_lanes.size()) ? lane : -1;
 }
 
+QString TimelineView::threadName(uint32_t thread) const {
+    const std::string& name = m_profile->threads[thread].name;
+    return name.empty() ? tr("(unnamed)") : toQString(name);
+}
+
+QString TimelineView::fullLabel(uint32_t thread) const {
+    const int64_t tid = m_profile->threads[thread].tid;
+    return tid >= 0 ? QStringLiteral("%1 (%2)").arg(threadName(thread)).arg(tid) : threadName(thread);
+}
+
 QString TimelineView::laneLabel(uint32_t thread) const {
     if (!m_profile || thread >= m_profile->threads.size())
         return {};
-    const ThreadInfo& info = m_profile->threads[thread];
-    QString text = info.name.empty() ? tr("(unnamed)") : toQString(info.name);
-    if (info.tid >= 0)
-        text += QStringLiteral(" (%1)").arg(info.tid);
-    return fontMetrics().elidedText(text, Qt::ElideMiddle, labelWidth() - 12);
+    return fontMetrics().elidedText(fullLabel(thread), Qt::ElideMiddle, labelWidth() - 12);
 }
 
 QString TimelineView::laneToolTip(uint32_t thread) const {
@@ -256,8 +257,7 @@ QString TimelineView::laneToolTip(uint32_t thread) const {
         return {};
     const ThreadInfo& info = m_profile->threads[thread];
     QStringList lines;
-    lines << QStringLiteral("<b>%1</b>")
-                 .arg((info.name.empty() ? tr("(unnamed)") : toQString(info.name)).toHtmlEscaped());
+    lines << QStringLiteral("<b>%1</b>").arg(threadName(thread).toHtmlEscaped());
     QStringList ids;
     if (info.pid >= 0)
         ids << tr("PID %1").arg(info.pid);
@@ -453,8 +453,10 @@ void TimelineView::paintLanes(QPainter& p) {
                 s.range.begin + static_cast<int64_t>(std::floor(width * static_cast<double>(b + 1)));
             const int x0 = timeToX(t0);
             const int x1 = std::max(x0 + 1, timeToX(t1));
-            const int barH = std::max(
-                1, static_cast<int>(std::lround((row.height() - 4) * std::min(1.0, double(c[b]) / peak))));
+            // A square-root scale with a visible minimum: a single sample must show beside a busy thread.
+            const double share = std::sqrt(std::min(1.0, double(c[b]) / peak));
+            const int barH =
+                std::clamp(static_cast<int>(std::lround((row.height() - 4) * share)), 3, row.height() - 4);
             p.fillRect(QRect(x0, row.bottom() - 1 - barH, x1 - x0, barH), color);
         }
     };
@@ -602,10 +604,8 @@ bool TimelineView::event(QEvent* event) {
             const int64_t px = std::max<int64_t>(1, (m_visible.end - m_visible.begin) / plotRect().width());
             const auto bucket = static_cast<std::size_t>(std::max(0, help->pos().x() - plotRect().left()));
             const std::vector<uint32_t> a = activityOf(thread);
-            const QString name = m_profile->threads[thread].name.empty()
-                                     ? tr("(unnamed)")
-                                     : toQString(m_profile->threads[thread].name);
-            text = QStringLiteral("<qt><b>%1</b><br>%2").arg(name.toHtmlEscaped(), formatTimelineTime(t, px));
+            text = QStringLiteral("<qt><b>%1</b><br>%2")
+                       .arg(threadName(thread).toHtmlEscaped(), formatTimelineTime(t, px));
             if (seriesMatches(m_activity, FrameId{}) && bucket < a.size())
                 text += QStringLiteral(": ") + tr("%n sample(s)", nullptr, static_cast<int>(a[bucket]));
             text += QStringLiteral("<br>") + tr("Drag to select a time range; double-click to zoom") +

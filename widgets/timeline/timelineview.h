@@ -108,7 +108,9 @@ private:
     int laneHeight() const;
     int labelWidth() const;
     int visibleLaneCount() const;
-    int laneAt(QPoint pos) const; // index into m_lanes, or -1
+    int laneAt(QPoint pos) const;              // index into m_lanes, or -1
+    QString threadName(uint32_t thread) const; ///< the name, or "(unnamed)"
+    QString fullLabel(uint32_t thread) const;  ///< "name (tid)" before eliding
     void updateScrollBar();
     void scheduleSeries();
     void computeSeries();
