@@ -2,10 +2,12 @@
 
 #include "common/qtprofile.h"
 #include "scorch/import.h"
+#include "timeline/stackchart.h"
 #include "timeline/timelineview.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QScrollArea>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -17,6 +19,9 @@ TimelinePanel::TimelinePanel(QWidget* parent)
     , m_header(new QWidget(this))
     , m_chip(new QToolButton(m_header))
     , m_zoomOut(new QToolButton(m_header))
+    , m_stackButton(new QToolButton(m_header))
+    , m_stackArea(new QScrollArea(this))
+    , m_stack(new StackChartView)
     , m_hint(new QLabel(m_header))
     , m_note(new QLabel(this)) {
     m_chip->setObjectName(QStringLiteral("rangeChip"));
@@ -38,6 +43,18 @@ TimelinePanel::TimelinePanel(QWidget* parent)
     headerLayout->addWidget(m_chip);
     headerLayout->addWidget(m_zoomOut);
     headerLayout->addWidget(m_hint, 1);
+    headerLayout->addWidget(m_stackButton);
+    m_stackButton->setText(tr("Stack Chart"));
+    m_stackButton->setCheckable(true);
+    m_stackButton->setAutoRaise(true);
+    m_stackButton->setToolTip(
+        tr("One thread's stacks in time order below the lanes (click a thread's name to "
+           "choose it)"));
+    m_stackArea->setWidget(m_stack);
+    m_stackArea->setWidgetResizable(true);
+    m_stackArea->setFrameShape(QFrame::NoFrame);
+    m_stackArea->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_stackArea->hide();
 
     m_note->setObjectName(QStringLiteral("timelineNote"));
     m_note->setTextFormat(Qt::PlainText);
@@ -49,6 +66,7 @@ TimelinePanel::TimelinePanel(QWidget* parent)
     layout->setSpacing(0);
     layout->addWidget(m_header);
     layout->addWidget(m_view, 1);
+    layout->addWidget(m_stackArea, 3);
     layout->addWidget(m_note);
 
     connect(m_chip, &QToolButton::clicked, this, [this] { m_view->setSelection(std::nullopt); });
@@ -59,6 +77,9 @@ TimelinePanel::TimelinePanel(QWidget* parent)
     });
     connect(m_view, &TimelineView::visibleRangeChanged, this, &TimelinePanel::updateHeader);
     connect(m_view, &TimelineView::threadClicked, this, &TimelinePanel::threadClicked);
+    connect(m_view, &TimelineView::threadClicked, m_stack, &StackChartView::setThread);
+    connect(m_view, &TimelineView::visibleRangeChanged, m_stack, &StackChartView::setVisibleRange);
+    connect(m_stackButton, &QToolButton::toggled, this, &TimelinePanel::setStackChartVisible);
 }
 
 void TimelinePanel::setProfile(std::shared_ptr<const Profile> profile) {
@@ -77,9 +98,37 @@ void TimelinePanel::setProfile(std::shared_ptr<const Profile> profile) {
         m_note->setToolTip(m_note->text());
     }
     setMaximumHeight(timeline ? QWIDGETSIZE_MAX : m_note->sizeHint().height());
+    m_stack->setProfile(timeline ? m_view->profile() : nullptr);
+    if (timeline)
+        m_stack->setThread(m_view->lanes().front());
+    m_stack->setVisibleRange(m_view->visibleRange());
+    if (!timeline)
+        setStackChartVisible(false);
+    syncStackSpan();
     updateHeader();
     if (hadSelection)
         Q_EMIT rangeChanged(std::nullopt);
+}
+
+void TimelinePanel::setStackChartVisible(bool visible) {
+    visible = visible && m_view->hasTimeline();
+    m_stackButton->setChecked(visible);
+    m_stackArea->setVisible(visible);
+    // With the stack chart the lanes keep their preferred height, and the chart gets a few rows at least:
+    // the panel's minimum grows, so the splitter gives it the room.
+    m_view->setMinimumHeight(visible ? m_view->sizeHint().height() : 0);
+    m_stackArea->setMinimumHeight(visible ? 6 * m_stack->rowHeight() : 0);
+    syncStackSpan();
+}
+
+void TimelinePanel::syncStackSpan() {
+    const QRect plot = m_view->plotRect();
+    m_stack->setPlotSpan(plot.left(), plot.width());
+}
+
+void TimelinePanel::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    syncStackSpan();
 }
 
 void TimelinePanel::updateHeader() {

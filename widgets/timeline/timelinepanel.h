@@ -11,10 +11,12 @@
 #include <optional>
 
 class QLabel;
+class QScrollArea;
 class QToolButton;
 
 namespace scorch {
 
+class StackChartView;
 class TimelineView;
 
 class TimelinePanel final : public QWidget {
@@ -28,6 +30,10 @@ public:
     QLabel* note() const { return m_note; }
     /// The selected range's chip (hidden without a selection); clicking it clears the selection.
     QToolButton* rangeChip() const { return m_chip; }
+    /// The stack chart of one thread (the busiest, or the last lane clicked) below the lanes, shown while
+    /// the "Stack Chart" button is checked.
+    StackChartView* stackChart() const { return m_stack; }
+    void setStackChartVisible(bool visible);
 
 Q_SIGNALS:
     /// The selected time range changed (std::nullopt: the whole profile).
@@ -37,11 +43,16 @@ Q_SIGNALS:
 
 private:
     void updateHeader();
+    void syncStackSpan();
+    void resizeEvent(QResizeEvent* event) override;
 
     TimelineView* m_view;
     QWidget* m_header;
     QToolButton* m_chip;
     QToolButton* m_zoomOut;
+    QToolButton* m_stackButton;
+    QScrollArea* m_stackArea;
+    StackChartView* m_stack;
     QLabel* m_hint;
     QLabel* m_note;
 };

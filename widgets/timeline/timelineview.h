@@ -37,6 +37,7 @@ public:
     /// highlight, every thread.
     void setProfile(std::shared_ptr<const Profile> profile);
     bool hasTimeline() const;
+    const std::shared_ptr<const Profile>& profile() const { return m_profile; }
     /// The thread filter (indexes into Profile::threads; empty = all): other lanes are drawn dimmed.
     void setThreads(std::vector<uint32_t> threads);
     /// Highlights when `frame` was on the stack; FrameId{} clears it.

@@ -8,6 +8,7 @@
 #include "profiletab.h"
 #include "tables/calltreetables.h"
 #include "threadlist.h"
+#include "timeline/stackchart.h"
 #include "timeline/timelinepanel.h"
 #include "timeline/timelineview.h"
 #include "widgettestutil.h"
@@ -287,6 +288,56 @@ private Q_SLOTS:
         QVERIFY(view->zoomed());
         QTest::keyClick(view, Qt::Key_Escape);
         QVERIFY(!view->zoomed());
+    }
+
+    void stackChartOfOneThread() {
+        auto tab = openTab();
+        QVERIFY(tab);
+        TimelinePanel* panel = tab->timeline();
+        StackChartView* chart = panel->stackChart();
+        QVERIFY(!chart->isVisible());
+        panel->setStackChartVisible(true);
+        QVERIFY(chart->isVisible());
+        const Profile& p = *tab->profile();
+        QCOMPARE(chart->thread(), threadIndex(p, 100)); // the busiest thread first
+        QTRY_VERIFY_WITH_TIMEOUT(chart->current() && !chart->boxes().empty(), kPatienceMs);
+        // main's samples come every 10 ms without a gap: one box per frame that stays on the stack, and one
+        // "hot" box per hot sample, lasting until the next sample.
+        std::vector<std::pair<int64_t, int64_t>> hot, outer;
+        for (const StackBox& b : chart->boxes()) {
+            const std::string_view name = p.nodeName(b.node);
+            if (name == "hot")
+                hot.emplace_back(b.begin, b.end);
+            else if (b.row == 0)
+                outer.emplace_back(b.begin, b.end);
+        }
+        // Boxes end at the end of the time span (just after the last sample).
+        const int64_t span = panel->view()->visibleRange().end;
+        QCOMPARE(span, 990 * kMs + 1);
+        std::vector<std::pair<int64_t, int64_t>> expectedHot;
+        for (const Sample& s : m_samples)
+            if (s.hot)
+                expectedHot.emplace_back(s.timeNs, std::min(s.timeNs + 10 * kMs, span));
+        QCOMPARE(hot, expectedHot);
+        QCOMPARE(outer.size(), std::size_t{1});
+        QCOMPARE(outer[0], std::make_pair(int64_t{0}, span));
+        // A known sample is drawn at its time: the box under the pixel of hot sample 33 (330 ms) is "hot".
+        const int x = chart->timeToX(330 * kMs + 5 * kMs);
+        const int depth = static_cast<int>(
+            std::max_element(chart->boxes().begin(), chart->boxes().end(),
+                             [](const StackBox& a, const StackBox& b) { return a.row < b.row; })
+                ->row);
+        const StackBox* box = chart->boxAt(QPoint(x, depth * chart->rowHeight() + 2));
+        QVERIFY(box);
+        QCOMPARE(p.nodeName(box->node), std::string_view("hot"));
+        // A click on the worker's lane shows the worker: its samples (20 ms apart) from 203 ms.
+        TimelineView* view = panel->view();
+        const uint32_t worker = threadIndex(p, 101);
+        QTest::mouseClick(view, Qt::LeftButton, {}, view->labelRect(worker).center());
+        QCOMPARE(chart->thread(), worker);
+        QTRY_VERIFY_WITH_TIMEOUT(chart->current() && !chart->boxes().empty(), kPatienceMs);
+        QCOMPARE(chart->boxes().front().begin, 203 * kMs);
+        QCOMPARE(chart->boxes().front().row, 0u);
     }
 
     void noTimelineForFolded() {
