@@ -173,6 +173,12 @@ void StackChartView::paintEvent(QPaintEvent*) {
     const FlameColors colors(m_profile.get(), FlameColorScheme::Hot);
     const int rh = rowHeight();
     const QFontMetrics fm = fontMetrics();
+    if (m_thread < m_profile->threads.size() && m_plotLeft > 16) { // whose stacks these are
+        const QString name = threadLabel(*m_profile, m_thread);
+        p.setPen(palette().text().color());
+        p.drawText(QRect(6, 0, m_plotLeft - 12, rh), Qt::AlignLeft | Qt::AlignVCenter,
+                   fm.elidedText(name, Qt::ElideMiddle, m_plotLeft - 12));
+    }
     p.setClipRect(QRect(m_plotLeft, 0, m_plotWidth, height()));
     // Boxes narrower than a pixel in a row merge into the pixel already drawn (sorted by row and time).
     int lastRow = -1, lastX = INT_MIN;

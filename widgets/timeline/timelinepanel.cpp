@@ -7,11 +7,28 @@
 
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QPainter>
 #include <QScrollArea>
 #include <QToolButton>
 #include <QVBoxLayout>
 
 namespace scorch {
+
+namespace {
+/// A one-line hint that ends in "…" where the header leaves it too little room (never cut mid-word).
+class ElidedLabel final : public QLabel {
+public:
+    using QLabel::QLabel;
+
+protected:
+    void paintEvent(QPaintEvent*) override {
+        QPainter p(this);
+        p.setPen(palette().color(QPalette::Disabled, QPalette::WindowText));
+        p.drawText(contentsRect(), Qt::AlignLeft | Qt::AlignVCenter,
+                   fontMetrics().elidedText(text(), Qt::ElideRight, contentsRect().width()));
+    }
+};
+} // namespace
 
 TimelinePanel::TimelinePanel(QWidget* parent)
     : QWidget(parent)
@@ -22,7 +39,7 @@ TimelinePanel::TimelinePanel(QWidget* parent)
     , m_stackButton(new QToolButton(m_header))
     , m_stackArea(new QScrollArea(this))
     , m_stack(new StackChartView)
-    , m_hint(new QLabel(m_header))
+    , m_hint(new ElidedLabel(m_header))
     , m_note(new QLabel(this)) {
     m_chip->setObjectName(QStringLiteral("rangeChip"));
     m_chip->setToolTip(tr("The chart and tables show only this time range\nClick to show the whole profile "
@@ -35,7 +52,7 @@ TimelinePanel::TimelinePanel(QWidget* parent)
     m_hint->setText(
         tr("Drag to select a time range · double-click zooms into it · click a thread to show only "
            "it"));
-    m_hint->setEnabled(false);
+    m_hint->setToolTip(m_hint->text());
     m_hint->setMinimumWidth(0);
     m_hint->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     auto* headerLayout = new QHBoxLayout(m_header);

@@ -52,6 +52,17 @@ QString formatTimelineTime(int64_t ns, int64_t resolutionNs) {
     return QString::number(ns) + QStringLiteral(" ns");
 }
 
+QString threadName(const Profile& profile, uint32_t thread) {
+    const std::string& name = profile.threads[thread].name;
+    return name.empty() ? TimelineView::tr("(unnamed)") : toQString(name);
+}
+
+QString threadLabel(const Profile& profile, uint32_t thread) {
+    const int64_t tid = profile.threads[thread].tid;
+    return tid >= 0 ? QStringLiteral("%1 (%2)").arg(threadName(profile, thread)).arg(tid)
+                    : threadName(profile, thread);
+}
+
 QString formatTimelineRange(TimeRange range) {
     const int64_t res = std::max<int64_t>(1, (range.end - range.begin) / 10);
     return formatTimelineTime(range.begin, res) + QStringLiteral(" – ") + formatTimelineTime(range.end, res);
@@ -237,13 +248,11 @@ int TimelineView::laneAt(QPoint pos) const {
 }
 
 QString TimelineView::threadName(uint32_t thread) const {
-    const std::string& name = m_profile->threads[thread].name;
-    return name.empty() ? tr("(unnamed)") : toQString(name);
+    return scorch::threadName(*m_profile, thread);
 }
 
 QString TimelineView::fullLabel(uint32_t thread) const {
-    const int64_t tid = m_profile->threads[thread].tid;
-    return tid >= 0 ? QStringLiteral("%1 (%2)").arg(threadName(thread)).arg(tid) : threadName(thread);
+    return threadLabel(*m_profile, thread);
 }
 
 QString TimelineView::laneLabel(uint32_t thread) const {

@@ -27,6 +27,10 @@ QString formatTimelineTime(int64_t ns, int64_t resolutionNs);
 /// "0.52 s – 1.30 s": a range with one resolution for both ends (a hundredth of its length).
 QString formatTimelineRange(TimeRange range);
 
+/// A thread as the timeline names it: "name (tid)", "(unnamed)" without a name.
+QString threadName(const Profile& profile, uint32_t thread);
+QString threadLabel(const Profile& profile, uint32_t thread);
+
 class TimelineView final : public QWidget {
     Q_OBJECT
 public:
