@@ -206,8 +206,8 @@ void ProfileTab::updateChartSizes() {
 }
 
 void ProfileTab::setTimeRange(std::optional<TimeRange> range) {
-    if (!m_profile)
-        return;
+    if (!m_profile || (!range && !m_range))
+        return; // already the whole profile (a new profile clears the range before the timeline does)
     m_range = range;
     if (!range || !m_profile->samples) {
         m_sliceJob.drop();
