@@ -9,6 +9,8 @@
 #include "tables/calltreetables.h"
 #include "tables/modeldata.h"
 #include "threadlist.h"
+#include "timeline/timelinepanel.h"
+#include "timeline/timelineview.h"
 
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -79,6 +81,7 @@ QWidget* ProfileTab::makeContentPage() {
     m_summary = new SummaryBar(page);
     m_threads = new ThreadList(page);
     m_panel = new FlameGraphPanel(page);
+    m_timeline = new TimelinePanel(page);
     m_tables = new CallTreeTables(page);
     m_source = new SourceView(page);
     m_source->setMinimumSize(240, 80);
@@ -90,6 +93,8 @@ QWidget* ProfileTab::makeContentPage() {
     m_tables->setMinimumSize(240, 80);
     m_threads->setMinimumWidth(120);
     m_chartSplitter = new QSplitter(Qt::Vertical, page);
+    m_chartSplitter->addWidget(m_timeline);
+    m_chartSplitter->setCollapsible(0, false);
     m_chartSplitter->addWidget(m_panel);
     m_tableSplitter = new QSplitter(Qt::Horizontal, page);
     m_tableSplitter->addWidget(m_tables);
@@ -99,9 +104,11 @@ QWidget* ProfileTab::makeContentPage() {
     m_tableSplitter->setStretchFactor(1, 1);
     m_tableSplitter->setSizes({700, 300});
     m_chartSplitter->addWidget(m_tableSplitter);
-    m_chartSplitter->setStretchFactor(0, 3);
-    m_chartSplitter->setStretchFactor(1, 2);
-    m_chartSplitter->setSizes({600, 400}); // scaled to the real height: the chart gets 60%
+    m_chartSplitter->setStretchFactor(0, 0);
+    m_chartSplitter->setStretchFactor(1, 3);
+    m_chartSplitter->setStretchFactor(2, 2);
+    // Scaled to the real height: the chart gets most, the timeline its preferred height.
+    m_chartSplitter->setSizes({m_timeline->sizeHint().height(), 600, 400});
     m_sideSplitter = new QSplitter(Qt::Horizontal, page);
     m_sideSplitter->addWidget(m_threads);
     m_sideSplitter->addWidget(m_chartSplitter);
@@ -116,6 +123,7 @@ QWidget* ProfileTab::makeContentPage() {
 
     auto* sync = new SelectionSync(m_panel->view(), m_tables, page);
     connect(sync, &SelectionSync::frameSelected, this, [this](FrameId frame) {
+        m_timeline->view()->setHighlightFrame(frame);
         if (m_source->isVisible())
             m_source->showFrame(frame);
     });
@@ -125,6 +133,9 @@ QWidget* ProfileTab::makeContentPage() {
     connect(m_summary, &SummaryBar::costTypeChanged, this,
             [this](std::size_t costType) { m_source->setProfile(m_profile, costType); });
     connect(m_threads, &ThreadList::threadsChanged, m_panel, &FlameGraphPanel::setThreads);
+    connect(m_threads, &ThreadList::threadsChanged, m_timeline->view(), &TimelineView::setThreads);
+    connect(m_timeline, &TimelinePanel::threadClicked, m_threads, &ThreadList::toggleOnly);
+    connect(m_timeline, &TimelinePanel::rangeChanged, this, &ProfileTab::setTimeRange);
     connect(m_panel, &FlameGraphPanel::dataChanged, this, &ProfileTab::rebuildTables);
     return page;
 }
@@ -185,7 +196,51 @@ void ProfileTab::showProfile(std::shared_ptr<const Profile> profile) {
     for (uint32_t f = 1; !sourceInfo && f < m_profile->frames.size(); ++f)
         sourceInfo = bool(m_profile->frames[FrameId{f}].file);
     m_source->setVisible(sourceInfo);
+    m_sliceJob.drop();
+    m_range.reset();
     m_panel->setProfile(m_profile); // emits dataChanged -> summary total and tables
+    m_timeline->setProfile(m_profile);
+    updateChartSizes();
+}
+
+void ProfileTab::updateChartSizes() {
+    // The timeline gets its preferred height (a few lanes, or the one-line note); the chart and the tables
+    // share the rest 3:2.
+    const QList<int> sizes = m_chartSplitter->sizes();
+    int total = 0;
+    for (int s : sizes)
+        total += s;
+    if (total <= 0)
+        total = 1000;
+    const int timeline = std::min(m_timeline->sizeHint().height(), m_timeline->maximumHeight());
+    const int rest = std::max(0, total - timeline);
+    m_chartSplitter->setSizes({timeline, rest * 3 / 5, rest - rest * 3 / 5});
+}
+
+void ProfileTab::setTimeRange(std::optional<TimeRange> range) {
+    if (!m_profile || (!range && !m_range))
+        return; // already the whole profile (a new profile clears the range before the timeline does)
+    m_range = range;
+    if (!range || !m_profile->samples) {
+        m_sliceJob.drop();
+        m_panel->replaceProfile(m_profile);
+        return;
+    }
+    // Re-aggregating a range walks its samples: off the GUI thread, a newer range cancels the older one.
+    m_sliceJob.start(
+        [profile = m_profile, range = *range](const JobContext& job) -> std::shared_ptr<const Profile> {
+            SliceRequest request;
+            request.range = range;
+            request.cancel = job.cancelFlag();
+            std::optional<TimeSlice> slice = sliceSamples(*profile, request);
+            if (!slice)
+                return nullptr;
+            return std::make_shared<const Profile>(sliceProfile(*profile, std::move(*slice)));
+        },
+        [this](std::shared_ptr<const Profile> slice) {
+            if (slice)
+                m_panel->replaceProfile(std::move(slice));
+        });
 }
 
 void ProfileTab::showSource(FrameId frame) {

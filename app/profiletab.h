@@ -4,11 +4,13 @@
 
 #include "common/backgroundjob.h"
 #include "scorch/chartdata.h"
+#include "scorch/samples.h"
 
 #include <QStyle>
 #include <QWidget>
 
 #include <memory>
+#include <optional>
 
 class QLabel;
 class QPushButton;
@@ -23,6 +25,7 @@ class ProfileLoader;
 class SourceView;
 class SummaryBar;
 class ThreadList;
+class TimelinePanel;
 
 class ProfileTab final : public QWidget {
     Q_OBJECT
@@ -51,6 +54,10 @@ public:
     CallTreeTables* tables() const { return m_tables; }
     SummaryBar* summary() const { return m_summary; }
     ThreadList* threadList() const { return m_threads; }
+    /// The timeline above the flame graph (or its "no timeline" note).
+    TimelinePanel* timeline() const { return m_timeline; }
+    /// The time range the chart and tables show (std::nullopt: the whole profile).
+    std::optional<TimeRange> timeRange() const { return m_range; }
     /// The source of the selected function, beside the tables (shown for profiles with line costs, or on
     /// "Show Source").
     SourceView* sourceView() const { return m_source; }
@@ -77,6 +84,8 @@ private:
     void onFailed(const QString& message);
     void onCancelled();
     void rebuildTables(std::shared_ptr<const ChartData> data);
+    void setTimeRange(std::optional<TimeRange> range);
+    void updateChartSizes();
 
     QString m_path;
     State m_state = State::Loading;
@@ -84,6 +93,8 @@ private:
     std::shared_ptr<const Profile> m_profile;
     ProfileLoader* m_loader;
     BackgroundJob m_tableJob{this}; // the table rows of the newest chart data
+    BackgroundJob m_sliceJob{this}; // the profile of the newest time range
+    std::optional<TimeRange> m_range;
 
     QStackedWidget* m_stack;
     QLabel* m_messageIcon = nullptr;
@@ -93,6 +104,7 @@ private:
     SummaryBar* m_summary = nullptr;
     ThreadList* m_threads = nullptr;
     FlameGraphPanel* m_panel = nullptr;
+    TimelinePanel* m_timeline = nullptr;
     CallTreeTables* m_tables = nullptr;
     SourceView* m_source = nullptr;
     QSplitter* m_tableSplitter = nullptr;

@@ -100,6 +100,21 @@ std::vector<uint32_t> ThreadList::selectedThreads() const {
     return out;
 }
 
+void ThreadList::toggleOnly(uint32_t thread) {
+    if (!m_all)
+        return;
+    const bool alone = selectedThreads() == std::vector<uint32_t>{thread};
+    {
+        const QSignalBlocker blocker(m_tree);
+        for (int i = 0; i < m_all->childCount(); ++i) {
+            QTreeWidgetItem* item = m_all->child(i);
+            const bool on = alone || item->data(NameColumn, kThreadRole).toUInt() == thread;
+            item->setCheckState(NameColumn, on ? Qt::Checked : Qt::Unchecked);
+        }
+    }
+    settle(); // at once: the click was one deliberate change
+}
+
 void ThreadList::itemChanged() {
     m_settle->start(); // one update per burst: a click on "All threads" changes every child
 }

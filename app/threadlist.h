@@ -22,6 +22,8 @@ public:
     void setProfile(const Profile& profile);
     /// Checked threads (indices into profile.threads); empty when all are checked.
     std::vector<uint32_t> selectedThreads() const;
+    /// Checks only `thread` (a click on its timeline lane); when it already is the only one, checks all.
+    void toggleOnly(uint32_t thread);
     QTreeWidget* tree() const { return m_tree; }
 
 Q_SIGNALS:

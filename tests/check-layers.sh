@@ -28,8 +28,9 @@ widgets  tables       common
 widgets  source       common
 widgets  compare      common flame tables
 widgets  record       common flame
+widgets  timeline     common
 app      cli
-app      .            cli common flame tables source compare record
+app      .            cli common flame tables source compare record timeline
 "
 
 allowed() { # root folder -> the allowed list, or "?" when the folder has no rule

@@ -203,6 +203,11 @@ void FlameGraphPanel::setProfile(std::shared_ptr<const Profile> profile) {
     rederive();
 }
 
+void FlameGraphPanel::replaceProfile(std::shared_ptr<const Profile> profile) {
+    m_profile = std::move(profile);
+    rederive();
+}
+
 void FlameGraphPanel::setCostType(std::size_t costType) {
     if (costType == m_costType)
         return;

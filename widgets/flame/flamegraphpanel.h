@@ -35,6 +35,9 @@ public:
     /// do nothing (no signal) when they do not: the same cost type, thread subset or transforms, a
     /// transform already active, an index out of range.
     void setProfile(std::shared_ptr<const Profile> profile);
+    /// Shows another profile over the same frames, threads and cost types (a time range of the one shown,
+    /// scorch/samples.h sliceProfile) keeping the cost type, thread subset and transforms; emits dataChanged.
+    void replaceProfile(std::shared_ptr<const Profile> profile);
     void setCostType(std::size_t costType);
     /// Thread subset (indices into profile->threads); empty = all threads.
     void setThreads(std::vector<uint32_t> threads);

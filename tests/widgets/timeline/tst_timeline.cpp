@@ -1,0 +1,364 @@
+// The timeline of a profile tab on perf script text written here with known sample times per thread: lanes
+// and their activity per pixel, a range dragged with the mouse re-aggregates the chart and tables to exactly
+// the samples in it (counted from the generated list, not through Scorch), a newer range wins, a click on a
+// lane's label filters to that thread, the selected function's on-stack buckets, zoom, and the one-line note
+// for a format without per-sample times.
+#include "apptestutil.h"
+#include "flame/flamegraphpanel.h"
+#include "profiletab.h"
+#include "tables/calltreetables.h"
+#include "threadlist.h"
+#include "timeline/stackchart.h"
+#include "timeline/timelinepanel.h"
+#include "timeline/timelineview.h"
+#include "widgettestutil.h"
+
+#include <QLabel>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QToolButton>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+using namespace scorch;
+using scorch::test::kPatienceMs;
+
+namespace {
+
+constexpr int64_t kMs = 1000000;
+
+struct Sample {
+    int thread; // index into kThreads
+    int64_t timeNs;
+    bool hot; // the stack has main;compute;hot
+};
+
+struct ThreadSpec {
+    const char* comm;
+    int tid;
+};
+// A plain name, a long one that must be elided, and one with markup that must be escaped in tooltips.
+constexpr ThreadSpec kThreads[] = {{"main", 100}, {"worker_pool_thread_long", 101}, {"io<b>x</b>", 102}};
+
+/// main every 10 ms over 1 s (every third sample in hot), the worker every 20 ms but only from 200 ms to
+/// 700 ms, io every 50 ms: offsets keep the threads' samples apart.
+std::vector<Sample> makeSamples() {
+    std::vector<Sample> out;
+    for (int k = 0; k < 100; ++k)
+        out.push_back({0, k * 10 * kMs, k % 3 == 0});
+    for (int k = 10; k < 35; ++k)
+        out.push_back({1, k * 20 * kMs + 3 * kMs, false});
+    for (int k = 0; k < 20; ++k)
+        out.push_back({2, k * 50 * kMs + 7 * kMs, false});
+    return out;
+}
+
+QByteArray perfScript(const std::vector<Sample>& samples) {
+    QByteArray text;
+    for (const Sample& s : samples) {
+        const ThreadSpec& t = kThreads[s.thread];
+        const int64_t abs = 5000 * 1000 * kMs + s.timeNs; // 5000 s since boot
+        char header[160];
+        std::snprintf(header, sizeof header, "%s %d/%d [000] %lld.%06lld: 1 cpu-clock:\n", t.comm, 100, t.tid,
+                      static_cast<long long>(abs / 1000000000),
+                      static_cast<long long>(abs % 1000000000 / 1000));
+        text += header;
+        if (s.hot)
+            text += "\t          401000 hot (/bin/app)\n";
+        text += s.thread == 0 ? "\t          402000 compute (/bin/app)\n"
+                              : "\t          403000 wait (/bin/app)\n";
+        text += "\t          404000 main (/bin/app)\n\n";
+    }
+    return text;
+}
+
+int64_t countIn(const std::vector<Sample>& samples, TimeRange r, int thread = -1) {
+    int64_t n = 0;
+    for (const Sample& s : samples)
+        if (s.timeNs >= r.begin && s.timeNs < r.end && (thread < 0 || s.thread == thread))
+            ++n;
+    return n;
+}
+
+int64_t chartTotal(const ProfileTab& tab) {
+    const auto data = tab.panel()->data();
+    return data ? data->tree.grandTotal(data->costType) : -1;
+}
+
+bool tablesFollowChart(const ProfileTab& tab) {
+    return tab.tables()->tableData() && tab.tables()->tableData()->chart == tab.panel()->data();
+}
+
+/// The profile thread index of a thread by tid.
+uint32_t threadIndex(const Profile& p, int tid) {
+    for (uint32_t i = 0; i < p.threads.size(); ++i)
+        if (p.threads[i].tid == tid)
+            return i;
+    return UINT32_MAX;
+}
+
+FrameId frameNamed(const Profile& p, std::string_view name) {
+    for (uint32_t id = 1; id < p.frames.size(); ++id)
+        if (p.frameName(FrameId{id}) == name && p.frames[FrameId{id}].kind != FrameKind::Process)
+            return FrameId{id};
+    return {};
+}
+
+void drag(QWidget* w, int x0, int x1, int y) {
+    QTest::mousePress(w, Qt::LeftButton, {}, QPoint(x0, y));
+    QTest::mouseMove(w, QPoint((x0 + x1) / 2, y));
+    QTest::mouseMove(w, QPoint(x1, y));
+    QTest::mouseRelease(w, Qt::LeftButton, {}, QPoint(x1, y));
+}
+
+} // namespace
+
+class TstTimeline : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+    std::vector<Sample> m_samples = makeSamples();
+    QString m_perf;
+
+    std::unique_ptr<ProfileTab> openTab() {
+        auto tab = std::make_unique<ProfileTab>(m_perf);
+        tab->resize(1200, 800);
+        tab->show();
+        if (!test::waitLoaded(tab.get()))
+            return nullptr;
+        TimelineView* view = tab->timeline()->view();
+        const auto ready = [view] {
+            return view->activityCurrent() && !view->lanes().empty() &&
+                   !view->activityOf(view->lanes().front()).empty();
+        };
+        if (!QTest::qWaitFor(ready, kPatienceMs))
+            return nullptr;
+        return tab;
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        QVERIFY(m_dir.isValid());
+        m_perf = m_dir.filePath(QStringLiteral("threads.perf"));
+        QFile f(m_perf);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(perfScript(m_samples));
+    }
+
+    void formatsTimes() {
+        QCOMPARE(formatTimelineTime(520 * kMs, 100 * kMs), QStringLiteral("0.5 s"));
+        QCOMPARE(formatTimelineTime(1050 * kMs, 50 * kMs), QStringLiteral("1.05 s"));
+        QCOMPARE(formatTimelineTime(3 * kMs, 1 * kMs / 2), QStringLiteral("3.0 ms"));
+        QCOMPARE(formatTimelineTime(35500, 100), QStringLiteral("35.5 µs"));
+        QCOMPARE(formatTimelineRange({520 * kMs, 1300 * kMs}), QStringLiteral("0.52 s – 1.30 s"));
+    }
+
+    void lanesAndActivity() {
+        auto tab = openTab();
+        QVERIFY(tab);
+        TimelineView* view = tab->timeline()->view();
+        const Profile& p = *tab->profile();
+        QVERIFY(view->hasTimeline());
+        QVERIFY(!tab->timeline()->note()->isVisible());
+        // One lane per thread, busiest first.
+        const std::vector<uint32_t> expected{threadIndex(p, 100), threadIndex(p, 101), threadIndex(p, 102)};
+        QCOMPARE(view->lanes(), expected);
+        const QRect plot = view->plotRect();
+        for (int t = 0; t < 3; ++t) {
+            const uint32_t thread = expected[static_cast<std::size_t>(t)];
+            QVERIFY(!view->laneRect(thread).isEmpty());
+            // Each generated sample lies in the bucket of its pixel; the buckets hold exactly the samples.
+            const std::vector<uint32_t> a = view->activityOf(thread);
+            QCOMPARE(a.size(), static_cast<std::size_t>(plot.width()));
+            std::vector<uint32_t> mine(a.size(), 0);
+            for (const Sample& s : m_samples)
+                if (s.thread == t)
+                    ++mine[static_cast<std::size_t>(view->timeToX(s.timeNs) - plot.left())];
+            QCOMPARE(a, mine);
+        }
+        // Readable labels: the long name is elided to fit, the tooltip has it whole and escaped.
+        const uint32_t worker = expected[1], io = expected[2];
+        const QFontMetrics fm = view->fontMetrics();
+        QVERIFY(fm.horizontalAdvance(view->laneLabel(worker)) <= view->labelRect(worker).width());
+        QVERIFY(view->laneToolTip(worker).contains(QStringLiteral("worker_pool_thread_long")));
+        QVERIFY(view->laneToolTip(io).contains(QStringLiteral("io&lt;b&gt;x&lt;/b&gt;")));
+        QVERIFY(!view->laneToolTip(io).contains(QStringLiteral("<b>x</b>")));
+    }
+
+    void dragSelectsRange() {
+        auto tab = openTab();
+        QVERIFY(tab);
+        TimelineView* view = tab->timeline()->view();
+        const int64_t all = static_cast<int64_t>(m_samples.size());
+        QCOMPARE(chartTotal(*tab), all);
+        const int y = view->plotRect().top() + 4;
+        const int64_t pixelNs =
+            (view->visibleRange().end - view->visibleRange().begin) / view->plotRect().width();
+
+        // A first range, at once replaced by a second one: the newer wins.
+        drag(view, view->timeToX(100 * kMs), view->timeToX(900 * kMs), y);
+        drag(view, view->timeToX(205 * kMs), view->timeToX(505 * kMs), y);
+        const std::optional<TimeRange> sel = view->selection();
+        QVERIFY(sel);
+        QVERIFY(std::abs(sel->begin - 205 * kMs) <= 2 * pixelNs);
+        QVERIFY(std::abs(sel->end - 505 * kMs) <= 2 * pixelNs);
+        QCOMPARE(tab->timeRange().has_value(), true);
+        const int64_t expected = countIn(m_samples, *sel);
+        QVERIFY(expected > 0 && expected < all);
+        QTRY_COMPARE_WITH_TIMEOUT(chartTotal(*tab), expected, kPatienceMs);
+        QTRY_VERIFY_WITH_TIMEOUT(tablesFollowChart(*tab), kPatienceMs);
+
+        // The chip names the range; clicking it shows the whole profile again.
+        QToolButton* chip = tab->timeline()->rangeChip();
+        QVERIFY(chip->isVisible());
+        QVERIFY(chip->text().startsWith(formatTimelineRange(*sel)));
+        QTest::mouseClick(chip, Qt::LeftButton);
+        QVERIFY(!view->selection());
+        QVERIFY(!chip->isVisible());
+        QTRY_COMPARE_WITH_TIMEOUT(chartTotal(*tab), all, kPatienceMs);
+    }
+
+    void laneClickFiltersThread() {
+        auto tab = openTab();
+        QVERIFY(tab);
+        TimelineView* view = tab->timeline()->view();
+        const uint32_t worker = threadIndex(*tab->profile(), 101);
+        const int y = view->plotRect().top() + 4;
+        drag(view, view->timeToX(300 * kMs), view->timeToX(800 * kMs), y);
+        const TimeRange sel = *view->selection();
+
+        // Clicking the worker's label: only the worker, within the range.
+        QTest::mouseClick(view, Qt::LeftButton, {}, view->labelRect(worker).center());
+        QCOMPARE(tab->threadList()->selectedThreads(), std::vector<uint32_t>{worker});
+        QTRY_COMPARE_WITH_TIMEOUT(chartTotal(*tab), countIn(m_samples, sel, 1), kPatienceMs);
+        // The range cleared: the worker's samples over the whole profile.
+        QTest::keyClick(view, Qt::Key_Escape);
+        QVERIFY(!view->selection());
+        QTRY_COMPARE_WITH_TIMEOUT(chartTotal(*tab), countIn(m_samples, {0, INT64_MAX}, 1), kPatienceMs);
+        // A second click on the same label: every thread again.
+        QTest::mouseClick(view, Qt::LeftButton, {}, view->labelRect(worker).center());
+        QVERIFY(tab->threadList()->selectedThreads().empty());
+        QTRY_COMPARE_WITH_TIMEOUT(chartTotal(*tab), static_cast<int64_t>(m_samples.size()), kPatienceMs);
+    }
+
+    void selectedFunctionOnStack() {
+        auto tab = openTab();
+        QVERIFY(tab);
+        TimelineView* view = tab->timeline()->view();
+        const auto data = tab->panel()->data();
+        const FrameId hot = frameNamed(*data->profile, "hot");
+        QVERIFY(hot.value != 0);
+        tab->panel()->view()->selectFunction(hot); // through the chart's selection, as a click does
+        QCOMPARE(view->highlightFrame(), hot);
+        QTRY_VERIFY_WITH_TIMEOUT(view->highlightCurrent() && !view->highlightOf(view->lanes()[0]).empty(),
+                                 kPatienceMs);
+        const QRect plot = view->plotRect();
+        std::vector<uint32_t> mine(static_cast<std::size_t>(plot.width()), 0);
+        for (const Sample& s : m_samples)
+            if (s.hot)
+                ++mine[static_cast<std::size_t>(view->timeToX(s.timeNs) - plot.left())];
+        QCOMPARE(view->highlightOf(view->lanes()[0]), mine);
+        const std::vector<uint32_t> none(mine.size(), 0);
+        QCOMPARE(view->highlightOf(view->lanes()[1]), none);
+    }
+
+    void zoomIntoSelection() {
+        auto tab = openTab();
+        QVERIFY(tab);
+        TimelineView* view = tab->timeline()->view();
+        const int y = view->plotRect().top() + 4;
+        drag(view, view->timeToX(400 * kMs), view->timeToX(600 * kMs), y);
+        const TimeRange sel = *view->selection();
+        QTest::mouseDClick(view, Qt::LeftButton, {}, QPoint(view->timeToX(500 * kMs), y));
+        QCOMPARE(view->visibleRange().begin, sel.begin);
+        QCOMPARE(view->visibleRange().end, sel.end);
+        QVERIFY(view->selection()); // zooming keeps the range the chart shows
+        // The zoomed activity has the range's samples spread over the whole width.
+        QTRY_VERIFY_WITH_TIMEOUT(view->activityCurrent(), kPatienceMs);
+        int64_t drawn = 0;
+        for (uint32_t t : view->lanes())
+            for (uint32_t v : view->activityOf(t))
+                drawn += v;
+        QCOMPARE(drawn, countIn(m_samples, sel));
+        // Esc clears the selection first, then the zoom.
+        QTest::keyClick(view, Qt::Key_Escape);
+        QVERIFY(!view->selection());
+        QVERIFY(view->zoomed());
+        QTest::keyClick(view, Qt::Key_Escape);
+        QVERIFY(!view->zoomed());
+    }
+
+    void stackChartOfOneThread() {
+        auto tab = openTab();
+        QVERIFY(tab);
+        TimelinePanel* panel = tab->timeline();
+        StackChartView* chart = panel->stackChart();
+        QVERIFY(!chart->isVisible());
+        panel->setStackChartVisible(true);
+        QVERIFY(chart->isVisible());
+        const Profile& p = *tab->profile();
+        QCOMPARE(chart->thread(), threadIndex(p, 100)); // the busiest thread first
+        QTRY_VERIFY_WITH_TIMEOUT(chart->current() && !chart->boxes().empty(), kPatienceMs);
+        // main's samples come every 10 ms without a gap: one box per frame that stays on the stack, and one
+        // "hot" box per hot sample, lasting until the next sample.
+        std::vector<std::pair<int64_t, int64_t>> hot, outer;
+        for (const StackBox& b : chart->boxes()) {
+            const std::string_view name = p.nodeName(b.node);
+            if (name == "hot")
+                hot.emplace_back(b.begin, b.end);
+            else if (b.row == 0)
+                outer.emplace_back(b.begin, b.end);
+        }
+        // Boxes end at the end of the time span (just after the last sample).
+        const int64_t span = panel->view()->visibleRange().end;
+        QCOMPARE(span, 990 * kMs + 1);
+        std::vector<std::pair<int64_t, int64_t>> expectedHot;
+        for (const Sample& s : m_samples)
+            if (s.hot)
+                expectedHot.emplace_back(s.timeNs, std::min(s.timeNs + 10 * kMs, span));
+        QCOMPARE(hot, expectedHot);
+        QCOMPARE(outer.size(), std::size_t{1});
+        QCOMPARE(outer[0], std::make_pair(int64_t{0}, span));
+        // A known sample is drawn at its time: the box under the pixel of hot sample 33 (330 ms) is "hot".
+        const int x = chart->timeToX(330 * kMs + 5 * kMs);
+        const int depth = static_cast<int>(
+            std::max_element(chart->boxes().begin(), chart->boxes().end(),
+                             [](const StackBox& a, const StackBox& b) { return a.row < b.row; })
+                ->row);
+        const StackBox* box = chart->boxAt(QPoint(x, depth * chart->rowHeight() + 2));
+        QVERIFY(box);
+        QCOMPARE(p.nodeName(box->node), std::string_view("hot"));
+        // A click on the worker's lane shows the worker: its samples (20 ms apart) from 203 ms.
+        TimelineView* view = panel->view();
+        const uint32_t worker = threadIndex(p, 101);
+        QTest::mouseClick(view, Qt::LeftButton, {}, view->labelRect(worker).center());
+        QCOMPARE(chart->thread(), worker);
+        QTRY_VERIFY_WITH_TIMEOUT(chart->current() && !chart->boxes().empty(), kPatienceMs);
+        QCOMPARE(chart->boxes().front().begin, 203 * kMs);
+        QCOMPARE(chart->boxes().front().row, 0u);
+    }
+
+    void noTimelineForFolded() {
+        const QString path = m_dir.filePath(QStringLiteral("stacks.folded"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("main;compute;hot 3\nmain;wait 2\n");
+        f.close();
+        ProfileTab tab(path);
+        tab.resize(1000, 700);
+        tab.show();
+        QVERIFY(test::waitLoaded(&tab));
+        QCOMPARE(chartTotal(tab), 5);
+        QVERIFY(!tab.timeline()->view()->hasTimeline());
+        QVERIFY(!tab.timeline()->view()->isVisible());
+        QVERIFY(tab.timeline()->note()->isVisible());
+        QCOMPARE(tab.timeline()->note()->text(),
+                 QStringLiteral("No timeline: folded stacks has no per-sample times"));
+        QVERIFY(tab.timeline()->height() <= tab.timeline()->note()->sizeHint().height());
+    }
+};
+
+QTEST_MAIN(TstTimeline)
+#include "tst_timeline.moc"

@@ -1,0 +1,60 @@
+// TimelinePanel: the timeline above a profile tab's flame graph: a header with the selected range as a
+// removable chip ("0.52 s – 1.30 s ✕") and a zoom-out button, over the TimelineView. Profiles without
+// per-sample times get a one-line note in its place instead of an empty timeline.
+#pragma once
+
+#include "scorch/samples.h"
+
+#include <QWidget>
+
+#include <memory>
+#include <optional>
+
+class QLabel;
+class QScrollArea;
+class QToolButton;
+
+namespace scorch {
+
+class StackChartView;
+class TimelineView;
+
+class TimelinePanel final : public QWidget {
+    Q_OBJECT
+public:
+    explicit TimelinePanel(QWidget* parent = nullptr);
+
+    void setProfile(std::shared_ptr<const Profile> profile);
+    TimelineView* view() const { return m_view; }
+    /// "No timeline: FORMAT has no per-sample times"; hidden when the profile has a timeline.
+    QLabel* note() const { return m_note; }
+    /// The selected range's chip (hidden without a selection); clicking it clears the selection.
+    QToolButton* rangeChip() const { return m_chip; }
+    /// The stack chart of one thread (the busiest, or the last lane clicked) below the lanes, shown while
+    /// the "Stack Chart" button is checked.
+    StackChartView* stackChart() const { return m_stack; }
+    void setStackChartVisible(bool visible);
+
+Q_SIGNALS:
+    /// The selected time range changed (std::nullopt: the whole profile).
+    void rangeChanged(std::optional<scorch::TimeRange> range);
+    /// A lane's label was clicked.
+    void threadClicked(uint32_t thread);
+
+private:
+    void updateHeader();
+    void syncStackSpan();
+    void resizeEvent(QResizeEvent* event) override;
+
+    TimelineView* m_view;
+    QWidget* m_header;
+    QToolButton* m_chip;
+    QToolButton* m_zoomOut;
+    QToolButton* m_stackButton;
+    QScrollArea* m_stackArea;
+    StackChartView* m_stack;
+    QLabel* m_hint;
+    QLabel* m_note;
+};
+
+} // namespace scorch

@@ -1,0 +1,629 @@
+#include "timeline/timelineview.h"
+
+#include "common/qtprofile.h"
+
+#include <QFontMetrics>
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QScrollBar>
+#include <QTimer>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+
+namespace scorch {
+
+namespace {
+
+constexpr int64_t kMinVisibleNs = 1000; // the deepest zoom: 1 µs across the plot
+constexpr int kMinDragPixels = 3;       // a shorter drag is a click
+constexpr int kDefaultVisibleLanes = 8;
+
+int decimalsFor(double resolution) {
+    return std::clamp(static_cast<int>(-std::floor(std::log10(resolution))), 0, 3);
+}
+
+/// The tick step: 1, 2 or 5 times a power of ten, at least `minimum`.
+int64_t niceStep(double minimum) {
+    double power = 1;
+    while (power * 10 <= minimum)
+        power *= 10;
+    for (double m : {1.0, 2.0, 5.0, 10.0})
+        if (m * power >= minimum)
+            return std::max<int64_t>(1, static_cast<int64_t>(m * power));
+    return static_cast<int64_t>(10 * power);
+}
+
+} // namespace
+
+QString formatTimelineTime(int64_t ns, int64_t resolutionNs) {
+    const double res = static_cast<double>(std::max<int64_t>(1, resolutionNs));
+    const double v = static_cast<double>(ns);
+    if (res >= 1e6)
+        return QString::number(v / 1e9, 'f', decimalsFor(res / 1e9)) + QStringLiteral(" s");
+    if (res >= 1e3)
+        return QString::number(v / 1e6, 'f', decimalsFor(res / 1e6)) + QStringLiteral(" ms");
+    if (res >= 10)
+        return QString::number(v / 1e3, 'f', decimalsFor(res / 1e3)) + QStringLiteral(" µs");
+    return QString::number(ns) + QStringLiteral(" ns");
+}
+
+QString threadName(const Profile& profile, uint32_t thread) {
+    const std::string& name = profile.threads[thread].name;
+    return name.empty() ? TimelineView::tr("(unnamed)") : toQString(name);
+}
+
+QString threadLabel(const Profile& profile, uint32_t thread) {
+    const int64_t tid = profile.threads[thread].tid;
+    return tid >= 0 ? QStringLiteral("%1 (%2)").arg(threadName(profile, thread)).arg(tid)
+                    : threadName(profile, thread);
+}
+
+QString formatTimelineRange(TimeRange range) {
+    const int64_t res = std::max<int64_t>(1, (range.end - range.begin) / 10);
+    return formatTimelineTime(range.begin, res) + QStringLiteral(" – ") + formatTimelineTime(range.end, res);
+}
+
+TimelineView::TimelineView(QWidget* parent)
+    : QWidget(parent)
+    , m_scroll(new QScrollBar(Qt::Vertical, this)) {
+    setFocusPolicy(Qt::StrongFocus);
+    setMouseTracking(true);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+    m_scroll->hide();
+    connect(m_scroll, &QScrollBar::valueChanged, this, [this] { update(); });
+}
+
+TimelineView::~TimelineView() = default;
+
+void TimelineView::setProfile(std::shared_ptr<const Profile> profile) {
+    m_profile = std::move(profile);
+    m_lanes.clear();
+    m_selection.reset();
+    m_highlight = FrameId{};
+    m_activity = {};
+    m_onStack = {};
+    m_activityJob.drop();
+    m_highlightJob.drop();
+    m_dragStartX.reset();
+    m_span = 1;
+    if (hasTimeline()) {
+        const SampleStore& store = *m_profile->samples;
+        m_span = std::max<int64_t>(store.lastTime() + 1, 1);
+        std::vector<uint64_t> counts(m_profile->threads.size(), 0);
+        for (uint32_t t = 0; t < store.threadCount() && t < counts.size(); ++t)
+            counts[t] = store.threadSamples(t).size();
+        for (uint32_t t = 0; t < counts.size(); ++t)
+            if (counts[t] > 0)
+                m_lanes.push_back(t);
+        std::stable_sort(m_lanes.begin(), m_lanes.end(),
+                         [&](uint32_t a, uint32_t b) { return counts[a] > counts[b]; });
+    }
+    m_inFilter.assign(m_profile ? m_profile->threads.size() : 0, true);
+    m_visible = {0, m_span};
+    m_scroll->setValue(0);
+    updateScrollBar();
+    updateGeometry();
+    scheduleSeries();
+    update();
+}
+
+bool TimelineView::hasTimeline() const {
+    return m_profile && m_profile->samples && m_profile->samples->size() > 0;
+}
+
+void TimelineView::setThreads(std::vector<uint32_t> threads) {
+    std::fill(m_inFilter.begin(), m_inFilter.end(), threads.empty());
+    for (uint32_t t : threads)
+        if (t < m_inFilter.size())
+            m_inFilter[t] = true;
+    update();
+}
+
+void TimelineView::setHighlightFrame(FrameId frame) {
+    if (frame == m_highlight)
+        return;
+    m_highlight = frame;
+    m_highlightJob.drop();
+    if (frame.value == 0)
+        m_onStack = {};
+    scheduleSeries();
+    update();
+}
+
+void TimelineView::setSelection(std::optional<TimeRange> range) {
+    if (range) {
+        range->begin = clampTime(range->begin);
+        range->end = clampTime(range->end);
+        if (range->end <= range->begin)
+            range.reset();
+    }
+    const bool same = range.has_value() == m_selection.has_value() &&
+                      (!range || (range->begin == m_selection->begin && range->end == m_selection->end));
+    if (same)
+        return;
+    m_selection = range;
+    update();
+    Q_EMIT selectionChanged(m_selection);
+}
+
+void TimelineView::zoomTo(TimeRange range) {
+    range.begin = clampTime(range.begin);
+    range.end = clampTime(range.end);
+    if (range.end - range.begin < kMinVisibleNs) {
+        const int64_t mid = range.begin + (range.end - range.begin) / 2;
+        range.begin = std::max<int64_t>(0, mid - kMinVisibleNs / 2);
+        range.end = std::min(m_span, range.begin + kMinVisibleNs);
+        range.begin = std::max<int64_t>(0, range.end - kMinVisibleNs);
+    }
+    if (range.end <= range.begin || (range.begin == m_visible.begin && range.end == m_visible.end))
+        return;
+    m_visible = range;
+    scheduleSeries();
+    update();
+    Q_EMIT visibleRangeChanged(m_visible);
+}
+
+void TimelineView::resetZoom() {
+    zoomTo({0, m_span});
+}
+
+bool TimelineView::zoomed() const {
+    return m_visible.begin != 0 || m_visible.end != m_span;
+}
+
+int64_t TimelineView::clampTime(int64_t t) const {
+    return std::clamp<int64_t>(t, 0, m_span);
+}
+
+int TimelineView::axisHeight() const {
+    return fontMetrics().height() + 8;
+}
+
+int TimelineView::laneHeight() const {
+    return std::max(fontMetrics().height() + 6, 20);
+}
+
+int TimelineView::labelWidth() const {
+    const QFontMetrics fm = fontMetrics();
+    int widest = 0;
+    for (uint32_t t : m_lanes)
+        widest = std::max(widest, fm.horizontalAdvance(fullLabel(t)));
+    const int lo = fm.averageCharWidth() * 10;
+    const int hi = std::max(lo, std::min(fm.averageCharWidth() * 28, width() / 4));
+    return std::clamp(widest + 16, lo, hi);
+}
+
+int TimelineView::visibleLaneCount() const {
+    return std::max(1, (height() - axisHeight()) / laneHeight());
+}
+
+QRect TimelineView::plotRect() const {
+    const int left = labelWidth();
+    const int right = width() - (m_scroll->isVisible() ? m_scroll->width() : 0) - 4;
+    return QRect(left, axisHeight(), std::max(1, right - left), std::max(1, height() - axisHeight()));
+}
+
+int TimelineView::timeToX(int64_t t) const {
+    const QRect plot = plotRect();
+    const double span = static_cast<double>(m_visible.end - m_visible.begin);
+    return plot.left() +
+           static_cast<int>(std::floor(static_cast<double>(t - m_visible.begin) * plot.width() / span));
+}
+
+int64_t TimelineView::xToTime(int x) const {
+    const QRect plot = plotRect();
+    const double span = static_cast<double>(m_visible.end - m_visible.begin);
+    const int dx = std::clamp(x - plot.left(), 0, plot.width());
+    return clampTime(m_visible.begin + static_cast<int64_t>(std::llround(dx * span / plot.width())));
+}
+
+QRect TimelineView::laneRect(uint32_t thread) const {
+    const auto it = std::find(m_lanes.begin(), m_lanes.end(), thread);
+    if (it == m_lanes.end())
+        return {};
+    const int row = static_cast<int>(it - m_lanes.begin()) - m_scroll->value();
+    if (row < 0 || row >= visibleLaneCount())
+        return {};
+    const QRect plot = plotRect();
+    return QRect(0, axisHeight() + row * laneHeight(), plot.right() + 1, laneHeight());
+}
+
+QRect TimelineView::labelRect(uint32_t thread) const {
+    QRect r = laneRect(thread);
+    if (!r.isEmpty())
+        r.setRight(labelWidth() - 1);
+    return r;
+}
+
+int TimelineView::laneAt(QPoint pos) const {
+    if (pos.y() < axisHeight())
+        return -1;
+    const int lane = (pos.y() - axisHeight()) / laneHeight() + m_scroll->value();
+    return lane >= 0 && lane < static_cast<int>(m_lanes.size()) ? lane : -1;
+}
+
+QString TimelineView::threadName(uint32_t thread) const {
+    return scorch::threadName(*m_profile, thread);
+}
+
+QString TimelineView::fullLabel(uint32_t thread) const {
+    return threadLabel(*m_profile, thread);
+}
+
+QString TimelineView::laneLabel(uint32_t thread) const {
+    if (!m_profile || thread >= m_profile->threads.size())
+        return {};
+    return fontMetrics().elidedText(fullLabel(thread), Qt::ElideMiddle, labelWidth() - 12);
+}
+
+QString TimelineView::laneToolTip(uint32_t thread) const {
+    if (!m_profile || thread >= m_profile->threads.size())
+        return {};
+    const ThreadInfo& info = m_profile->threads[thread];
+    QStringList lines;
+    lines << QStringLiteral("<b>%1</b>").arg(threadName(thread).toHtmlEscaped());
+    QStringList ids;
+    if (info.pid >= 0)
+        ids << tr("PID %1").arg(info.pid);
+    if (info.tid >= 0)
+        ids << tr("TID %1").arg(info.tid);
+    if (!ids.isEmpty())
+        lines << ids.join(QStringLiteral(", "));
+    lines << tr("%n sample(s)", nullptr, static_cast<int>(std::min<uint64_t>(info.samples, INT32_MAX)));
+    lines << tr("Click to show only this thread (click again for all)");
+    return QStringLiteral("<qt>") + lines.join(QStringLiteral("<br>")) + QStringLiteral("</qt>");
+}
+
+bool TimelineView::seriesMatches(const Series& s, FrameId frame) const {
+    return s.buckets == static_cast<std::size_t>(plotRect().width()) && s.range.begin == m_visible.begin &&
+           s.range.end == m_visible.end && s.frame == frame && s.lanes == m_lanes;
+}
+
+bool TimelineView::activityCurrent() const {
+    return !hasTimeline() || (seriesMatches(m_activity, FrameId{}) && !m_activityJob.isRunning());
+}
+
+bool TimelineView::highlightCurrent() const {
+    return !hasTimeline() || m_highlight.value == 0 ||
+           (seriesMatches(m_onStack, m_highlight) && !m_highlightJob.isRunning());
+}
+
+namespace {
+std::vector<uint32_t> seriesOf(const std::vector<uint32_t>& lanes,
+                               const std::vector<std::vector<uint32_t>>& counts, uint32_t thread) {
+    const auto it = std::find(lanes.begin(), lanes.end(), thread);
+    const auto i = static_cast<std::size_t>(it - lanes.begin());
+    return it != lanes.end() && i < counts.size() ? counts[i] : std::vector<uint32_t>{};
+}
+} // namespace
+
+std::vector<uint32_t> TimelineView::activityOf(uint32_t thread) const {
+    return seriesOf(m_activity.lanes, m_activity.counts, thread);
+}
+
+std::vector<uint32_t> TimelineView::highlightOf(uint32_t thread) const {
+    return seriesOf(m_onStack.lanes, m_onStack.counts, thread);
+}
+
+void TimelineView::scheduleSeries() {
+    if (m_seriesScheduled)
+        return;
+    m_seriesScheduled = true;
+    QTimer::singleShot(0, this, [this] {
+        m_seriesScheduled = false;
+        computeSeries();
+    });
+}
+
+void TimelineView::computeSeries() {
+    if (!hasTimeline())
+        return;
+    const auto buckets = static_cast<std::size_t>(plotRect().width());
+    if (!seriesMatches(m_activity, FrameId{})) {
+        m_activityJob.start(
+            [profile = m_profile, range = m_visible, buckets, lanes = m_lanes](const JobContext&) {
+                Series s{range, buckets, FrameId{}, lanes, {}};
+                s.counts = activitySeries(*profile->samples, range, buckets, lanes);
+                return s;
+            },
+            [this](Series s) {
+                m_activity = std::move(s);
+                update();
+                Q_EMIT activityUpdated();
+            });
+    }
+    if (m_highlight.value != 0 && !seriesMatches(m_onStack, m_highlight)) {
+        m_highlightJob.start(
+            [profile = m_profile, range = m_visible, buckets, lanes = m_lanes,
+             frame = m_highlight](const JobContext&) {
+                Series s{range, buckets, frame, lanes, {}};
+                s.counts = onStackSeries(*profile, frame, range, buckets, lanes);
+                return s;
+            },
+            [this](Series s) {
+                m_onStack = std::move(s);
+                update();
+                Q_EMIT highlightUpdated();
+            });
+    }
+}
+
+void TimelineView::updateScrollBar() {
+    const int overflow = static_cast<int>(m_lanes.size()) - visibleLaneCount();
+    m_scroll->setVisible(overflow > 0);
+    m_scroll->setRange(0, std::max(0, overflow));
+    m_scroll->setPageStep(visibleLaneCount());
+    const int w = m_scroll->sizeHint().width();
+    m_scroll->setGeometry(width() - w, axisHeight(), w, height() - axisHeight());
+}
+
+QSize TimelineView::sizeHint() const {
+    const int lanes = std::clamp(static_cast<int>(m_lanes.size()), 1, kDefaultVisibleLanes);
+    return {800, axisHeight() + lanes * laneHeight() + 1};
+}
+
+QSize TimelineView::minimumSizeHint() const {
+    return {300, axisHeight() + laneHeight() + 1};
+}
+
+void TimelineView::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    updateScrollBar();
+    scheduleSeries();
+}
+
+void TimelineView::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    p.fillRect(rect(), palette().base());
+    if (!hasTimeline())
+        return;
+    paintLanes(p);
+    paintAxis(p);
+
+    // The selection (or the range being dragged) over the axis and the lanes.
+    std::optional<std::pair<int, int>> span;
+    if (m_dragStartX && std::abs(m_dragX - *m_dragStartX) >= kMinDragPixels)
+        span = std::minmax(*m_dragStartX, m_dragX);
+    else if (m_selection)
+        span = std::pair{timeToX(m_selection->begin), timeToX(m_selection->end)};
+    if (span) {
+        const QRect plot = plotRect();
+        const int x0 = std::clamp(span->first, plot.left(), plot.right() + 1);
+        const int x1 = std::clamp(span->second, plot.left(), plot.right() + 1);
+        QColor fill = palette().highlight().color();
+        fill.setAlpha(50);
+        p.fillRect(QRect(x0, 0, std::max(1, x1 - x0), height()), fill);
+        p.setPen(palette().highlight().color());
+        if (span->first >= plot.left())
+            p.drawLine(x0, 0, x0, height());
+        if (span->second <= plot.right() + 1)
+            p.drawLine(x1, 0, x1, height());
+    }
+}
+
+void TimelineView::paintAxis(QPainter& p) {
+    const QRect plot = plotRect();
+    const QFontMetrics fm = fontMetrics();
+    const int h = axisHeight();
+    p.fillRect(QRect(0, 0, width(), h), palette().window());
+    p.setPen(palette().mid().color());
+    p.drawLine(0, h - 1, width(), h - 1);
+    const int64_t span = m_visible.end - m_visible.begin;
+    // Labels at least as far apart as the widest one needs.
+    const int labelPixels = fm.horizontalAdvance(formatTimelineTime(m_span, span / 10)) + 24;
+    const int64_t step = niceStep(static_cast<double>(span) * labelPixels / std::max(1, plot.width()));
+    const int64_t first = (m_visible.begin + step - 1) / step * step;
+    p.save();
+    p.setClipRect(QRect(plot.left(), 0, plot.width() + 4, height()));
+    for (int64_t t = first; t <= m_visible.end; t += step) {
+        const int x = timeToX(t);
+        p.setPen(palette().mid().color());
+        p.drawLine(x, h - 5, x, h - 1);
+        QColor grid = palette().mid().color();
+        grid.setAlpha(60);
+        p.setPen(grid);
+        p.drawLine(x, h, x, height());
+        p.setPen(palette().text().color());
+        p.drawText(QRect(x + 3, 0, labelPixels, h - 2), Qt::AlignLeft | Qt::AlignVCenter,
+                   formatTimelineTime(t, step));
+    }
+    p.restore();
+    p.setPen(palette().placeholderText().color());
+    p.drawText(QRect(4, 0, plot.left() - 8, h - 2), Qt::AlignLeft | Qt::AlignVCenter,
+               fm.elidedText(tr("Threads"), Qt::ElideRight, plot.left() - 8));
+}
+
+void TimelineView::paintLanes(QPainter& p) {
+    const QRect plot = plotRect();
+    const int lh = laneHeight();
+    const QFontMetrics fm = fontMetrics();
+    uint32_t peak = 1; // one scale for all lanes: the busiest bucket is full height
+    for (const auto& c : m_activity.counts)
+        for (uint32_t v : c)
+            peak = std::max(peak, v);
+    const QColor activityColor = palette().highlight().color();
+    const QColor onStackColor(230, 120, 20);
+    const auto drawSeries = [&](const Series& s, std::size_t lane, QRect row, QColor color) {
+        if (lane >= s.counts.size() || s.buckets == 0)
+            return;
+        const std::vector<uint32_t>& c = s.counts[lane];
+        const double width =
+            static_cast<double>(s.range.end - s.range.begin) / static_cast<double>(s.buckets);
+        for (std::size_t b = 0; b < c.size(); ++b) {
+            if (c[b] == 0)
+                continue;
+            const auto t0 = s.range.begin + static_cast<int64_t>(std::floor(width * static_cast<double>(b)));
+            const auto t1 =
+                s.range.begin + static_cast<int64_t>(std::floor(width * static_cast<double>(b + 1)));
+            const int x0 = timeToX(t0);
+            const int x1 = std::max(x0 + 1, timeToX(t1));
+            // A square-root scale with a visible minimum: a single sample must show beside a busy thread.
+            const double share = std::sqrt(std::min(1.0, double(c[b]) / peak));
+            const int barH =
+                std::clamp(static_cast<int>(std::lround((row.height() - 4) * share)), 3, row.height() - 4);
+            p.fillRect(QRect(x0, row.bottom() - 1 - barH, x1 - x0, barH), color);
+        }
+    };
+    const int first = m_scroll->value();
+    const int count = std::min<int>(visibleLaneCount() + 1, static_cast<int>(m_lanes.size()) - first);
+    for (int i = 0; i < count; ++i) {
+        const uint32_t thread = m_lanes[static_cast<std::size_t>(first + i)];
+        const QRect row(0, plot.top() + i * lh, plot.right() + 1, lh);
+        if ((first + i) % 2)
+            p.fillRect(row, palette().alternateBase());
+        const bool in = thread < m_inFilter.size() && m_inFilter[thread];
+        p.setPen(in ? palette().text().color() : palette().placeholderText().color());
+        QFont f = font();
+        f.setStrikeOut(!in);
+        p.setFont(f);
+        p.drawText(QRect(6, row.top(), plot.left() - 12, lh), Qt::AlignLeft | Qt::AlignVCenter,
+                   laneLabel(thread));
+        p.setFont(font());
+        p.save();
+        p.setClipRect(QRect(plot.left(), row.top(), plot.width(), lh));
+        QColor a = activityColor;
+        if (!in)
+            a.setAlpha(70);
+        const auto lane = static_cast<std::size_t>(first + i);
+        if (m_activity.lanes == m_lanes)
+            drawSeries(m_activity, lane, row, a);
+        if (m_highlight.value != 0 && m_onStack.frame == m_highlight && m_onStack.lanes == m_lanes)
+            drawSeries(m_onStack, lane, row, in ? onStackColor : onStackColor.lighter(160));
+        p.restore();
+        p.setPen(palette().midlight().color());
+        p.drawLine(0, row.bottom(), plot.right(), row.bottom());
+    }
+    p.setPen(palette().mid().color());
+    p.drawLine(plot.left() - 1, 0, plot.left() - 1, height());
+    if (m_lanes.empty()) {
+        p.setPen(palette().placeholderText().color());
+        p.drawText(plot, Qt::AlignCenter, fm.elidedText(tr("No samples"), Qt::ElideRight, plot.width()));
+    }
+}
+
+void TimelineView::mousePressEvent(QMouseEvent* event) {
+    if (event->button() != Qt::LeftButton || !hasTimeline())
+        return QWidget::mousePressEvent(event);
+    const QPoint pos = event->position().toPoint();
+    const int lane = laneAt(pos);
+    if (pos.x() < plotRect().left()) {
+        if (lane >= 0)
+            Q_EMIT threadClicked(m_lanes[static_cast<std::size_t>(lane)]);
+        return;
+    }
+    m_dragStartX = std::clamp(pos.x(), plotRect().left(), plotRect().right() + 1);
+    m_dragX = *m_dragStartX;
+}
+
+void TimelineView::mouseMoveEvent(QMouseEvent* event) {
+    const QPoint pos = event->position().toPoint();
+    if (m_dragStartX) {
+        m_dragX = std::clamp(pos.x(), plotRect().left(), plotRect().right() + 1);
+        update();
+    }
+    setCursor(pos.x() < plotRect().left() && laneAt(pos) >= 0 ? Qt::PointingHandCursor : Qt::ArrowCursor);
+}
+
+void TimelineView::mouseReleaseEvent(QMouseEvent* event) {
+    if (!m_dragStartX || event->button() != Qt::LeftButton)
+        return QWidget::mouseReleaseEvent(event);
+    m_dragX = std::clamp(event->position().toPoint().x(), plotRect().left(), plotRect().right() + 1);
+    const auto [x0, x1] = std::minmax(*m_dragStartX, m_dragX);
+    m_dragStartX.reset();
+    if (x1 - x0 >= kMinDragPixels)
+        setSelection(TimeRange{xToTime(x0), xToTime(x1)});
+    update();
+}
+
+void TimelineView::mouseDoubleClickEvent(QMouseEvent* event) {
+    if (event->button() != Qt::LeftButton || event->position().x() < plotRect().left())
+        return QWidget::mouseDoubleClickEvent(event);
+    m_dragStartX.reset();
+    if (m_selection && (m_selection->begin != m_visible.begin || m_selection->end != m_visible.end))
+        zoomTo(*m_selection);
+    else
+        resetZoom();
+}
+
+void TimelineView::keyPressEvent(QKeyEvent* event) {
+    if (event->key() == Qt::Key_Escape && (m_selection || zoomed())) {
+        if (m_selection)
+            setSelection(std::nullopt);
+        else
+            resetZoom();
+        return;
+    }
+    if ((event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter) && m_selection) {
+        zoomTo(*m_selection);
+        return;
+    }
+    const int64_t span = m_visible.end - m_visible.begin;
+    const int64_t mid = m_visible.begin + span / 2;
+    switch (event->key()) {
+    case Qt::Key_Plus:
+    case Qt::Key_Equal:
+        zoomTo({mid - span / 4, mid + span / 4});
+        return;
+    case Qt::Key_Minus:
+        zoomTo({mid - span, mid + span});
+        return;
+    default:
+        QWidget::keyPressEvent(event);
+    }
+}
+
+void TimelineView::wheelEvent(QWheelEvent* event) {
+    if (!(event->modifiers() & Qt::ControlModifier) || !hasTimeline()) {
+        if (m_scroll->isVisible())
+            m_scroll->setValue(m_scroll->value() - event->angleDelta().y() / 120);
+        else
+            event->ignore();
+        return;
+    }
+    const int steps = event->angleDelta().y() / 120;
+    if (steps == 0)
+        return;
+    const int64_t anchor = xToTime(event->position().toPoint().x());
+    const double factor = std::pow(0.8, steps);
+    const auto scale = [&](int64_t t) {
+        return anchor + static_cast<int64_t>(std::llround(static_cast<double>(t - anchor) * factor));
+    };
+    zoomTo({scale(m_visible.begin), scale(m_visible.end)});
+}
+
+bool TimelineView::event(QEvent* event) {
+    if (event->type() == QEvent::ToolTip && hasTimeline()) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        const int lane = laneAt(help->pos());
+        if (lane < 0) {
+            QToolTip::hideText();
+            return true;
+        }
+        const uint32_t thread = m_lanes[static_cast<std::size_t>(lane)];
+        QString text;
+        if (help->pos().x() < plotRect().left()) {
+            text = laneToolTip(thread);
+        } else {
+            const int64_t t = xToTime(help->pos().x());
+            const int64_t px = std::max<int64_t>(1, (m_visible.end - m_visible.begin) / plotRect().width());
+            const auto bucket = static_cast<std::size_t>(std::max(0, help->pos().x() - plotRect().left()));
+            const std::vector<uint32_t> a = activityOf(thread);
+            text = QStringLiteral("<qt><b>%1</b><br>%2")
+                       .arg(threadName(thread).toHtmlEscaped(), formatTimelineTime(t, px));
+            if (seriesMatches(m_activity, FrameId{}) && bucket < a.size())
+                text += QStringLiteral(": ") + tr("%n sample(s)", nullptr, static_cast<int>(a[bucket]));
+            text += QStringLiteral("<br>") + tr("Drag to select a time range; double-click to zoom") +
+                    QStringLiteral("</qt>");
+        }
+        QToolTip::showText(help->globalPos(), text, this);
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+} // namespace scorch

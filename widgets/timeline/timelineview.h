@@ -1,0 +1,143 @@
+// TimelineView: the time dimension of a profile drawn as one lane per thread (busiest first) under a time
+// axis: samples per pixel-wide time bucket (scorch/samples.h activitySeries, computed off the GUI thread for
+// the visible range and width), the selected function's on-stack periods over it (onStackSeries), and a
+// dragged time-range selection. Double-click zooms into the selection (or back out); Esc clears the
+// selection, then the zoom; Ctrl+wheel zooms around the mouse; a click on a lane's label asks to show only
+// that thread.
+#pragma once
+
+#include "common/backgroundjob.h"
+#include "scorch/frames.h"
+#include "scorch/samples.h"
+
+#include <QWidget>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+class QScrollBar;
+
+namespace scorch {
+
+/// `ns` as text with a unit chosen for `resolutionNs` (the smallest difference that matters): "1.25 s",
+/// "120 ms", "35.5 µs", "800 ns".
+QString formatTimelineTime(int64_t ns, int64_t resolutionNs);
+/// "0.52 s – 1.30 s": a range with one resolution for both ends (a hundredth of its length).
+QString formatTimelineRange(TimeRange range);
+
+/// A thread as the timeline names it: "name (tid)", "(unnamed)" without a name.
+QString threadName(const Profile& profile, uint32_t thread);
+QString threadLabel(const Profile& profile, uint32_t thread);
+
+class TimelineView final : public QWidget {
+    Q_OBJECT
+public:
+    explicit TimelineView(QWidget* parent = nullptr);
+    ~TimelineView() override;
+
+    /// Shows `profile`'s samples (none when it has no sample store): whole time span, no selection, no
+    /// highlight, every thread.
+    void setProfile(std::shared_ptr<const Profile> profile);
+    bool hasTimeline() const;
+    const std::shared_ptr<const Profile>& profile() const { return m_profile; }
+    /// The thread filter (indexes into Profile::threads; empty = all): other lanes are drawn dimmed.
+    void setThreads(std::vector<uint32_t> threads);
+    /// Highlights when `frame` was on the stack; FrameId{} clears it.
+    void setHighlightFrame(FrameId frame);
+    FrameId highlightFrame() const { return m_highlight; }
+
+    /// The selected time range (ns since the first sample), if any.
+    std::optional<TimeRange> selection() const { return m_selection; }
+    /// Emits selectionChanged when it differs.
+    void setSelection(std::optional<TimeRange> range);
+    /// The time span shown, [begin, end).
+    TimeRange visibleRange() const { return m_visible; }
+    void zoomTo(TimeRange range);
+    void resetZoom();
+    bool zoomed() const;
+
+    /// Geometry, also for tests: the plot area (right of the labels, below the axis), the x of a time
+    /// and the time at an x, the row of a thread's lane (label included; empty when scrolled out of view).
+    QRect plotRect() const;
+    int timeToX(int64_t t) const;
+    int64_t xToTime(int x) const;
+    QRect laneRect(uint32_t thread) const;
+    QRect labelRect(uint32_t thread) const;
+    /// The lanes' threads, top to bottom.
+    const std::vector<uint32_t>& lanes() const { return m_lanes; }
+    /// The elided label drawn for a thread, and its tooltip (full name, ids, samples; HTML-escaped).
+    QString laneLabel(uint32_t thread) const;
+    QString laneToolTip(uint32_t thread) const;
+
+    /// The activity drawn now matches the visible range and width (no computation pending).
+    bool activityCurrent() const;
+    /// The on-stack series drawn now matches the highlight frame, visible range and width.
+    bool highlightCurrent() const;
+    /// Samples per bucket (one bucket per plot pixel) of a lane, as drawn; empty before it is computed.
+    std::vector<uint32_t> activityOf(uint32_t thread) const;
+    std::vector<uint32_t> highlightOf(uint32_t thread) const;
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
+Q_SIGNALS:
+    void selectionChanged(std::optional<scorch::TimeRange> range);
+    void threadClicked(uint32_t thread);
+    void visibleRangeChanged(scorch::TimeRange range);
+    /// A computed series arrived and is drawn.
+    void activityUpdated();
+    void highlightUpdated();
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    bool event(QEvent* event) override;
+
+private:
+    struct Series {
+        TimeRange range;
+        std::size_t buckets = 0;
+        FrameId frame;
+        std::vector<uint32_t> lanes; // the lanes' threads when computed
+        std::vector<std::vector<uint32_t>> counts;
+    };
+    int axisHeight() const;
+    int laneHeight() const;
+    int labelWidth() const;
+    int visibleLaneCount() const;
+    int laneAt(QPoint pos) const;              // index into m_lanes, or -1
+    QString threadName(uint32_t thread) const; ///< the name, or "(unnamed)"
+    QString fullLabel(uint32_t thread) const;  ///< "name (tid)" before eliding
+    void updateScrollBar();
+    void scheduleSeries();
+    void computeSeries();
+    int64_t clampTime(int64_t t) const;
+    bool seriesMatches(const Series& s, FrameId frame) const;
+    void paintAxis(QPainter& p);
+    void paintLanes(QPainter& p);
+
+    std::shared_ptr<const Profile> m_profile;
+    std::vector<uint32_t> m_lanes;
+    std::vector<bool> m_inFilter; // per profile thread
+    int64_t m_span = 1;           // [0, m_span) holds every sample
+    TimeRange m_visible{0, 1};
+    std::optional<TimeRange> m_selection;
+    FrameId m_highlight;
+    Series m_activity, m_onStack;
+    bool m_seriesScheduled = false;
+    std::optional<int> m_dragStartX;
+    int m_dragX = 0;
+    QScrollBar* m_scroll;
+    BackgroundJob m_activityJob{this};
+    BackgroundJob m_highlightJob{this};
+};
+
+} // namespace scorch
