@@ -67,7 +67,8 @@ void ProfileLoader::start(const QString& path) {
             } catch (const std::bad_alloc&) {
                 result.error = displayText(file) + QStringLiteral(": out of memory");
             } catch (const std::exception& e) {
-                result.error = displayText(file) + QStringLiteral(": ") + displayText(std::string_view(e.what()));
+                result.error =
+                    displayText(file) + QStringLiteral(": ") + displayText(std::string_view(e.what()));
             }
             if (job.cancelled())
                 result.cancelled = true; // a result that arrives after Cancel is dropped as well

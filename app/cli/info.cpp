@@ -226,15 +226,16 @@ const Command& infoCommand() {
     static const Command command{
         .name = "info",
         .summary = "summarise a profile: format, costs, threads, top functions, warnings",
-        .synopsis = "Usage: scorch info [OPTIONS] FILE\n"
-                    "\n"
-                    "Prints the detected format, cost types with totals, sample count, unique stacks, "
-                    "maximum depth,\n"
-                    "the timeline (duration, samples per CPU, samples per time bucket, a sparkline per "
-                    "thread), threads,\n"
-                    "the 10 functions with the highest self cost and any import warnings. Text from the profile\n"
-                    "(names, warnings) is printed with control characters, invalid UTF-8 and bidi overrides "
-                    "escaped (\\x1b, \\u202e).\n",
+        .synopsis =
+            "Usage: scorch info [OPTIONS] FILE\n"
+            "\n"
+            "Prints the detected format, cost types with totals, sample count, unique stacks, "
+            "maximum depth,\n"
+            "the timeline (duration, samples per CPU, samples per time bucket, a sparkline per "
+            "thread), threads,\n"
+            "the 10 functions with the highest self cost and any import warnings. Text from the profile\n"
+            "(names, warnings) is printed with control characters, invalid UTF-8 and bidi overrides "
+            "escaped (\\x1b, \\u202e).\n",
         .options = {profileOption("--event",
                                   "rank the top functions by this event (default: the first event)")},
         .footer = {},

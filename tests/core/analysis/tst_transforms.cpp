@@ -115,8 +115,9 @@ private Q_SLOTS:
                  std::string("app;main;foo_a 1\napp;main;foo_a;cb;foo_c 5\napp;main;work 2\n"));
         addModuleFrames(p);
         QVERIFY(moduleFrame(p, lib).value != 0);
-        QCOMPARE(folded(p, applyTransforms(p, p.tree, collapse)),
-                 std::string("app;main;[libfoo.so] 1\napp;main;[libfoo.so];cb;[libfoo.so] 5\napp;main;work 2\n"));
+        QCOMPARE(
+            folded(p, applyTransforms(p, p.tree, collapse)),
+            std::string("app;main;[libfoo.so] 1\napp;main;[libfoo.so];cb;[libfoo.so] 5\napp;main;work 2\n"));
         // merging after collapsing removes the collapsed frames too
         const TreeTransform both[] = {collapse[0], merge[0]};
         QCOMPARE(folded(p, applyTransforms(p, p.tree, both)),
@@ -129,7 +130,8 @@ private Q_SLOTS:
         const TreeTransform t[] = {TreeTransform::forModule(TreeTransform::Kind::CollapseModule, lib),
                                    {TreeTransform::Kind::Drop, frameNamed(p, "work")}};
         applyTransforms(p, t);
-        QCOMPARE(folded(p, p.tree), std::string("app;main;[libfoo.so] 1\napp;main;[libfoo.so];cb;[libfoo.so] 5\n"));
+        QCOMPARE(folded(p, p.tree),
+                 std::string("app;main;[libfoo.so] 1\napp;main;[libfoo.so];cb;[libfoo.so] 5\n"));
         // per-thread costs follow the nodes: they sum to the tree's self costs, and thread 2 lost `work`
         std::vector<int64_t> self(p.tree.size(), 0), thread2(p.tree.size(), 0);
         for (std::size_t e = 0; e < p.threadCosts.node.size(); ++e) {
@@ -144,8 +146,9 @@ private Q_SLOTS:
         o.includeTid = true;
         std::ostringstream out;
         writeFolded(p, o, out);
-        QCOMPARE(out.str(), std::string("app-1/1;main;[libfoo.so] 1\napp-1/1;main;[libfoo.so];cb;[libfoo.so] 4\n"
-                                        "app-1/2;main;[libfoo.so];cb;[libfoo.so] 1\n"));
+        QCOMPARE(out.str(),
+                 std::string("app-1/1;main;[libfoo.so] 1\napp-1/1;main;[libfoo.so];cb;[libfoo.so] 4\n"
+                             "app-1/2;main;[libfoo.so];cb;[libfoo.so] 1\n"));
     }
 
     void sandwichWithRecursionAndSeveralCallSites() {

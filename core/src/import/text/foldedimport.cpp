@@ -90,7 +90,8 @@ private:
             addCost(value, frac * pow10(d - decimals));
             costs[c] = {type, value};
             // exactly one blank before each count, as flamegraph.pl reads it (`(.*)\s+?(\d+)`): a frame name
-            // ending in a space (perf's " " symbol: stackcollapse-perf.pl writes `write0;  3`) reads back whole
+            // ending in a space (perf's " " symbol: stackcollapse-perf.pl writes `write0;  3`) reads back
+            // whole
             stack = stack.substr(0, sp);
         }
         if (stack.empty()) {
