@@ -190,6 +190,11 @@ void ProfileTab::showProfile(std::shared_ptr<const Profile> profile) {
     m_summary->setProfile(*m_profile);
     m_threads->setProfile(*m_profile);
     m_threads->setVisible(m_profile->threads.size() > 1);
+    if (m_profile->threads.size() > 1) { // thread names in full, up to a third of the width
+        const int total = std::max({m_sideSplitter->width(), window()->width() - 20, 900});
+        const int side = std::min(m_threads->preferredWidth(), total / 3);
+        m_sideSplitter->setSizes({side, total - side});
+    }
     m_stack->setCurrentWidget(m_contentPage);
     m_source->setProfile(m_profile);
     bool sourceInfo = m_profile->lineCosts.size() > 0; // or frames that know their file (speedscope, Chrome)

@@ -2,7 +2,10 @@
 
 #include "common/qtprofile.h"
 
+#include <QFontMetrics>
 #include <QHeaderView>
+#include <QMenu>
+#include <QStyle>
 #include <QTimer>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -49,6 +52,8 @@ ThreadList::ThreadList(QWidget* parent)
     m_settle->setInterval(150);
     connect(m_settle, &QTimer::timeout, this, &ThreadList::settle);
     connect(m_tree, &QTreeWidget::itemChanged, this, &ThreadList::itemChanged);
+    m_tree->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_tree, &QWidget::customContextMenuRequested, this, &ThreadList::showContextMenu);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_tree);
@@ -98,6 +103,50 @@ std::vector<uint32_t> ThreadList::selectedThreads() const {
             out.push_back(m_all->child(i)->data(NameColumn, kThreadRole).toUInt());
     std::sort(out.begin(), out.end());
     return out;
+}
+
+void ThreadList::showOnly(uint32_t thread) {
+    if (selectedThreads() != std::vector<uint32_t>{thread})
+        toggleOnly(thread);
+}
+
+int ThreadList::preferredWidth() const {
+    int name = m_tree->header()->fontMetrics().horizontalAdvance(m_tree->headerItem()->text(NameColumn));
+    const QFontMetrics fm = m_tree->fontMetrics();
+    if (m_all) {
+        name = std::max(name, fm.horizontalAdvance(m_all->text(NameColumn)));
+        for (int i = 0; i < m_all->childCount(); ++i)
+            name = std::max(name,
+                            fm.horizontalAdvance(m_all->child(i)->text(NameColumn)) + m_tree->indentation());
+    }
+    // The expand arrow's indentation, the check box and the cell margins.
+    name += m_tree->indentation() + style()->pixelMetric(QStyle::PM_IndicatorWidth) + 24;
+    int numbers = 0;
+    for (int c = SamplesColumn; c < ColumnCount; ++c)
+        if (!m_tree->isColumnHidden(c))
+            numbers += m_tree->header()->sectionSize(c);
+    return name + numbers + 2 * m_tree->frameWidth() + style()->pixelMetric(QStyle::PM_ScrollBarExtent);
+}
+
+void ThreadList::showContextMenu(const QPoint& pos) {
+    QTreeWidgetItem* item = m_tree->itemAt(pos);
+    if (!m_all)
+        return;
+    QMenu menu(this);
+    if (item && item != m_all) {
+        const uint32_t thread = item->data(NameColumn, kThreadRole).toUInt();
+        menu.addAction(tr("Show Only This Thread"), this, [this, thread] { showOnly(thread); });
+    }
+    menu.addAction(tr("Show All Threads"), this, [this] {
+        {
+            const QSignalBlocker blocker(m_tree);
+            m_all->setCheckState(NameColumn, Qt::Checked);
+            for (int i = 0; i < m_all->childCount(); ++i)
+                m_all->child(i)->setCheckState(NameColumn, Qt::Checked);
+        }
+        settle();
+    });
+    menu.exec(m_tree->viewport()->mapToGlobal(pos));
 }
 
 void ThreadList::toggleOnly(uint32_t thread) {

@@ -24,6 +24,10 @@ public:
     std::vector<uint32_t> selectedThreads() const;
     /// Checks only `thread` (a click on its timeline lane); when it already is the only one, checks all.
     void toggleOnly(uint32_t thread);
+    /// Checks only `thread` ("Show Only This Thread" in the context menu).
+    void showOnly(uint32_t thread);
+    /// The width that shows every thread name in full beside the number columns (after setProfile).
+    int preferredWidth() const;
     QTreeWidget* tree() const { return m_tree; }
 
 Q_SIGNALS:
@@ -33,6 +37,7 @@ Q_SIGNALS:
 private:
     void itemChanged();
     void settle();
+    void showContextMenu(const QPoint& pos);
 
     QTreeWidget* m_tree;
     QTreeWidgetItem* m_all = nullptr;

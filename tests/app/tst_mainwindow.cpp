@@ -334,7 +334,7 @@ private Q_SLOTS:
         QVERIFY(waitLoaded(reloaded));
         QCOMPARE(reloaded->summary()->totalText(), QStringLiteral("7"));
 
-        QVERIFY(writeFile(path, QByteArray("\x00\x01 not a profile", 20)));
+        QVERIFY(writeFile(path, QByteArray("\x00\x01 not a profile", 17)));
         ProfileTab* failed = w.reloadTab(1);
         QTRY_COMPARE_WITH_TIMEOUT(failed->state(), ProfileTab::State::Failed, kPatienceMs);
         QVERIFY(failed->retryButton()->isVisible());
@@ -344,6 +344,46 @@ private Q_SLOTS:
         QVERIFY(waitLoaded(w.tab(1)));
         QCOMPARE(w.tab(1)->summary()->totalText(), QStringLiteral("5"));
         QCOMPARE(w.tab(0)->path(), fixture()); // the other tab stays where it was
+    }
+
+    // The thread list shows every name in full (its panel takes the width they need, up to a third of the
+    // window), and "Show Only This Thread" keeps one thread.
+    void threadNamesReadable() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("threads.perf"));
+        QByteArray text;
+        const char* names[] = {"a-rather-long-worker-thread-name", "io", "swapper"};
+        for (int t = 0; t < 3; ++t)
+            for (int i = 0; i <= t; ++i)
+                text += QByteArray(names[t]) + ' ' + QByteArray::number(100 + t) + " 1." +
+                        QByteArray::number(i) + ": 1 cycles:\n\t1 hot (/bin/x)\n\t2 main (/bin/x)\n\n";
+        QVERIFY(writeFile(path, text));
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        ProfileTab* tab = w.openFile(path);
+        QVERIFY(waitLoaded(tab));
+        QTreeWidget* tree = tab->threadList()->tree();
+        QTRY_VERIFY_WITH_TIMEOUT(tree->isVisible(), kPatienceMs);
+        const QTreeWidgetItem* all = tree->topLevelItem(0);
+        QCOMPARE(all->childCount(), 3);
+        for (int i = 0; i < all->childCount(); ++i) {
+            const QTreeWidgetItem* item = all->child(i);
+            const QRect cell = tree->visualItemRect(item);
+            const int needed = tree->fontMetrics().horizontalAdvance(item->text(0));
+            // the text starts after the indentation and the check box; it must fit in the name column
+            QVERIFY2(tree->columnWidth(0) - 2 * tree->indentation() - 20 >= needed,
+                     qPrintable(QStringLiteral("%1: column %2, text %3")
+                                    .arg(item->text(0))
+                                    .arg(tree->columnWidth(0))
+                                    .arg(needed)));
+            QVERIFY(cell.isValid());
+        }
+        QCOMPARE(tab->threadList()->selectedThreads(), std::vector<uint32_t>{});
+        tab->threadList()->showOnly(1);
+        QCOMPARE(tab->threadList()->selectedThreads(), std::vector<uint32_t>{1});
+        tab->threadList()->showOnly(1); // stays: not a toggle
+        QCOMPARE(tab->threadList()->selectedThreads(), std::vector<uint32_t>{1});
     }
 
     void shortcutsDialog() {

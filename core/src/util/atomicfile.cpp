@@ -244,15 +244,18 @@ AtomicFile::AtomicFile(const std::string& target)
                 s.slot = -1;
                 s.temp.clear();
                 if (err != EEXIST) {
+                    // The message before the state (and `s.dir` with it) goes.
+                    std::string message =
+                        target + ": cannot create a temporary file in " + s.dir + reason(err);
                     delete m_state;
-                    throw AtomicFileError(target + ": cannot create a temporary file in " + s.dir +
-                                          reason(err));
+                    throw AtomicFileError(std::move(message));
                 }
             }
         }
         if (s.fd < 0) {
+            std::string message = target + ": cannot create a temporary file in " + s.dir + reason(EEXIST);
             delete m_state;
-            throw AtomicFileError(target + ": cannot create a temporary file in " + s.dir + reason(EEXIST));
+            throw AtomicFileError(std::move(message));
         }
     }
     s.buf = std::make_unique<FdBuf>(s.fd);
