@@ -3,6 +3,7 @@
 #include "common/qtprofile.h"
 #include "flame/flamegraphpanel.h"
 #include "loader.h"
+#include "sandwich/sandwichview.h"
 #include "selectionsync.h"
 #include "source/sourceview.h"
 #include "summarybar.h"
@@ -18,6 +19,7 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QStackedWidget>
+#include <QTabWidget>
 #include <QThread>
 #include <QVBoxLayout>
 
@@ -81,6 +83,7 @@ QWidget* ProfileTab::makeContentPage() {
     m_summary = new SummaryBar(page);
     m_threads = new ThreadList(page);
     m_panel = new FlameGraphPanel(page);
+    m_sandwich = new SandwichView(page);
     m_timeline = new TimelinePanel(page);
     m_tables = new CallTreeTables(page);
     m_source = new SourceView(page);
@@ -95,7 +98,15 @@ QWidget* ProfileTab::makeContentPage() {
     m_chartSplitter = new QSplitter(Qt::Vertical, page);
     m_chartSplitter->addWidget(m_timeline);
     m_chartSplitter->setCollapsible(0, false);
-    m_chartSplitter->addWidget(m_panel);
+    // The flame graph and the sandwich of one function share the chart's place, one tab each.
+    m_chartTabs = new QTabWidget(page);
+    m_chartTabs->setObjectName(QStringLiteral("chartTabs"));
+    m_chartTabs->setDocumentMode(true);
+    m_chartTabs->addTab(m_panel, tr("Flame Graph"));
+    m_chartTabs->addTab(m_sandwich, tr("Sandwich"));
+    m_chartTabs->setTabToolTip(1, tr("Callers and callees of one function over all its call sites"));
+    m_chartTabs->setMinimumSize(240, 120);
+    m_chartSplitter->addWidget(m_chartTabs);
     m_tableSplitter = new QSplitter(Qt::Horizontal, page);
     m_tableSplitter->addWidget(m_tables);
     m_tableSplitter->addWidget(m_source);
@@ -126,7 +137,13 @@ QWidget* ProfileTab::makeContentPage() {
         m_timeline->view()->setHighlightFrame(frame);
         if (m_source->isVisible())
             m_source->showFrame(frame);
+        if (m_chartTabs->currentWidget() == m_sandwich) // a table row picks the sandwich's function
+            m_sandwich->showFunction(frame);
     });
+    connect(m_panel->view(), &FlameGraphView::sandwichRequested, this, &ProfileTab::showSandwich);
+    connect(m_tables, &CallTreeTables::sandwichRequested, this, &ProfileTab::showSandwich);
+    connect(m_sandwich, &SandwichView::sourceRequested, this, &ProfileTab::showSource);
+    connect(m_panel, &FlameGraphPanel::dataChanged, m_sandwich, &SandwichView::setData);
     connect(m_panel->view(), &FlameGraphView::sourceRequested, this, &ProfileTab::showSource);
     connect(m_tables, &CallTreeTables::sourceRequested, this, &ProfileTab::showSource);
     connect(m_summary, &SummaryBar::costTypeChanged, m_panel, &FlameGraphPanel::setCostType);
@@ -253,6 +270,13 @@ void ProfileTab::showSource(FrameId frame) {
         return;
     m_source->setVisible(true);
     m_source->showFrame(frame);
+}
+
+void ProfileTab::showSandwich(FrameId frame) {
+    if (!m_profile)
+        return;
+    m_chartTabs->setCurrentWidget(m_sandwich);
+    m_sandwich->showFunction(frame);
 }
 
 void ProfileTab::onFailed(const QString& message) {

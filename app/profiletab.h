@@ -16,6 +16,7 @@ class QLabel;
 class QPushButton;
 class QSplitter;
 class QStackedWidget;
+class QTabWidget;
 
 namespace scorch {
 
@@ -23,6 +24,7 @@ class CallTreeTables;
 class FlameGraphPanel;
 class ProfileLoader;
 class SourceView;
+class SandwichView;
 class SummaryBar;
 class ThreadList;
 class TimelinePanel;
@@ -63,6 +65,11 @@ public:
     SourceView* sourceView() const { return m_source; }
     /// Shows the source panel with the function of `frame`.
     void showSource(FrameId frame);
+    /// The caller/callee sandwich, the chart's second tab ("Flame Graph", "Sandwich").
+    SandwichView* sandwich() const { return m_sandwich; }
+    QTabWidget* chartTabs() const { return m_chartTabs; }
+    /// Shows the sandwich tab with the function of `frame`.
+    void showSandwich(FrameId frame);
 
 Q_SIGNALS:
     void stateChanged(scorch::ProfileTab::State state);
@@ -104,6 +111,8 @@ private:
     SummaryBar* m_summary = nullptr;
     ThreadList* m_threads = nullptr;
     FlameGraphPanel* m_panel = nullptr;
+    SandwichView* m_sandwich = nullptr;
+    QTabWidget* m_chartTabs = nullptr;
     TimelinePanel* m_timeline = nullptr;
     CallTreeTables* m_tables = nullptr;
     SourceView* m_source = nullptr;

@@ -19,19 +19,32 @@ bool SelectionSync::sameData() const {
     return tables && tables->chart == m_view->data();
 }
 
+bool SelectionSync::sameFrames() const {
+    const auto tables = m_tables->tableData();
+    return tables && m_view->data() && tables->chart->profile == m_view->data()->profile;
+}
+
 void SelectionSync::chartSelected(NodeId node) {
     if (m_forwarding)
         return;
-    if (const auto data = m_view->data(); data && node != kRootNode && node < data->tree.size())
-        Q_EMIT frameSelected(data->tree.frame(node));
-    if (!sameData())
+    const auto data = m_view->data();
+    if (!data || node >= data->tree.size())
         return;
-    m_tables->selectNode(node);
+    if (node != kRootNode)
+        Q_EMIT frameSelected(data->tree.frame(node));
+    if (sameData())
+        m_tables->selectNode(node);
+    else if (sameFrames() && node != kRootNode) // another tree over the same frames (the reversed chart)
+        m_tables->selectFunction(data->tree.frame(node));
 }
 
 void SelectionSync::tableSelectedNode(NodeId node) {
-    if (!sameData())
+    if (!sameData()) {
+        const auto tables = m_tables->tableData();
+        if (sameFrames() && node != kRootNode && node < tables->chart->tree.size())
+            tableSelectedFunction(tables->chart->tree.frame(node));
         return;
+    }
     if (node != kRootNode && node < m_view->data()->tree.size())
         Q_EMIT frameSelected(m_view->data()->tree.frame(node));
     m_forwarding = true;
@@ -40,7 +53,7 @@ void SelectionSync::tableSelectedNode(NodeId node) {
 }
 
 void SelectionSync::tableSelectedFunction(FrameId frame) {
-    if (!sameData())
+    if (!sameFrames())
         return;
     Q_EMIT frameSelected(frame);
     m_forwarding = true;

@@ -25,6 +25,8 @@ private:
     void tableSelectedNode(NodeId node);
     void tableSelectedFunction(FrameId frame);
     bool sameData() const; ///< tables show the tree the chart shows (tables are built asynchronously)
+    /// Tables and chart show trees over the same profile's frames (the chart may be reversed).
+    bool sameFrames() const;
 
     FlameGraphView* m_view;
     CallTreeTables* m_tables;

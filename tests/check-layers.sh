@@ -26,11 +26,12 @@ widgets  common
 widgets  flame        common
 widgets  tables       common
 widgets  source       common
-widgets  compare      common flame tables
+widgets  compare      common flame tables sandwich
 widgets  record       common flame
 widgets  timeline     common
+widgets  sandwich     common flame
 app      cli
-app      .            cli common flame tables source compare record timeline
+app      .            cli common flame tables source compare record timeline sandwich
 "
 
 allowed() { # root folder -> the allowed list, or "?" when the folder has no rule

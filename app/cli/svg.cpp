@@ -1,6 +1,7 @@
 // `scorch svg`: an interactive flame graph SVG.
 #include "cli/command.h"
 
+#include "scorch/analysis.h"
 #include "scorch/export.h"
 
 #include <cstdlib>
@@ -24,6 +25,7 @@ int run(const Command& command, const Args& args) {
     const std::string& output = args.value("--output");
     const ProfileArgs profile = profileArgs(args);
     options.inverted = args.has("--inverted");
+    const bool reverse = args.has("--reverse");
     options.subtitle = args.value("--subtitle");
     options.countName = args.value("--countname");
     if (args.operands.empty())
@@ -59,6 +61,8 @@ int run(const Command& command, const Args& args) {
         if (const std::string error = chooseCostType(p, profile.event, choice); !error.empty())
             return fail(error);
         options.costType = choice.type;
+        if (reverse) // every stack flipped: the functions where cost was spent at the base
+            p.tree = bottomUpTree(p, p.tree);
         return writeOutput(output, file, [&](std::ostream& out) { writeFlameGraphSvg(p, options, out); });
     });
 }
@@ -86,6 +90,9 @@ const Command& svgCommand() {
               .help = "title at the top (default \"Flame Graph\", or \"Icicle Graph\" with --inverted)"},
              {.longName = "--subtitle", .value = "TEXT", .help = "second line below the title"},
              {.longName = "--inverted", .help = "icicle graph: roots at the top"},
+             {.longName = "--reverse",
+              .help = "reversed stacks (flamegraph.pl --reverse): the functions where cost was spent at the "
+                      "base, their callers above"},
              {.longName = "--colors",
               .value = "PALETTE",
               .help = "hot (default), mem, io, java, js, red, green, blue, aqua, yellow, purple, orange"},

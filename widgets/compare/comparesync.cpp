@@ -7,6 +7,7 @@
 #include "compare/difffunctionmodel.h"
 #include "flame/breadcrumbbar.h"
 #include "flame/searchbar.h"
+#include "sandwich/sandwichview.h"
 
 #include <QContextMenuEvent>
 #include <QKeyEvent>
@@ -119,6 +120,8 @@ void CompareView::updateBreadcrumbs() {
 void CompareView::selectFunction(FrameId frame) {
     if (!m_diff)
         return;
+    if (m_mode == Mode::Sandwich)
+        m_sandwich->showFunction(frame);
     FlameGraphView* primary = primaryView();
     for (FlameGraphView* v : {primary, m_views[Diff], m_views[After], m_views[Before]}) {
         v->selectFunction(frame);
@@ -128,11 +131,10 @@ void CompareView::selectFunction(FrameId frame) {
     }
 }
 
-QString CompareView::nodeToolTip(NodeId n) const {
-    if (!m_diff || n >= m_diff->tree.size())
+QString CompareView::nodeToolTip(const CallTree& t, NodeId n) const {
+    if (!m_diff || n >= t.size())
         return {};
     const Profile& p = *m_diff;
-    const CallTree& t = p.tree;
     const QString br = QStringLiteral("<br/>");
     const CostType& type = p.costTypes[kAfter];
     auto cost = [&](int64_t v) {
@@ -194,7 +196,8 @@ bool CompareView::eventFilter(QObject* watched, QEvent* event) {
         auto* e = static_cast<QContextMenuEvent*>(event);
         const NodeId n = v->nodeAt(e->pos());
         std::unique_ptr<QMenu> menu(v->createContextMenu(n, v));
-        for (const char* name : {"focus", "hide", "collapseRecursion"})
+        for (const char* name :
+             {"focus", "hide", "collapseRecursion", "focusSubtree", "drop", "collapseModule", "mergeModule"})
             if (QAction* a = menu->findChild<QAction*>(QLatin1String(name)))
                 menu->removeAction(a);
         menu->exec(e->globalPos());

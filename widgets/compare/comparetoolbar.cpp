@@ -23,7 +23,10 @@ CompareToolBar::CompareToolBar(QWidget* parent)
     m_diffMode->setToolTip(tr("One flame graph coloured by the change of each frame"));
     m_sideMode = addAction(tr("Side by Side"), this, [this] { Q_EMIT modeChosen(true); });
     m_sideMode->setToolTip(tr("The two flame graphs next to each other, zoom and selection synchronised"));
-    for (QAction* a : {m_diffMode, m_sideMode}) {
+    m_sandwichMode = addAction(tr("Sandwich"), this, [this] { Q_EMIT sandwichChosen(); });
+    m_sandwichMode->setToolTip(tr("Callers and callees of one function over all its call sites, coloured by "
+                                  "change (a chart frame's menu: Show in Sandwich, key S)"));
+    for (QAction* a : {m_diffMode, m_sideMode, m_sandwichMode}) {
         a->setCheckable(true);
         modes->addAction(a);
     }
@@ -122,6 +125,13 @@ void CompareToolBar::showMode(bool sideBySide) {
     (sideBySide ? m_sideMode : m_diffMode)->setChecked(true);
     m_widthBox->setEnabled(!sideBySide);
     m_missingBox->setEnabled(!sideBySide && m_widthBox->currentIndex() != static_cast<int>(DiffWidth::Max));
+}
+
+void CompareToolBar::showSandwichMode() {
+    m_sideBySide = false;
+    m_sandwichMode->setChecked(true);
+    m_widthBox->setEnabled(true); // the sandwich is taken from the differential chart's widths
+    m_missingBox->setEnabled(m_widthBox->currentIndex() != static_cast<int>(DiffWidth::Max));
 }
 
 void CompareToolBar::showOrientation(FlameGraphView::Orientation orientation) {

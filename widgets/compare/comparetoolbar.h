@@ -22,6 +22,7 @@ public:
     explicit CompareToolBar(QWidget* parent = nullptr);
 
     void showMode(bool sideBySide);
+    void showSandwichMode();
     void showOrientation(FlameGraphView::Orientation orientation);
     void showMetric(DiffMetric metric);
     void showWidthBasis(DiffWidth width, bool showMissing);
@@ -31,6 +32,7 @@ public:
 
 Q_SIGNALS:
     void modeChosen(bool sideBySide);
+    void sandwichChosen();
     void orientationChosen(scorch::FlameGraphView::Orientation orientation);
     void metricChosen(scorch::DiffMetric metric);
     void widthBasisChosen(scorch::DiffWidth width, bool showMissing);
@@ -45,6 +47,7 @@ private:
     bool m_sideBySide = false;
     QAction* m_diffMode;
     QAction* m_sideMode;
+    QAction* m_sandwichMode;
     QAction* m_flame;
     QAction* m_icicle;
     QComboBox* m_metricBox;

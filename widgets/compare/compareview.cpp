@@ -6,6 +6,7 @@
 #include "compare/diffbuild.h"
 #include "flame/breadcrumbbar.h"
 #include "flame/searchbar.h"
+#include "sandwich/sandwichview.h"
 
 #include <QLabel>
 #include <QScopedValueRollback>
@@ -34,7 +35,8 @@ CompareView::CompareView(QWidget* parent)
     , m_toolbar(new CompareToolBar(this))
     , m_summary(new CompareSummary(this))
     , m_search(new SearchBar(this))
-    , m_crumbs(new BreadcrumbBar(this)) {
+    , m_crumbs(new BreadcrumbBar(this))
+    , m_sandwich(new SandwichView(this)) {
     m_search->setObjectName(QStringLiteral("compareSearch"));
     m_crumbs->setObjectName(QStringLiteral("compareCrumbs"));
 
@@ -72,6 +74,11 @@ CompareView::CompareView(QWidget* parent)
     connect(left, &QScrollBar::valueChanged, right, &QScrollBar::setValue);
     connect(right, &QScrollBar::valueChanged, left, &QScrollBar::setValue);
     m_stack->addWidget(sides);
+
+    // Sandwich page: the callers and callees of one function, in the differential colours.
+    m_sandwich->setObjectName(QStringLiteral("compareSandwich"));
+    m_sandwich->setToolTipProvider([this](const CallTree& t, NodeId n) { return nodeToolTip(t, n); });
+    m_stack->addWidget(m_sandwich);
 
     auto* split = new QSplitter(Qt::Vertical, this);
     auto* top = new QWidget(split);
@@ -136,6 +143,12 @@ CompareView::~CompareView() = default; // the job drops a diff still being built
 void CompareView::connectToolBar() {
     connect(m_toolbar, &CompareToolBar::modeChosen, this,
             [this](bool sideBySide) { setMode(sideBySide ? Mode::SideBySide : Mode::Differential); });
+    connect(m_toolbar, &CompareToolBar::sandwichChosen, this, [this] {
+        setMode(Mode::Sandwich);
+        if (m_sandwich->function().value == 0) // start with the function the differential chart selects
+            if (const NodeId n = m_views[Diff]->selectedNode(); m_diff && n != kRootNode)
+                m_sandwich->showFunction(m_diff->tree.frame(n));
+    });
     connect(m_toolbar, &CompareToolBar::orientationChosen, this, &CompareView::setOrientation);
     connect(m_toolbar, &CompareToolBar::metricChosen, this, &CompareView::setMetric);
     connect(m_toolbar, &CompareToolBar::widthBasisChosen, this, &CompareView::setWidthBasis);
@@ -179,7 +192,7 @@ QWidget* CompareView::makeChart(Side side, const QString& title) {
     view->setObjectName(name + QStringLiteral("Chart"));
     view->setColorScheme(side == Diff ? FlameGraphView::ColorScheme::Differential
                                       : FlameGraphView::ColorScheme::Hot);
-    view->setToolTipProvider([this](NodeId n) { return nodeToolTip(n); });
+    view->setToolTipProvider([this](NodeId n) { return m_diff ? nodeToolTip(m_diff->tree, n) : QString(); });
     view->installEventFilter(this);
     m_scrolls[i] = new QScrollArea(box);
     m_scrolls[i]->setWidget(view);
@@ -192,6 +205,7 @@ QWidget* CompareView::makeChart(Side side, const QString& title) {
     connect(view, &FlameGraphView::zoomChanged, this, [this, view](NodeId n) { syncZoom(view, n); });
     connect(view, &FlameGraphView::nodeSelected, this, [this, view](NodeId n) { syncSelection(view, n); });
     connect(view, &FlameGraphView::hoveredChanged, this, [this, view](qint64 n) { syncHover(view, n); });
+    connect(view, &FlameGraphView::sandwichRequested, this, &CompareView::showSandwich);
     return box;
 }
 
@@ -295,7 +309,8 @@ void CompareView::relayoutDiff(std::optional<CallTree> tree) {
         if (selected != kRootNode)
             v->selectNode(selected);
     }
-    if (m_zoomNode != kRootNode) { // keep the zoom (or its nearest ancestor that still has a width)
+    m_sandwich->setData(v->data()); // the sandwich of the same widths
+    if (m_zoomNode != kRootNode) {  // keep the zoom (or its nearest ancestor that still has a width)
         const NodeId zoom = m_zoomNode;
         m_zoomNode = kRootNode;
         zoomAll(zoom);
@@ -306,6 +321,7 @@ void CompareView::relayoutDiff(std::optional<CallTree> tree) {
 void CompareView::recolor() {
     const int64_t grey = m_hideNoise ? 0 : noiseThreshold();
     m_views[Diff]->setDiffColoring({m_metric, grey});
+    m_sandwich->setDiffColoring({m_metric, grey});
 }
 
 int64_t CompareView::noiseThreshold() const {
@@ -314,8 +330,12 @@ int64_t CompareView::noiseThreshold() const {
 
 void CompareView::setMode(Mode mode) {
     m_mode = mode;
-    m_stack->setCurrentIndex(mode == Mode::Differential ? 0 : 1);
-    m_toolbar->showMode(mode == Mode::SideBySide);
+    m_stack->setCurrentIndex(mode == Mode::Differential ? 0 : mode == Mode::SideBySide ? 1 : 2);
+    m_crumbs->setVisible(mode != Mode::Sandwich); // the charts' path; the sandwich has its own title
+    if (mode == Mode::Sandwich)
+        m_toolbar->showSandwichMode();
+    else
+        m_toolbar->showMode(mode == Mode::SideBySide);
     if (!m_search->query().pattern.empty()) // the result line follows the shown chart
         primaryView()->setSearch(m_search->query());
     scrollToRoot();
@@ -363,7 +383,12 @@ void CompareView::updateTotals() {
 }
 
 FlameGraphView* CompareView::primaryView() const {
-    return m_mode == Mode::Differential ? m_views[Diff] : m_views[After];
+    return m_mode == Mode::SideBySide ? m_views[After] : m_views[Diff];
+}
+
+void CompareView::showSandwich(FrameId frame) {
+    setMode(Mode::Sandwich);
+    m_sandwich->showFunction(frame);
 }
 
 } // namespace scorch

@@ -6,7 +6,8 @@
 // All three charts show the same diff tree (before widths, after widths, the chosen differential widths),
 // so one node id names the same call path in each; a path missing on one side has no width there.
 // Child widgets carry object names ("beforeChart", "afterChart", "diffChart", "…Notice", "totals",
-// "functions", "compareSearch", "compareCrumbs", the toolbar's boxes) for tests and accessibility.
+// "functions", "compareSearch", "compareCrumbs", the toolbar's boxes, "compareSandwich") for tests and
+// accessibility.
 #pragma once
 
 #include "common/backgroundjob.h"
@@ -27,13 +28,15 @@ namespace scorch {
 class BreadcrumbBar;
 class CompareSummary;
 class CompareToolBar;
+class SandwichView;
 struct DiffBuild;
 class SearchBar;
 
 class CompareView final : public QWidget {
     Q_OBJECT
 public:
-    enum class Mode { Differential, SideBySide };
+    /// Sandwich: the caller/callee sandwich of one function of the diff, in the differential colours.
+    enum class Mode { Differential, SideBySide, Sandwich };
 
     explicit CompareView(QWidget* parent = nullptr);
     ~CompareView() override;
@@ -62,6 +65,9 @@ public:
     void findNext(bool backwards = false);
     /// Zooms every chart to `node` (or, where it does not exist, to its deepest ancestor that does).
     void zoomAll(NodeId node);
+    /// Switches to the sandwich with the function of `frame`.
+    void showSandwich(FrameId frame);
+    SandwichView* sandwich() const { return m_sandwich; }
 
 Q_SIGNALS:
     void ready();
@@ -85,7 +91,7 @@ private:
     /// Selects the function's widest frame in the shown chart (the table's row click).
     void selectFunction(FrameId frame);
     /// Rich-text tooltip of a node: before, after, delta and delta % (total and self).
-    QString nodeToolTip(NodeId node) const;
+    QString nodeToolTip(const CallTree& tree, NodeId node) const;
     void syncZoom(FlameGraphView* source, NodeId node);
     void syncSelection(FlameGraphView* source, NodeId node);
     void syncHover(FlameGraphView* source, qint64 node);
@@ -122,6 +128,7 @@ private:
     CompareSummary* m_summary;
     SearchBar* m_search;
     BreadcrumbBar* m_crumbs;
+    SandwichView* m_sandwich;
 };
 
 } // namespace scorch

@@ -54,6 +54,7 @@ QMenu* FlameGraphView::createContextMenu(NodeId node, QWidget* parent) {
     const FrameId frame = t.frame(node);
     auto add = [&](const QString& text, const char* name, auto&& slot) {
         QAction* a = menu->addAction(text);
+        a->setVisible(!d->hiddenActions.contains(QLatin1String(name)));
         a->setObjectName(QLatin1String(name));
         connect(a, &QAction::triggered, this, slot);
         return a;
@@ -74,9 +75,14 @@ QMenu* FlameGraphView::createContextMenu(NodeId node, QWidget* parent) {
         selectNode(node);
         Q_EMIT sourceRequested(frame);
     });
-    menu->addSeparator();
     const QString name = frameDisplayName(*profile, frame);
     const QString shortName = QFontMetrics(font()).elidedText(name, Qt::ElideMiddle, 300);
+    QAction* sandwich = add(tr("Show %1 in Sandwich").arg(shortName), "sandwich", [this, node, frame] {
+        selectNode(node);
+        Q_EMIT sandwichRequested(frame);
+    });
+    sandwich->setShortcut(QKeySequence(Qt::Key_S));
+    menu->addSeparator();
     add(tr("Focus on %1 (All Call Sites)").arg(shortName), "focus", [this, frame] {
         Q_EMIT transformRequested({TreeTransform::Kind::Focus, frame});
     });
@@ -195,6 +201,15 @@ void FlameGraphView::mouseReleaseEvent(QMouseEvent* event) {
     zoomTo(b->node);
 }
 
+void FlameGraphView::mouseDoubleClickEvent(QMouseEvent* event) {
+    if (event->button() != Qt::LeftButton)
+        return QWidget::mouseDoubleClickEvent(event);
+    mousePressEvent(event); // the second click selects and zooms as a single one does
+    const auto b = d->geometry(rect()).blockAt(event->position().toPoint());
+    if (b && !b->merged())
+        Q_EMIT nodeDoubleClicked(b->node);
+}
+
 // speedscope's convention: the wheel scrolls deep stacks vertically (the surrounding scroll area does it),
 // Ctrl+wheel zooms around the pointer, a horizontal wheel (or a sideways swipe) pans.
 void FlameGraphView::wheelEvent(QWheelEvent* event) {
@@ -280,6 +295,10 @@ void FlameGraphView::keyPressEvent(QKeyEvent* event) {
     case Qt::Key_0:
     case Qt::Key_Escape:
         resetZoom();
+        return;
+    case Qt::Key_S:
+        if (sel != kRootNode && event->modifiers() == Qt::NoModifier)
+            Q_EMIT sandwichRequested(t.frame(sel));
         return;
     case Qt::Key_Back:
         back();

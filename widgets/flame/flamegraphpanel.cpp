@@ -5,6 +5,7 @@
 #include "common/qtprofile.h"
 #include "flame/breadcrumbbar.h"
 #include "flame/searchbar.h"
+#include "scorch/analysis.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -107,6 +108,11 @@ FlameGraphPanel::FlameGraphPanel(QWidget* parent)
         a->setCheckable(true);
         orientation->addAction(a);
     }
+    m_reversedAction = toolbar->addAction(tr("Reversed"), this, &FlameGraphPanel::setReversed);
+    m_reversedAction->setObjectName(QStringLiteral("reversed"));
+    m_reversedAction->setCheckable(true);
+    m_reversedAction->setToolTip(tr("Every stack flipped: the functions where time was spent at the base, "
+                                    "their callers above"));
     toolbar->addSeparator();
     for (const SchemeName& s : kSchemes)
         m_scheme->addItem(tr(s.label), QLatin1String(s.key));
@@ -327,11 +333,44 @@ void FlameGraphPanel::rederive() {
 
 void FlameGraphPanel::showData(std::shared_ptr<const ChartData> data) {
     m_data = std::move(data);
-    m_view->setData(m_data);
+    showChart();
+    Q_EMIT dataChanged(m_data);
+}
+
+void FlameGraphPanel::setReversed(bool reversed) {
+    m_reversedAction->setChecked(reversed);
+    if (reversed == m_reversed)
+        return;
+    m_reversed = reversed;
+    showChart();
+}
+
+void FlameGraphPanel::showChart() {
+    if (!m_reversed || !m_data) {
+        m_reverse.drop();
+        setViewData(m_data);
+        return;
+    }
+    // Inverting walks every sample's stack: off the GUI thread; the chart shown stays until it is done.
+    m_reverse.start(
+        [data = m_data](const JobContext&) -> std::shared_ptr<const ChartData> {
+            auto reversed =
+                std::make_shared<ChartData>(data->profile, bottomUpTree(*data->profile, data->tree));
+            reversed->costType = data->costType;
+            reversed->transforms = data->transforms;
+            reversed->threads = data->threads;
+            return reversed;
+        },
+        [this](std::shared_ptr<const ChartData> reversed) { setViewData(std::move(reversed)); });
+}
+
+void FlameGraphPanel::setViewData(std::shared_ptr<const ChartData> data) {
+    // A path of the reversed tree is no call path: "Focus on This Subtree" is not offered there.
+    m_view->setHiddenMenuActions(m_reversed ? QStringList{QStringLiteral("focusSubtree")} : QStringList{});
+    m_view->setData(std::move(data));
     m_view->setMinimumHeight(m_view->chartHeight());
     updateBreadcrumbs();
     scrollToRoot();
-    Q_EMIT dataChanged(m_data);
 }
 
 void FlameGraphPanel::updateChips() {

@@ -56,6 +56,11 @@ public:
 
     void setOrientation(FlameGraphView::Orientation orientation);
     void setColorScheme(FlameGraphView::ColorScheme scheme);
+    /// Reversed flame graph (flamegraph.pl --reverse): every stack flipped, the functions where cost was
+    /// spent at the base and their callers above them. Only the chart is reversed (computed off the GUI
+    /// thread): data() and dataChanged keep the forward tree the tables and the sandwich show.
+    void setReversed(bool reversed);
+    bool isReversed() const { return m_reversed; }
 
     /// Shows the find bar and focuses its line edit (Ctrl+F).
     void focusSearch();
@@ -75,6 +80,9 @@ protected:
 private:
     void rederive();
     void showData(std::shared_ptr<const ChartData> data);
+    /// Gives the view m_data, or its reversed tree when reversed.
+    void showChart();
+    void setViewData(std::shared_ptr<const ChartData> data);
     void updateChips();
     void updateBreadcrumbs();
     void updateHistoryActions();
@@ -88,6 +96,8 @@ private:
     std::vector<TreeTransform> m_transforms;
     bool m_restoring = false; // reading QSettings in the constructor: do not write them back
     BackgroundJob m_derive{this};
+    bool m_reversed = false;
+    BackgroundJob m_reverse{this}; // the reversed tree of the newest data
 
     FlameGraphView* m_view;
     QScrollArea* m_scroll;
@@ -97,6 +107,7 @@ private:
     QHBoxLayout* m_chipLayout;
     QAction* m_flame;
     QAction* m_icicle;
+    QAction* m_reversedAction;
     QAction* m_back;
     QAction* m_forward;
     QAction* m_reset;

@@ -199,6 +199,18 @@ void FlameGraphView::setToolTipProvider(std::function<QString(NodeId)> provider)
     d->toolTipProvider = std::move(provider);
 }
 
+void FlameGraphView::setHiddenMenuActions(const QStringList& objectNames) {
+    d->hiddenActions = objectNames;
+}
+
+void FlameGraphView::setRootLabel(const QString& label) {
+    if (label == d->rootLabel)
+        return;
+    d->rootLabel = label;
+    d->resetText(); // the label is cached with the frames' labels
+    update();
+}
+
 std::optional<NodeId> FlameGraphView::hoveredNode() const {
     return d->hovered;
 }

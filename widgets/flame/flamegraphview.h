@@ -10,6 +10,7 @@
 #include "scorch/search.h"
 
 #include <QImage>
+#include <QStringList>
 #include <QWidget>
 
 #include <functional>
@@ -106,10 +107,15 @@ public:
     std::optional<NodeId> hoveredNode() const;
     /// Outlines a frame as hovered without a mouse (a synchronised chart); does not emit hoveredChanged.
     void setHoveredNode(std::optional<NodeId> node);
-    /// The context menu of a node (zoom, copy, show source, focus, hide, collapse recursion); the caller owns
-    /// it. Actions have object names "zoom", "copyName", "copyStack", "showSource", "focus", "hide",
-    /// "collapseRecursion"; the root's menu has "zoom" only.
+    /// The context menu of a node (zoom, copy, show source, sandwich, focus, hide, collapse recursion); the
+    /// caller owns it. Actions have object names "zoom", "copyName", "copyStack", "showSource", "sandwich",
+    /// "focus", "hide", "collapseRecursion"; the root's menu has "zoom" only.
     QMenu* createContextMenu(NodeId node, QWidget* parent = nullptr);
+
+    /// Context menu actions (by object name) left out of createContextMenu().
+    void setHiddenMenuActions(const QStringList& objectNames);
+    /// The label of the root row (default "all").
+    void setRootLabel(const QString& label);
 
     /// The chart as shown (zoom, search, colours) rendered at the given size.
     QImage renderImage(QSize size) const;
@@ -123,6 +129,10 @@ Q_SIGNALS:
     void transformRequested(scorch::TreeTransform transform);
     /// "Show Source" in the context menu.
     void sourceRequested(scorch::FrameId frame);
+    /// "Show in Sandwich" in the context menu, or the S key on the selected frame.
+    void sandwichRequested(scorch::FrameId frame);
+    /// A frame (not a merged run) was double-clicked; the clicks have selected and zoomed it as usual.
+    void nodeDoubleClicked(scorch::NodeId node);
     /// After setSearch(): number of matching frames drawn, matched cost (each sample once) and total.
     void searchResultChanged(int matchingNodes, qint64 matchedCost, qint64 totalCost);
     /// The selection moved onto match `index` of `count` (or off the matches: index -1).
@@ -139,6 +149,7 @@ protected:
     void mousePressEvent(QMouseEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
     void mouseReleaseEvent(QMouseEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
     void wheelEvent(QWheelEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
     void contextMenuEvent(QContextMenuEvent* event) override;

@@ -37,6 +37,8 @@ struct FlameGraphView::Private {
     ColorScheme scheme = ColorScheme::Hot;
     DiffColoring diffColoring;
     std::function<QString(NodeId)> toolTipProvider;
+    QString rootLabel = FlameGraphView::tr("all");
+    QStringList hiddenActions;
     FlameRenderer renderer;
 
     SearchQuery query;
@@ -81,15 +83,9 @@ struct FlameGraphView::Private {
                 palette.setDiff(&data->tree, diffColoring);
             paletteDirty = false;
         }
-        return {geometry(area),
-                data ? data->profile.get() : nullptr,
-                &palette,
-                &matches,
-                selected,
-                onScreen ? hovered : std::nullopt,
-                q->font(),
-                q->palette(),
-                FlameGraphView::tr("all")};
+        return {geometry(area), data ? data->profile.get() : nullptr, &palette,  &matches,
+                selected,       onScreen ? hovered : std::nullopt,    q->font(), q->palette(),
+                rootLabel};
     }
     void resetText() {
         cachedRowHeight = 0;

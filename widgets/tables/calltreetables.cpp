@@ -177,6 +177,13 @@ QMenu* CallTreeTables::createContextMenu(Page page, const QModelIndex& index, QW
             m_pages[page].view->setCurrentIndex(index);
         Q_EMIT sourceRequested(frame);
     });
+    QAction* sandwich = menu->addAction(tr("Show in Sandwich"));
+    sandwich->setObjectName(QStringLiteral("sandwich"));
+    connect(sandwich, &QAction::triggered, this, [this, page, index = QPersistentModelIndex(index), frame] {
+        if (index.isValid())
+            m_pages[page].view->setCurrentIndex(index);
+        Q_EMIT sandwichRequested(frame);
+    });
     return menu;
 }
 

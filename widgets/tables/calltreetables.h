@@ -42,7 +42,7 @@ public:
 
     /// Applies a filter at once (typing in the filter box applies it after a short pause).
     void setFilter(const QString& text);
-    /// The context menu of a row ("Show Source"); the caller owns it.
+    /// The context menu of a row ("Show Source", "Show in Sandwich"); the caller owns it.
     QMenu* createContextMenu(Page page, const QModelIndex& index, QWidget* parent);
     QTabWidget* tabs() const { return m_tabs; }
     QTreeView* view(Page page) const { return m_pages[page].view; }
@@ -57,6 +57,8 @@ Q_SIGNALS:
     void functionActivated(scorch::FrameId frame);
     /// "Show Source" on a row.
     void sourceRequested(scorch::FrameId frame);
+    /// "Show in Sandwich" on a row.
+    void sandwichRequested(scorch::FrameId frame);
 
 private:
     struct PageParts {

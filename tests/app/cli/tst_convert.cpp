@@ -158,6 +158,25 @@ private Q_SLOTS:
         QVERIFY(r.err.isEmpty());
     }
 
+    /// --reverse flips every stack: a leaf function called from two places is one frame at the base.
+    void svgReversed() {
+        const QString in = test::testData(QStringLiteral("gui/small.folded"));
+        const CliResult forward = runScorch({QStringLiteral("svg"), in});
+        const CliResult reversed = runScorch({QStringLiteral("svg"), QStringLiteral("--reverse"), in});
+        QCOMPARE(forward.exitCode, 0);
+        QCOMPARE(reversed.exitCode, 0);
+        QVERIFY(wellFormedXml(reversed.out));
+        // inner: 20 samples under run;compute, 3 under helper;compute; reversed, one frame of 23 whose
+        // callers are compute (23) and then run (20) and helper (3)
+        QVERIFY(forward.out.contains("<title>inner (20 samples"));
+        QVERIFY(forward.out.contains("<title>inner (3 samples"));
+        QVERIFY(!forward.out.contains("<title>inner (23 samples"));
+        QVERIFY(reversed.out.contains("<title>inner (23 samples"));
+        QVERIFY(reversed.out.contains("<title>compute (23 samples"));
+        QVERIFY(!reversed.out.contains("<title>inner (20 samples"));
+        QVERIFY(reversed.out.contains("<title>run (20 samples, 35.71%)</title>")); // of all 56
+    }
+
     /// --event picks the cost type; an unknown event lists the ones there are.
     void events() {
         SCORCH_REQUIRE_CORPUS();

@@ -23,6 +23,10 @@
 #include <QTest>
 #include <QToolButton>
 
+#include <map>
+#include <string>
+#include <vector>
+
 using namespace scorch;
 using scorch::test::flameFixture;
 using scorch::test::kPatienceMs;
@@ -185,6 +189,61 @@ private Q_SLOTS:
         QCOMPARE(panel.chips().size(), std::size_t{1});
         panel.setTransforms({});
         QVERIFY(panel.chips().empty());
+    }
+
+    void reversedChart() {
+        // flamegraph.pl --reverse: every stack flipped, leaf functions at the base. Checked against the
+        // profile's own stacks reversed here, path by path.
+        FlameGraphPanel panel;
+        panel.resize(900, 600);
+        const auto profile = loadShared(test::testData(QStringLiteral("gui/small.folded")));
+        panel.setProfile(profile);
+        const auto forward = panel.data();
+        QSignalSpy changed(&panel, &FlameGraphPanel::dataChanged);
+        panel.findChild<QAction*>(QStringLiteral("reversed"))->trigger();
+        QVERIFY(panel.isReversed());
+        QTRY_VERIFY_WITH_TIMEOUT(panel.view()->data() != forward, kPatienceMs);
+        QCOMPARE(changed.count(), 0); // the tables' data stays the forward tree
+        QCOMPARE(panel.data(), forward);
+        std::map<std::vector<std::string>, int64_t> expected; // every prefix of every reversed stack
+        const CallTree& t = forward->tree;
+        for (NodeId n = 1; n < t.size(); ++n) {
+            if (t.self(0, n) == 0)
+                continue;
+            std::vector<std::string> reversed;
+            for (NodeId m = n; m != kRootNode; m = t.parent(m)) {
+                reversed.push_back(std::string(profile->frameName(t.frame(m))));
+                expected[reversed] += t.self(0, n);
+            }
+        }
+        std::map<std::vector<std::string>, int64_t> shown;
+        const CallTree& r = panel.view()->data()->tree;
+        for (NodeId n = 1; n < r.size(); ++n) {
+            std::vector<std::string> path;
+            for (NodeId m : r.path(n))
+                path.push_back(std::string(profile->frameName(r.frame(m))));
+            shown[path] += r.total(0, n);
+        }
+        QCOMPARE(shown, expected);
+        QCOMPARE(shown.at({"inner"}), int64_t(23)); // inner at the base, under run's and helper's compute
+        // a reversed path is no call path: no "Focus on This Subtree" in the menu
+        const NodeId inner = nodeByPath(*panel.view()->data(), {"inner", "compute"});
+        std::unique_ptr<QMenu> menu(panel.view()->createContextMenu(inner, panel.view()));
+        QVERIFY(!menu->findChild<QAction*>(QStringLiteral("focusSubtree"))->isVisible());
+        QVERIFY(menu->findChild<QAction*>(QStringLiteral("focus"))->isVisible());
+        // a transform while reversed: the chart is the reversed transformed tree
+        panel.addTransform({TreeTransform::Kind::Drop, frameNamed(*profile, "helper")});
+        QTRY_VERIFY_WITH_TIMEOUT(
+            panel.view()->data() && !panel.view()->data()->transforms.empty() &&
+                nodeByPath(*panel.view()->data(), {"inner"}) != kRootNode &&
+                panel.view()->data()->tree.total(0, nodeByPath(*panel.view()->data(), {"inner"})) == 20,
+            kPatienceMs);
+        // back to the forward chart: the panel's data itself
+        panel.setReversed(false);
+        QCOMPARE(panel.view()->data(), panel.data());
+        std::unique_ptr<QMenu> forwardMenu(
+            panel.view()->createContextMenu(nodeByPath(*panel.data(), {"main"}), panel.view()));
+        QVERIFY(forwardMenu->findChild<QAction*>(QStringLiteral("focusSubtree"))->isVisible());
     }
 
     void collapseRecursion() {
