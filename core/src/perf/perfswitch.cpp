@@ -3,6 +3,7 @@
 // pids) is charged to the stack recorded at the switch-out (the sched_switch or context-switches sample's
 // call chain), under a leaf that says why it left the CPU ([preempted], [blocked: S], ...). Cost types
 // `off-cpu` (ns) and `wall` (on-CPU: the CPU event's sample periods in ns, plus off-CPU).
+#include "model/offcpu.h"
 #include "perf/perfstate.h"
 
 #include <algorithm>
@@ -34,19 +35,13 @@ uint64_t rawField(std::string_view raw, uint32_t offset, uint32_t size) {
     return v;
 }
 
-/// The leaf of off-CPU time that left in kernel task state `state` (sched_switch's prev_state: bits S D T
-/// t X Z P I, none = runnable, i.e. preempted).
-std::string_view stateFrame(uint64_t state) {
-    static constexpr std::string_view kNames[] = {"[blocked: S]", "[blocked: D]", "[blocked: T]",
-                                                  "[blocked: t]", "[blocked: X]", "[blocked: Z]",
-                                                  "[blocked: P]", "[blocked: I]"};
-    for (unsigned bit = 0; bit < 8; ++bit)
+/// The state letter of sched_switch's prev_state (its lowest bit set; 'R' when none is).
+char stateLetter(uint64_t state) {
+    for (unsigned bit = 0; bit < kTaskStateLetters.size(); ++bit)
         if (state >> bit & 1)
-            return kNames[bit];
-    return "[preempted]";
+            return kTaskStateLetters[bit];
+    return 'R';
 }
-
-constexpr uint64_t kStateDead = 0x10 | 0x20; // X, Z: the thread exits, it does not come back
 
 } // namespace
 
@@ -147,10 +142,10 @@ void PerfState::switchSample(const Attr& a, const SampleHead& h) {
     t.hasKind = false;
     uint64_t nextPid = 0;
     if (a.type == kTypeTracepoint && m_schedSwitch.stateSize) {
-        const uint64_t state = rawField(m_raw, m_schedSwitch.stateOffset, m_schedSwitch.stateSize);
-        t.kind = m_builder->pseudoFrame(stateFrame(state));
+        const char state = stateLetter(rawField(m_raw, m_schedSwitch.stateOffset, m_schedSwitch.stateSize));
+        t.kind = m_builder->pseudoFrame(offCpuLeaf(state));
         t.hasKind = true;
-        if (state & kStateDead)
+        if (deadTaskState(state))
             t.dead = true;
         nextPid = rawField(m_raw, m_schedSwitch.nextPidOffset, m_schedSwitch.nextPidSize);
     }
@@ -213,8 +208,8 @@ void PerfState::chargeOffCpu(int64_t tid, SwitchThread& t, uint64_t until) {
 void PerfState::offCpuCostTypes() {
     if (m_offCpuCost != UINT32_MAX)
         return;
-    m_offCpuCost = m_builder->costType("off-cpu", CostUnit::Nanoseconds);
-    m_wallCost = m_builder->costType("wall", CostUnit::Nanoseconds);
+    m_offCpuCost = m_builder->costType(kOffCpuCost, CostUnit::Nanoseconds);
+    m_wallCost = m_builder->costType(kWallCost, CostUnit::Nanoseconds);
 }
 
 int64_t PerfState::onCpuNs(const Attr& a, const SampleHead& h) {

@@ -360,6 +360,8 @@ private Q_SLOTS:
                  data.tree.grandTotal(static_cast<std::size_t>(dataOff)));
         QCOMPARE(costUnder(text, off, "computePhase", "[preempted]"),
                  costUnder(data, dataOff, "computePhase", "[preempted]"));
+        // every sched_switch sample and every off-CPU interval counts once, in both
+        QCOMPARE(text.meta.samples, data.meta.samples);
     }
 
     void perfScriptTextBadInput() {

@@ -2,6 +2,7 @@
 // that counts the last sample of a file) so that `scorch collapse` reproduces its output; the places where
 // Scorch deliberately does better are marked "Deliberate".
 #include "import/text/textimporters.h"
+#include "model/offcpu.h"
 #include "util/textutil.h"
 
 #include <algorithm>
@@ -71,21 +72,6 @@ bool parseSchedSwitch(std::string_view line, Header& h) {
             h.nextPid = pid;
     }
     return true;
-}
-
-/// The leaf under which off-CPU time that left in `state` (sched_switch's prev_state) is shown.
-std::string_view switchLeaf(std::string_view state) {
-    if (state.empty() || state.front() == 'R')
-        return "[preempted]";
-    static constexpr std::string_view kNames[] = {"[blocked: S]", "[blocked: D]", "[blocked: T]",
-                                                  "[blocked: t]", "[blocked: X]", "[blocked: Z]",
-                                                  "[blocked: P]", "[blocked: I]"};
-    const std::size_t k = std::string_view("SDTtXZPI").find(state.front());
-    return k == std::string_view::npos ? "[blocked]" : kNames[k];
-}
-
-bool deadState(std::string_view state) {
-    return state.find_first_of("XZ") != std::string_view::npos;
 }
 
 /// Off-CPU intervals that cross chunk boundaries: what each chunk left open (switch-outs not followed by a
@@ -161,10 +147,11 @@ struct SwitchCollector {
         std::vector<FrameId> frames;
         for (const FrameText& f : out.stack)
             frames.push_back(builder.frame(f.name, f.module, f.kind));
-        const CostValue costs[] = {{builder.costType("off-cpu", CostUnit::Nanoseconds), untilNs - out.timeNs},
-                                   {builder.costType("wall", CostUnit::Nanoseconds), untilNs - out.timeNs}};
-        builder.addTimedSample(builder.thread(out.comm, out.pid, out.tid), frames, costs, out.timeNs, out.cpu,
-                               {}, 0);
+        const CostValue costs[] = {
+            {builder.costType(kOffCpuCost, CostUnit::Nanoseconds), untilNs - out.timeNs},
+            {builder.costType(kWallCost, CostUnit::Nanoseconds), untilNs - out.timeNs}};
+        builder.addTimedSample(builder.thread(out.comm, out.pid, out.tid), frames, costs, out.timeNs,
+                               out.cpu);
     }
 };
 
@@ -669,8 +656,8 @@ private:
     uint32_t wallCost() {
         if (m_costsOf != m_builder) {
             m_costsOf = m_builder;
-            m_offCost = m_builder->costType("off-cpu", CostUnit::Nanoseconds);
-            m_wallCost = m_builder->costType("wall", CostUnit::Nanoseconds);
+            m_offCost = m_builder->costType(kOffCpuCost, CostUnit::Nanoseconds);
+            m_wallCost = m_builder->costType(kWallCost, CostUnit::Nanoseconds);
         }
         return m_wallCost;
     }
@@ -678,7 +665,7 @@ private:
     /// A sched_switch line (its sample is added): the thread goes off-CPU with this stack, next_pid comes
     /// back on.
     void contextSwitch() {
-        if (!deadState(m_prevState) && m_lastTid > 0) {
+        if (!(!m_prevState.empty() && deadTaskState(m_prevState.front())) && m_lastTid > 0) {
             ++m_switchCount;
             LocalOut& o = m_outs[m_lastTid];
             o.pid = m_lastPid;
@@ -687,7 +674,8 @@ private:
             o.timeNs = m_timeNs;
             o.cpu = m_cpu;
             o.stack = m_stack;
-            o.stack.push_back(m_builder->frame(switchLeaf(m_prevState), {}, FrameKind::Unknown));
+            o.stack.push_back(m_builder->frame(offCpuLeaf(m_prevState.empty() ? 'R' : m_prevState.front()),
+                                               {}, FrameKind::Unknown));
             m_touched.insert(m_lastTid);
         }
         if (m_nextPid > 0)
@@ -706,7 +694,7 @@ private:
                     ++m_migrations;
                 wallCost();
                 const CostValue costs[] = {{m_offCost, timeNs - o.timeNs}, {m_wallCost, timeNs - o.timeNs}};
-                m_builder->addTimedSample(o.thread, o.stack, costs, o.timeNs, o.cpu, {}, 0);
+                m_builder->addTimedSample(o.thread, o.stack, costs, o.timeNs, o.cpu);
             }
             m_outs.erase(out);
         } else if (m_touched.insert(tid).second) {
