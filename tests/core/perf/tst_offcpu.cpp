@@ -256,6 +256,25 @@ private Q_SLOTS:
         QVERIFY(computeOn >= 700 * kMs && computeOn <= 1300 * kMs);
     }
 
+    void pipeMode() {
+        if (m_sleep.isEmpty())
+            QSKIP("perf cannot record sched_switch here");
+        // `perf record -o -`: the tracepoint formats come as a record among the others
+        QProcess p;
+        p.setStandardOutputFile(path("pipe.data"));
+        p.start(QStringLiteral("perf"),
+                {QStringLiteral("record"), QStringLiteral("-q"), QStringLiteral("-e"),
+                 QStringLiteral("sched:sched_switch"), QStringLiteral("--switch-events"),
+                 QStringLiteral("-g"), QStringLiteral("-o"), QStringLiteral("-"), QStringLiteral("--"),
+                 QStringLiteral(SCORCH_OFFCPUPROG), QStringLiteral("sleep")});
+        QVERIFY(p.waitForFinished(scorch::test::kPatienceMs));
+        QCOMPARE(p.exitCode(), 0);
+        const Profile pipe = importProfile(path("pipe.data").toStdString());
+        const int off = pipe.costTypeIndex("off-cpu");
+        QVERIFY(off >= 0);
+        QVERIFY(costUnder(pipe, off, "sleepPhase", "[blocked: S]") >= 20 * 50 * kMs);
+    }
+
     void switchEventsAlone() {
         if (m_sleep.isEmpty())
             QSKIP("perf cannot record sched_switch here");
