@@ -275,6 +275,22 @@ private Q_SLOTS:
         QVERIFY(costUnder(pipe, off, "sleepPhase", "[blocked: S]") >= 20 * 50 * kMs);
     }
 
+    void systemWide() {
+        if (m_sleep.isEmpty())
+            QSKIP("perf cannot record sched_switch here");
+        // `perf record -a` without --switch-events: the switch-in is the sched_switch of the CPU's next task
+        if (!perf({QStringLiteral("record"), QStringLiteral("-q"), QStringLiteral("-a"), QStringLiteral("-e"),
+                   QStringLiteral("sched:sched_switch"), QStringLiteral("-g"), QStringLiteral("-o"),
+                   path("system.data"), QStringLiteral("--"), QStringLiteral(SCORCH_OFFCPUPROG),
+                   QStringLiteral("sleep")}))
+            QSKIP("perf record -a does not work here (perf_event_paranoid)");
+        const Profile p = importProfile(path("system.data").toStdString());
+        const int off = p.costTypeIndex("off-cpu");
+        QVERIFY(off >= 0);
+        QVERIFY(costUnder(p, off, "sleepPhase", "[blocked: S]") >= 20 * 50 * kMs);
+        QVERIFY(recordingNote(p, "context switches").find("switch-outs") != std::string::npos);
+    }
+
     void switchEventsAlone() {
         if (m_sleep.isEmpty())
             QSKIP("perf cannot record sched_switch here");
