@@ -34,6 +34,7 @@ public:
     const StringTable& strings() const { return m_strings; }
     FrameId frame(const Frame& f) { return m_frames.intern(f); }
     FrameId frame(std::string_view name, std::string_view module = {}, FrameKind kind = FrameKind::Native);
+    const Frame& frameOf(FrameId id) const { return m_frames[id]; }
 
     void setPosition(uint64_t position) { m_position = position; }
 

@@ -51,6 +51,9 @@ public:
 
     uint32_t costType(std::string_view name, CostUnit unit);
     uint32_t thread(std::string_view name, int64_t pid, int64_t tid);
+    /// A frame that stands for no address but is named `name` (kind Unknown, no module), e.g. the
+    /// `[preempted]` / `[blocked: S]` leaves of off-CPU time; the same name gives the same frame.
+    RawFrame pseudoFrame(std::string_view name);
     /// `leafToRoot`: frames as unwinders deliver them, innermost first; `cpu` -1 when not recorded.
     void addSample(uint32_t thread, std::span<const RawFrame> leafToRoot, std::span<const CostValue> costs,
                    double timeSeconds = -1, int32_t cpu = -1);

@@ -82,4 +82,36 @@ uint64_t EventAttrs::recordTime(uint32_t type, std::string_view record) const {
     return t;
 }
 
+EventAttrs::RecordId EventAttrs::sampleId(std::string_view record) const {
+    RecordId id;
+    if (m_attrs.empty() || !(m_attrs.front().flags & kAttrSampleIdAll))
+        return id;
+    const uint64_t st = m_attrs.front().sampleType;
+    const auto fields = static_cast<std::size_t>(std::popcount(
+        st & (SampleTid | SampleTime | SampleId | SampleStreamId | SampleCpu | SampleIdentifier)));
+    if (record.size() < 8 + 8 * fields)
+        return id;
+    const char* p = record.data() + record.size() - 8 * fields;
+    auto next = [&p]() {
+        uint64_t v;
+        std::memcpy(&v, p, 8);
+        p += 8;
+        return v;
+    };
+    if (st & SampleTid) {
+        const uint64_t v = next();
+        id.pid = static_cast<int32_t>(v & 0xffffffffu);
+        id.tid = static_cast<int32_t>(v >> 32);
+    }
+    if (st & SampleTime)
+        id.time = next();
+    if (st & SampleId)
+        next();
+    if (st & SampleStreamId)
+        next();
+    if (st & SampleCpu)
+        id.cpu = static_cast<int32_t>(next() & INT32_MAX);
+    return id;
+}
+
 } // namespace scorch::detail

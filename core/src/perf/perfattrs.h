@@ -19,6 +19,9 @@ struct Attr {
     uint64_t fixedPeriod = 0;
     std::string name;
     uint32_t samplesCost = UINT32_MAX, periodCost = UINT32_MAX; ///< created on the first sample
+    /// Off-CPU time (perfswitch.cpp): a sched_switch or context-switches event, whose samples give the
+    /// stacks of switch-outs; the CPU event, whose samples are wall's on-CPU part.
+    bool switchEvent = false, wallEvent = false;
 
     /// A `--call-graph dwarf` event: samples carry user registers and a copy of the user stack.
     bool dwarfStacks() const;
@@ -33,6 +36,7 @@ public:
     bool empty() const { return m_attrs.empty(); }
     std::size_t size() const { return m_attrs.size(); }
     const std::vector<Attr>& all() const { return m_attrs; }
+    Attr& at(std::size_t i) { return m_attrs[i]; }
     void setName(std::size_t i, std::string name) { m_attrs[i].name = std::move(name); }
 
     /// The event with sample id `id` (a PERF_SAMPLE_READ value names its event so), or null.
@@ -47,6 +51,14 @@ public:
     bool hasTime() const;
     /// The timestamp of a record (header included); 0 when it has none.
     uint64_t recordTime(uint32_t type, std::string_view record) const;
+
+    /// The sample_id fields perf appends to a non-sample record (`sample_id_all`); -1 / 0 when absent.
+    struct RecordId {
+        int64_t pid = -1, tid = -1;
+        uint64_t time = 0;
+        int32_t cpu = -1;
+    };
+    RecordId sampleId(std::string_view record) const;
 
 private:
     std::vector<Attr> m_attrs;

@@ -19,6 +19,9 @@ void readBuildIdEntry(uint16_t misc, Cursor& e, FeatureSink& sink) {
 
 void readFeature(unsigned bit, Cursor c, FeatureSink& sink) {
     switch (bit) {
+    case FeatTracingData:
+        sink.tracingData(c.bytes(c.left()));
+        break;
     case FeatHostname:
         sink.note("hostname", c.string());
         break;

@@ -22,6 +22,8 @@ public:
     /// A file's build-id, raw bytes (`path` lives as long as the section's bytes).
     virtual void buildId(std::string_view path, std::string_view id) = 0;
     virtual void warn(uint64_t offset, std::string message) = 0;
+    /// The tracing data (tracepoint formats), as perf wrote it.
+    virtual void tracingData(std::string_view bytes) = 0;
 };
 
 /// Reads feature section `bit`; unknown sections are ignored. Throws ImportError on a damaged section.

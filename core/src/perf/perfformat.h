@@ -24,6 +24,8 @@ enum : uint32_t {
     RecordSample = 9,
     RecordMmap2 = 10,
     RecordLostSamples = 13,
+    RecordSwitch = 14,
+    RecordSwitchCpuWide = 15,
     RecordHeaderAttr = 64,
     RecordHeaderEventType = 65,
     RecordHeaderTracingData = 66,
@@ -66,10 +68,16 @@ enum : uint64_t {
 constexpr uint64_t kBranchHwIndex = 1u << 17; // branch_sample_type PERF_SAMPLE_BRANCH_HW_INDEX
 constexpr uint64_t kAttrFreq = 1u << 10;      ///< sample_freq, not sample_period
 constexpr uint64_t kAttrSampleIdAll = 1u << 18;
+constexpr uint64_t kAttrContextSwitch = 1u
+                                        << 26; ///< PERF_RECORD_SWITCH records (perf record --switch-events)
+constexpr uint32_t kTypeSoftware = 1, kTypeTracepoint = 2;
+constexpr uint64_t kSoftwareContextSwitches = 3, kSoftwareDummy = 9;
 constexpr uint16_t kMiscCpuModeMask = 7;
 constexpr uint16_t kMiscKernel = 1;
 constexpr uint16_t kMiscGuestKernel = 4;
 constexpr uint16_t kMiscCommExec = 1u << 13;
+constexpr uint16_t kMiscSwitchOut = 1u << 13;        ///< PERF_RECORD_SWITCH: out (else in)
+constexpr uint16_t kMiscSwitchOutPreempt = 1u << 14; ///< out while runnable (kernel 4.17+)
 constexpr uint16_t kMiscMmapBuildId = 1u << 14;
 constexpr uint16_t kMiscBuildIdSize = 1u << 15;
 

@@ -240,6 +240,8 @@ private:
                 uint32_t n;
                 std::memcpy(&n, p + 8, 4);
                 extra = (n + 7u) & ~uint64_t(7);
+                // pipe mode: the tracepoint formats follow the record
+                m_state.tracingData(std::string_view(p + size, std::min<uint64_t>(n, end - pos - size)));
             } else if (type == RecordAuxtrace && size >= 16) {
                 std::memcpy(&extra, p + 8, 8);
             }

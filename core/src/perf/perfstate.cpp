@@ -143,7 +143,16 @@ void PerfState::record(uint32_t type, Cursor& c) {
         if (c.left() >= 4 + 24)
             readBuildIdEntry(misc, c, *this);
         break;
+    case RecordSwitch:
+    case RecordSwitchCpuWide:
+        switchRecord(type, misc, c);
+        break;
     case RecordExit:
+        if (m_offCpu && c.left() >= 12) {
+            c.skip(8); // pid, ppid
+            threadExit(static_cast<int32_t>(c.u32()));
+        }
+        break;
     case RecordHeaderEventType:
     case RecordHeaderTracingData:
     case RecordAuxtrace:
@@ -187,6 +196,7 @@ void PerfState::fork(Cursor& c) {
     if (comm != m_comms.end())
         m_comms[tid] = comm->second;
     m_threads.erase(tid);
+    m_switch.erase(tid);
 }
 
 void PerfState::mmap(Cursor& c, uint16_t misc, bool v2) {
@@ -307,6 +317,13 @@ void PerfState::sample(Cursor& c, uint16_t misc) {
     if (m_frames.empty() && (st & SampleIp)) // no call chain: the sampled instruction alone
         m_frames.push_back(resolve(
             h.pid, h.ip, (misc & kMiscCpuModeMask) == kMiscKernel || h.ip >= (uint64_t(1) << 63), false));
+    if (!m_switchReady)
+        prepareSwitches();
+    if (m_offCpu) {
+        m_lastTime = std::max(m_lastTime, h.time);
+        if (a->switchEvent)
+            switchSample(*a, h);
+    }
     if (m_sampleHook)
         m_sampleHook(h.pid, h.tid, m_ips);
     addSample(*a, h);
@@ -393,8 +410,9 @@ void PerfState::readCallchain(Cursor& c, uint16_t misc, const SampleHead& h, boo
 }
 
 void PerfState::skipRawAndBranches(Cursor& c, const Attr& a) {
+    m_raw = {};
     if (a.sampleType & SampleRaw)
-        c.skip(c.u32());
+        m_raw = c.bytes(c.u32());
     if (a.sampleType & SampleBranchStack) {
         const uint64_t n = c.u64();
         if (a.branchSampleType & kBranchHwIndex)
@@ -483,6 +501,13 @@ void PerfState::addSample(Attr& a, const SampleHead& h) {
     m_costs.push_back({a.samplesCost, 1});
     if (a.periodCost != UINT32_MAX)
         m_costs.push_back({a.periodCost, static_cast<int64_t>(h.period & INT64_MAX)});
+    if (m_offCpu && a.wallEvent) {
+        const int64_t onCpu = onCpuNs(a, h);
+        if (onCpu >= 0) {
+            offCpuCostTypes();
+            m_costs.push_back({m_wallCost, onCpu});
+        }
+    }
     m_builder->addSample(thread(h.pid, h.tid), m_frames, m_costs, time, h.cpu);
 }
 
@@ -499,6 +524,7 @@ Profile PerfState::snapshot(const std::atomic<bool>* cancel) {
 }
 
 Profile PerfState::finish(const std::atomic<bool>* cancel) {
+    finishSwitches();
     if (m_lost)
         warn(0, std::to_string(m_lost) + " events were lost while recording (perf could not keep up)");
     for (const auto& [type, count] : m_unknownTypes)

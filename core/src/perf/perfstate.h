@@ -9,6 +9,7 @@
 #include "perf/processmaps.h"
 #include "scorch/rawprofile.h"
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -46,6 +47,8 @@ public:
     }
     void record(uint32_t type, perf::Cursor& c);
     void warn(uint64_t offset, std::string message) override;
+    /// Tracepoint formats (feature section or pipe-mode record): where sched_switch keeps its fields.
+    void tracingData(std::string_view bytes) override;
 
     uint64_t samples() const { return m_builder->samples(); }
     Profile snapshot(const std::atomic<bool>* cancel);
@@ -80,6 +83,35 @@ private:
     ProfileMeta currentMeta() const;
     void checkArchitecture(const Attr& a) const;
 
+    // --- off-CPU time (perfswitch.cpp) ---
+    /// Decides, on the first sample or switch record, what the events say about context switches.
+    void prepareSwitches();
+    bool switchEvent(const Attr& a) const;
+    void switchRecord(uint32_t type, uint16_t misc, perf::Cursor& c);
+    /// A sched_switch or context-switches sample: its stack is where the thread goes off-CPU.
+    void switchSample(const Attr& a, const SampleHead& h);
+    void switchOut(int64_t pid, int64_t tid, uint64_t time, int32_t cpu, bool preempt);
+    void switchIn(int64_t tid, uint64_t time, int32_t cpu);
+    /// wall's on-CPU part of a sample of the CPU event (ns).
+    int64_t onCpuNs(const Attr& a, const SampleHead& h);
+    void threadExit(int64_t tid);
+    void finishSwitches();
+    struct SwitchThread {
+        int64_t pid = -1;
+        uint64_t in = 0;        ///< the last switch-in, 0 before the first
+        uint64_t lastOnCpu = 0; ///< the last switch-in or CPU sample (on-CPU time of non-clock events)
+        uint64_t out = 0;       ///< while off: when it switched out
+        int32_t outCpu = -1;
+        bool off = false, dead = false;
+        bool stashed = false; ///< `stack` was taken since the last switch-in
+        uint64_t stashTime = 0;
+        RawFrame kind; ///< the pseudo leaf ([preempted], [blocked: S]); none: no address
+        bool hasKind = false;
+        std::vector<RawFrame> stack, offStack; ///< leaf first
+    };
+    void chargeOffCpu(int64_t tid, SwitchThread& t, uint64_t until);
+    void offCpuCostTypes();
+
     // FeatureSink
     void note(std::string key, std::string value) override;
     void architecture(const std::string& arch) override;
@@ -113,6 +145,23 @@ private:
     std::vector<CostValue> m_costs;
     std::map<uint32_t, uint64_t> m_unknownTypes;
     uint64_t m_lost = 0, m_unwindFailures = 0, m_dwarfSamples = 0;
+
+    // off-CPU time
+    struct SchedSwitchFormat {
+        int64_t id = -1; ///< the tracepoint id (attr config)
+        uint32_t stateOffset = 0, stateSize = 0, nextPidOffset = 0, nextPidSize = 0;
+    };
+    SchedSwitchFormat m_schedSwitch;
+    bool m_switchReady = false;
+    bool m_offCpu = false;             ///< the file says when threads switch out and back in
+    bool m_switchRecords = false;      ///< PERF_RECORD_SWITCH(_CPU_WIDE) say when (--switch-events)
+    bool m_switchSamples = false;      ///< sched_switch / context-switches samples give the stacks
+    std::size_t m_wallAttr = SIZE_MAX; ///< the CPU event whose samples are wall's on-CPU part
+    uint32_t m_offCpuCost = UINT32_MAX, m_wallCost = UINT32_MAX;
+    std::unordered_map<int64_t, SwitchThread> m_switch; // by tid
+    std::string_view m_raw;                             // the sample's PERF_SAMPLE_RAW bytes
+    std::vector<RawFrame> m_offFrames;
+    uint64_t m_lastTime = 0, m_switches = 0, m_migrations = 0, m_unmatched = 0, m_noSwitchIn = 0;
 };
 
 } // namespace scorch::detail

@@ -52,6 +52,12 @@ struct RawProfileBuilder::Impl {
     Symbolizer& symbolizer;
     RawProfileOptions options;
 
+    /// pseudoFrame(): no module and an address at or above this (callchain context markers and beyond,
+    /// never a real frame's address); the name is pseudoNames[address - kPseudoBase].
+    static constexpr uint64_t kPseudoBase = ~uint64_t(0) - 0xffff;
+    std::mutex pseudoMutex;
+    std::vector<std::string> pseudoNames;
+
     // --- raw samples (guarded by data) ---
     std::mutex data;
     struct Type {
@@ -234,6 +240,15 @@ Resolved RawProfileBuilder::Impl::unresolvedFrame(const RawFrame& raw) {
     Resolved r;
     r.unresolved = true;
     StringTable& strings = tree.strings();
+    if (!raw.module.valid() && raw.address >= kPseudoBase) {
+        std::lock_guard lock(pseudoMutex);
+        const uint64_t i = raw.address - kPseudoBase;
+        if (i < pseudoNames.size()) {
+            r.unresolved = false; // not merged with a neighbouring [unknown]
+            r.frame = tree.frame({strings.intern(pseudoNames[i]), {}, {}, 0, FrameKind::Unknown});
+            return r;
+        }
+    }
     if (!raw.module.valid()) {
         r.frame = tree.frame({strings.intern("[unknown]"), {}, {}, 0, FrameKind::Unknown});
         return r;
@@ -327,6 +342,18 @@ uint32_t RawProfileBuilder::costType(std::string_view name, CostUnit unit) {
     d->types.push_back({std::string(name), unit});
     d->stackCost.emplace_back(d->stacks.size(), 0);
     return static_cast<uint32_t>(d->types.size() - 1);
+}
+
+RawFrame RawProfileBuilder::pseudoFrame(std::string_view name) {
+    std::lock_guard lock(d->pseudoMutex);
+    std::size_t i = 0;
+    while (i < d->pseudoNames.size() && d->pseudoNames[i] != name)
+        ++i;
+    if (i == d->pseudoNames.size())
+        d->pseudoNames.emplace_back(name);
+    RawFrame f;
+    f.address = Impl::kPseudoBase + i;
+    return f;
 }
 
 void RawProfileBuilder::deferSymbolization() {

@@ -2,11 +2,16 @@
 // that counts the last sample of a file) so that `scorch collapse` reproduces its output; the places where
 // Scorch deliberately does better are marked "Deliberate".
 #include "import/text/textimporters.h"
+#include "model/offcpu.h"
 #include "util/textutil.h"
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 namespace scorch::detail {
@@ -25,6 +30,129 @@ struct Header {
     int64_t timeNs = 0; ///< the same, exact
     int32_t cpu = -1;   ///< -1 when absent
     bool hasTime = false;
+    // a sched:sched_switch line with its trace fields (off-CPU time)
+    bool schedSwitch = false;
+    std::string_view prevState; ///< "S", "R+", ...
+    int64_t nextPid = -1;
+    // a `PERF_RECORD_SWITCH IN` line (perf script --show-switch-events): the thread comes back on
+    bool switchRecord = false, switchIn = false;
+};
+
+constexpr std::string_view kSchedSwitch = "sched:sched_switch";
+
+/// `... TIME: [PERIOD] sched:sched_switch: prev_comm=... prev_state=S ==> next_comm=... next_pid=N ...`
+/// (the trace fields of `perf script -F ...,event,trace`).
+bool parseSchedSwitch(std::string_view line, Header& h) {
+    const std::size_t at = line.find(" sched:sched_switch: ");
+    if (at == std::string_view::npos)
+        return false;
+    h.event = line.substr(at + 1, kSchedSwitch.size());
+    h.schedSwitch = true;
+    std::string_view before = rtrim(line.substr(0, at));
+    std::size_t d = before.size();
+    while (d > 0 && isDigit(before[d - 1]))
+        --d;
+    int64_t period = 0;
+    if (d < before.size() && d > 0 && isSpace(before[d - 1]) && parseInt(before.substr(d), period))
+        h.period = period;
+    const std::string_view trace = line.substr(at + 1 + kSchedSwitch.size() + 1);
+    const std::size_t arrow = trace.find("==>");
+    const std::size_t state = trace.rfind(" prev_state=", arrow);
+    if (state != std::string_view::npos) {
+        std::string_view v = trace.substr(state + 12);
+        v = v.substr(0, std::min(v.find(' '), v.size()));
+        h.prevState = v;
+    }
+    const std::size_t next = arrow == std::string_view::npos ? arrow : trace.find(" next_pid=", arrow);
+    if (next != std::string_view::npos) {
+        std::string_view v = trace.substr(next + 10);
+        v = v.substr(0, std::min(v.find(' '), v.size()));
+        int64_t pid = 0;
+        if (parseInt(v, pid))
+            h.nextPid = pid;
+    }
+    return true;
+}
+
+/// Off-CPU intervals that cross chunk boundaries: what each chunk left open (switch-outs not followed by a
+/// switch-in of the same thread in the chunk, and the first switch-in of a thread that had no switch-out in
+/// the chunk), paired in input order once every chunk is parsed.
+struct SwitchCollector {
+    struct FrameText {
+        std::string name, module;
+        FrameKind kind;
+    };
+    struct Out {
+        uint64_t chunk;
+        int64_t pid, tid;
+        std::string comm;
+        int64_t timeNs;
+        int32_t cpu;
+        std::vector<FrameText> stack; ///< root first, the [blocked: S] leaf last
+    };
+    struct In {
+        uint64_t chunk;
+        int64_t tid, timeNs;
+        int32_t cpu;
+    };
+    std::mutex mutex;
+    std::vector<Out> outs;
+    std::vector<In> ins;
+    int64_t lastTimeNs = 0;
+    uint64_t switches = 0, migrations = 0;
+
+    /// Pairs the open ends and adds their off-CPU time to the merged builder.
+    void finish(TreeBuilder& builder, ProfileMeta& meta) {
+        if (!switches)
+            return;
+        // per thread, in input order; in a chunk its first switch-in comes before its open switch-out
+        std::map<int64_t, std::vector<std::pair<std::pair<uint64_t, int>, std::size_t>>> byTid;
+        for (std::size_t i = 0; i < ins.size(); ++i)
+            byTid[ins[i].tid].push_back({{ins[i].chunk, 0}, i});
+        for (std::size_t i = 0; i < outs.size(); ++i)
+            byTid[outs[i].tid].push_back({{outs[i].chunk, 1}, i});
+        uint64_t noSwitchIn = 0;
+        for (auto& [tid, events] : byTid) {
+            std::sort(events.begin(), events.end());
+            const Out* open = nullptr;
+            for (const auto& [key, i] : events) {
+                if (key.second == 1) {
+                    open = &outs[i];
+                } else if (open) {
+                    if (ins[i].timeNs >= open->timeNs) {
+                        if (ins[i].cpu >= 0 && open->cpu >= 0 && ins[i].cpu != open->cpu)
+                            ++migrations;
+                        charge(builder, *open, ins[i].timeNs);
+                    }
+                    open = nullptr;
+                }
+            }
+            if (open && lastTimeNs >= open->timeNs) {
+                ++noSwitchIn;
+                charge(builder, *open, lastTimeNs);
+            }
+        }
+        meta.recording.emplace_back("context switches", std::to_string(switches) + " switch-outs, " +
+                                                            std::to_string(migrations) +
+                                                            " came back on another CPU");
+        if (noSwitchIn)
+            meta.warn(
+                std::to_string(noSwitchIn) +
+                " threads were off-CPU at the end of the input without a switch-in: their off-CPU time is "
+                "charged up to the last event");
+    }
+
+    static void charge(TreeBuilder& builder, const Out& out, int64_t untilNs) {
+        builder.setPosition(out.chunk << 32 | 0xffffffffu);
+        std::vector<FrameId> frames;
+        for (const FrameText& f : out.stack)
+            frames.push_back(builder.frame(f.name, f.module, f.kind));
+        const CostValue costs[] = {
+            {builder.costType(kOffCpuCost, CostUnit::Nanoseconds), untilNs - out.timeNs},
+            {builder.costType(kWallCost, CostUnit::Nanoseconds), untilNs - out.timeNs}};
+        builder.addTimedSample(builder.thread(out.comm, out.pid, out.tid), frames, costs, out.timeNs,
+                               out.cpu);
+    }
 };
 
 bool parseTimestamp(std::string_view tok, double& out, int64_t& ns) {
@@ -190,10 +318,19 @@ void parseEventAndPeriod(std::string_view line, Header& h) {
     h.event = event;
 }
 
-bool parseHeader(std::string_view line, Header& h) {
+bool parseHeader(std::string_view line, Header& h, bool switches) {
     if (!parseCommAndIds(line, h))
         return false;
     parseEventAndPeriod(line, h);
+    if (switches && h.event.empty() && h.hasTime && !parseSchedSwitch(line, h)) {
+        const std::size_t at = line.find(": PERF_RECORD_SWITCH");
+        if (at != std::string_view::npos) {
+            h.switchRecord = true;
+            std::string_view rest = line.substr(at + 20);
+            rest.remove_prefix(std::min(rest.find(' '), rest.size()));
+            h.switchIn = ltrim(rest).starts_with("IN");
+        }
+    }
     return true;
 }
 
@@ -285,8 +422,9 @@ std::string tidyName(std::string_view func, bool java) {
 
 class PerfScriptParser final : public ChunkParser {
 public:
-    explicit PerfScriptParser(const ImportOptions& options)
-        : m_options(options) {}
+    PerfScriptParser(const ImportOptions& options, std::shared_ptr<SwitchCollector> switches)
+        : m_options(options)
+        , m_switches(std::move(switches)) {}
 
     uint64_t parse(const Chunk& chunk, TreeBuilder& builder, Diagnostics& diagnostics) override {
         m_builder = &builder;
@@ -303,7 +441,14 @@ public:
                 return;
             }
             Header h;
-            if (!isSpace(line[0]) && parseHeader(line, h)) {
+            if (!isSpace(line[0]) && parseHeader(line, h, m_switches != nullptr)) {
+                if (h.switchRecord) { // not a sample: only the switch-in matters (the sched_switch sample is
+                                      // the out)
+                    m_lastTimeNs = std::max(m_lastTimeNs, h.timeNs);
+                    if (h.switchIn && h.tid > 0)
+                        switchIn(h.tid, h.timeNs, h.cpu);
+                    return;
+                }
                 builder.setPosition((chunk.index << 32) | lineNo);
                 startSample(h, lineNo);
                 return;
@@ -316,6 +461,8 @@ public:
             diagnostics.warn(lineNo, "unrecognized line: " + std::string(line.substr(0, 80)));
         });
         flush(); // the last sample counts even without a blank line after it
+        if (m_switches)
+            handOver(chunk.index);
         return lines;
     }
 
@@ -343,6 +490,10 @@ private:
         m_timed = h.hasTime;
         m_timeNs = h.timeNs;
         m_cpu = h.cpu;
+        m_schedSwitch = h.schedSwitch;
+        m_prevState = h.prevState;
+        m_nextPid = h.nextPid;
+        m_wallEvent = m_switches && h.period > 0 && periodUnit(event) == CostUnit::Nanoseconds;
         if (h.hasTime)
             m_builder->noteTime(h.time);
     }
@@ -475,19 +626,25 @@ private:
         m_stack.clear();
         m_stack.push_back(m_root);
         m_stack.insert(m_stack.end(), m_frames.rbegin(), m_frames.rend());
-        const CostValue cost{m_costType, m_value};
+        const CostValue costs[] = {{m_costType, m_value}, {m_wallEvent ? wallCost() : 0, m_value}};
+        const std::span<const CostValue> cost(costs, m_wallEvent ? 2 : 1);
         if (m_haveLines) {
             m_stackLines.clear();
             m_stackLines.push_back({});
             m_stackLines.insert(m_stackLines.end(), m_lines.rbegin(), m_lines.rend());
             if (m_timed)
-                m_builder->addTimedSample(m_thread, m_stack, {&cost, 1}, m_timeNs, m_cpu, m_stackLines);
+                m_builder->addTimedSample(m_thread, m_stack, cost, m_timeNs, m_cpu, m_stackLines);
             else
-                m_builder->addSample(m_thread, m_stack, {&cost, 1}, 1, m_stackLines);
+                m_builder->addSample(m_thread, m_stack, cost, 1, m_stackLines);
         } else if (m_timed) {
-            m_builder->addTimedSample(m_thread, m_stack, {&cost, 1}, m_timeNs, m_cpu);
+            m_builder->addTimedSample(m_thread, m_stack, cost, m_timeNs, m_cpu);
         } else {
-            m_builder->addSample(m_thread, m_stack, {&cost, 1});
+            m_builder->addSample(m_thread, m_stack, cost);
+        }
+        if (m_timed && m_switches) {
+            m_lastTimeNs = std::max(m_lastTimeNs, m_timeNs);
+            if (m_schedSwitch)
+                contextSwitch();
         }
         m_frames.clear();
         m_lines.clear();
@@ -496,7 +653,101 @@ private:
         m_truncated = false;
     }
 
+    uint32_t wallCost() {
+        if (m_costsOf != m_builder) {
+            m_costsOf = m_builder;
+            m_offCost = m_builder->costType(kOffCpuCost, CostUnit::Nanoseconds);
+            m_wallCost = m_builder->costType(kWallCost, CostUnit::Nanoseconds);
+        }
+        return m_wallCost;
+    }
+
+    /// A sched_switch line (its sample is added): the thread goes off-CPU with this stack, next_pid comes
+    /// back on.
+    void contextSwitch() {
+        if (!(!m_prevState.empty() && deadTaskState(m_prevState.front())) && m_lastTid > 0) {
+            ++m_switchCount;
+            LocalOut& o = m_outs[m_lastTid];
+            o.pid = m_lastPid;
+            o.comm = m_lastCommStorage;
+            o.thread = m_thread;
+            o.timeNs = m_timeNs;
+            o.cpu = m_cpu;
+            o.stack = m_stack;
+            o.stack.push_back(m_builder->frame(offCpuLeaf(m_prevState.empty() ? 'R' : m_prevState.front()),
+                                               {}, FrameKind::Unknown));
+            m_touched.insert(m_lastTid);
+        }
+        if (m_nextPid > 0)
+            switchIn(m_nextPid, m_timeNs, m_cpu);
+    }
+
+    /// Thread `tid` comes back on `cpu` at `timeNs`: closes its switch-out of this chunk, or is handed over
+    /// (the first of the chunk) to close one of an earlier chunk.
+    void switchIn(int64_t tid, int64_t timeNs, int32_t cpu) {
+        m_lastTimeNs = std::max(m_lastTimeNs, timeNs);
+        const auto out = m_outs.find(tid);
+        if (out != m_outs.end()) {
+            const LocalOut& o = out->second;
+            if (timeNs >= o.timeNs) {
+                if (cpu >= 0 && o.cpu >= 0 && cpu != o.cpu)
+                    ++m_migrations;
+                wallCost();
+                const CostValue costs[] = {{m_offCost, timeNs - o.timeNs}, {m_wallCost, timeNs - o.timeNs}};
+                m_builder->addTimedSample(o.thread, o.stack, costs, o.timeNs, o.cpu);
+            }
+            m_outs.erase(out);
+        } else if (m_touched.insert(tid).second) {
+            m_ins.push_back({0, tid, timeNs, cpu});
+        }
+    }
+
+    /// The chunk's open ends go to the collector.
+    void handOver(uint64_t chunk) {
+        std::lock_guard lock(m_switches->mutex);
+        SwitchCollector& c = *m_switches;
+        for (SwitchCollector::In& in : m_ins) {
+            in.chunk = chunk;
+            c.ins.push_back(in);
+        }
+        for (const auto& [tid, o] : m_outs) {
+            SwitchCollector::Out out{chunk, o.pid, tid, o.comm, o.timeNs, o.cpu, {}};
+            for (FrameId f : o.stack) {
+                const Frame& frame = m_builder->frameOf(f);
+                out.stack.push_back({std::string(m_builder->strings().view(frame.name)),
+                                     std::string(m_builder->strings().view(frame.module)), frame.kind});
+            }
+            c.outs.push_back(std::move(out));
+        }
+        c.lastTimeNs = std::max(c.lastTimeNs, m_lastTimeNs);
+        c.switches += m_switchCount;
+        c.migrations += m_migrations;
+        m_ins.clear();
+        m_outs.clear();
+        m_touched.clear();
+        m_switchCount = m_migrations = 0;
+    }
+
     ImportOptions m_options;
+    std::shared_ptr<SwitchCollector> m_switches; ///< null unless the input has sched_switch events
+    struct LocalOut {
+        int64_t pid = -1;
+        std::string comm;
+        uint32_t thread = 0;
+        int64_t timeNs = 0;
+        int32_t cpu = -1;
+        std::vector<FrameId> stack;
+    };
+    std::unordered_map<int64_t, LocalOut> m_outs; ///< this chunk's switch-outs not followed by a switch-in
+    std::unordered_set<int64_t> m_touched;        ///< threads with a switch in this chunk
+    std::vector<SwitchCollector::In> m_ins;       ///< first switch-ins of threads without a switch-out before
+    int64_t m_lastTimeNs = 0;
+    uint64_t m_switchCount = 0, m_migrations = 0;
+    const TreeBuilder* m_costsOf = nullptr;
+    uint32_t m_offCost = 0, m_wallCost = 0;
+    bool m_schedSwitch = false, m_wallEvent = false;
+    std::string_view m_prevState; // valid until the next line: copied out in contextSwitch()
+    int64_t m_nextPid = -1;
     TreeBuilder* m_builder = nullptr;
     Diagnostics* m_diag = nullptr;
     // current sample
@@ -574,8 +825,18 @@ bool sniffPerfScript(std::string_view head) {
 
 Profile importPerfScript(ByteSource& source, std::string head, const std::string& name,
                          const ImportOptions& options, const ImportControl& control) {
-    return importLines(source, std::move(head), name, options, control, Format::PerfScript,
-                       Boundary::BlankLine, [&] { return std::make_unique<PerfScriptParser>(options); });
+    // sched_switch events with their trace fields: off-CPU time (the head tells, as for the other formats)
+    std::shared_ptr<SwitchCollector> switches;
+    if (head.find(" sched:sched_switch: ") != std::string::npos &&
+        head.find(" prev_state=") != std::string::npos)
+        switches = std::make_shared<SwitchCollector>();
+    return importLines(
+        source, std::move(head), name, options, control, Format::PerfScript, Boundary::BlankLine,
+        [&] { return std::make_unique<PerfScriptParser>(options, switches); },
+        [&](TreeBuilder& builder, ProfileMeta& meta) {
+            if (switches)
+                switches->finish(builder, meta);
+        });
 }
 
 } // namespace scorch::detail

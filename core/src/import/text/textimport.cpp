@@ -30,7 +30,8 @@ void forEachHeadLine(std::string_view head, const std::function<void(std::string
 
 Profile importLines(ByteSource& source, std::string head, const std::string& name,
                     const ImportOptions& options, const ImportControl& control, Format format,
-                    Boundary boundary, const std::function<std::unique_ptr<ChunkParser>()>& makeParser) {
+                    Boundary boundary, const std::function<std::unique_ptr<ChunkParser>()>& makeParser,
+                    const std::function<void(TreeBuilder&, ProfileMeta&)>& finishBuilder) {
     PipelineResult result =
         runPipeline(source, std::move(head), boundary, makeParser, options, control, name);
     ProfileMeta meta;
@@ -41,6 +42,8 @@ Profile importLines(ByteSource& source, std::string head, const std::string& nam
     for (ImportWarning& w : result.diagnostics.resolve())
         meta.warn(std::move(w.message), w.line);
     meta.warningCount = result.diagnostics.count(); // the workers counted the ones they did not keep
+    if (finishBuilder)
+        finishBuilder(result.builder, meta);
     if (result.builder.samples() == 0) {
         std::string why = name + ": no samples found in " + std::string(formatName(format)) + " input";
         if (!meta.warnings.empty())

@@ -37,9 +37,11 @@ int foldedCounts(std::string_view line);
 /// trailing white space; a head of kDetectBytes or more is cut after its last complete line.
 void forEachHeadLine(std::string_view head, const std::function<void(std::string_view)>& f);
 
-/// Runs the chunk pipeline over the input and freezes the result into a profile of `format` (textimport.cpp).
+/// Runs the chunk pipeline over the input and freezes the result into a profile of `format` (textimport.cpp);
+/// `finishBuilder` adds what needs the whole input (off-CPU intervals across chunks) to the merged builder.
 Profile importLines(ByteSource& source, std::string head, const std::string& name,
                     const ImportOptions& options, const ImportControl& control, Format format,
-                    Boundary boundary, const std::function<std::unique_ptr<ChunkParser>()>& makeParser);
+                    Boundary boundary, const std::function<std::unique_ptr<ChunkParser>()>& makeParser,
+                    const std::function<void(TreeBuilder&, ProfileMeta&)>& finishBuilder = {});
 
 } // namespace scorch::detail
