@@ -46,6 +46,8 @@ public:
     }
     void record(uint32_t type, perf::Cursor& c);
     void warn(uint64_t offset, std::string message) override;
+    /// A serious warning (scorch/warningkind.h), put ahead of the others so the cap never drops it.
+    void warnFirst(uint64_t offset, std::string message);
 
     uint64_t samples() const { return m_builder->samples(); }
     Profile snapshot(const std::atomic<bool>* cancel);

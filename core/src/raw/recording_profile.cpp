@@ -110,7 +110,8 @@ Profile profileFromRecording(const Recording& recording, const std::string& name
     for (const std::string& note : recording.notes)
         meta.warn(note);
     if (recording.lost)
-        meta.warn(std::to_string(recording.lost) + " samples were lost while recording");
+        meta.warnFirst(std::to_string(recording.lost) +
+                       " samples were lost while recording"); // serious: kept
     return builder.finish(std::move(meta), cancel);
 }
 

@@ -1,6 +1,6 @@
 // Unit tests of the warnings of a profile (ProfileMeta::warn, warnFirst, warningSummary): every warning
 // counted, the first kMaxKeptWarnings kept, and the one-line summary; and that the warnings of Scorch
-// recordings (notes, lost samples) keep to the cap.
+// recordings (notes, lost samples) keep to the cap, lost samples ahead of the notes.
 #include "scorch/profile.h"
 #include "scorch/recording.h"
 
@@ -81,8 +81,10 @@ private Q_SLOTS:
             r.notes.push_back("note " + std::to_string(i));
         const Profile many = profileFromRecording(r, "many.rec", nullptr, false);
         QCOMPARE(many.meta.warningCount, uint64_t(cap + 1)); // the lost samples are counted ...
-        QCOMPARE(many.meta.warnings.size(), cap);            // ... but not kept beyond the cap
-        QCOMPARE(many.meta.warnings.back().message, "note " + std::to_string(cap - 1));
+        QCOMPARE(many.meta.warnings.size(), cap);            // ... within the cap ...
+        // ... and kept first, a serious warning (the window's banner shows it); the last note gave way
+        QCOMPARE(many.meta.warnings.front().message, std::string("3 samples were lost while recording"));
+        QCOMPARE(many.meta.warnings.back().message, "note " + std::to_string(cap - 2));
     }
 };
 
