@@ -90,6 +90,7 @@ QString WarningBanner::advice(WarningKind kind) {
 void WarningBanner::setMeta(const ProfileMeta& meta) {
     // One paragraph per kind: what happened (the first message of that kind), then what to do.
     QString html;
+    QStringList tips;
     QSet<QString> shown;
     for (const WarningKind kind :
          {WarningKind::Truncated, WarningKind::Lost, WarningKind::Symbols, WarningKind::Unwind}) {
@@ -108,17 +109,20 @@ void WarningBanner::setMeta(const ProfileMeta& meta) {
             details += tr(" (and %n more)", nullptr, static_cast<int>(messages.size() - 1));
         if (!html.isEmpty())
             html += QStringLiteral("<br>");
-        html += QStringLiteral("<b>%1</b> %2<br>%3")
-                    .arg(headline(kind).toHtmlEscaped(), advice(kind).toHtmlEscaped(),
-                         QStringLiteral("<small>%1</small>").arg(details));
+        // what happened and what to do in the banner; the messages themselves in its tooltip (and on the
+        // Summary page), so that the banner stays two lines high per kind
+        html +=
+            QStringLiteral("<b>%1</b> %2").arg(headline(kind).toHtmlEscaped(), advice(kind).toHtmlEscaped());
+        tips << details;
     }
     m_shown = shown;
     m_text->setText(html);
+    m_text->setToolTip(tips.join(QStringLiteral("<br>")));
     setVisible(!html.isEmpty());
 }
 
 QString WarningBanner::text() const {
-    return isHidden() ? QString() : m_text->text();
+    return isHidden() ? QString() : m_text->text() + QStringLiteral("<br>") + m_text->toolTip();
 }
 
 QColor WarningBanner::tint(const QColor& window) {

@@ -21,7 +21,7 @@ public:
     /// Shows the serious warnings of `meta` that were not dismissed; hides the banner when there are none.
     /// Called again for progressive snapshots of the same file: a dismissed warning stays dismissed.
     void setMeta(const ProfileMeta& meta);
-    /// The text shown (rich text; empty when hidden).
+    /// The text shown and the messages in its tooltip (rich text; empty when hidden).
     QString text() const;
     QToolButton* closeButton() const { return m_close; }
     QToolButton* detailsButton() const { return m_details; }
