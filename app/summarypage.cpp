@@ -79,9 +79,9 @@ void SummaryPage::setProfile(std::shared_ptr<const Profile> profile) {
             const CostType& type = profile->costTypes.front();
             const int64_t whole = profile->tree.grandTotal(0);
             QString html = QStringLiteral("<table>");
-            html += QStringLiteral(
-                        "<tr><th align='right'>%1</th><th align='right'>%2</th><th align='left'>%3</th>"
-                        "</tr>")
+            html += QStringLiteral("<tr><th align='right' style='padding-right:12px'>%1</th><th "
+                                   "align='right' style='padding-right:12px'>%2</th><th align='left'>%3</th>"
+                                   "</tr>")
                         .arg(tr("Self"), tr("Share"), tr("Function"));
             for (const FunctionCost& f : top) {
                 if (f.self.empty() || f.self[0] <= 0)
