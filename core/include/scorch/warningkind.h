@@ -26,4 +26,8 @@ inline bool isSerious(const ImportWarning& w) {
     return warningKind(w.message) != WarningKind::Note;
 }
 
+/// Adds a serious warning after the serious ones already kept and ahead of the rest (the last kept note gives
+/// way when the cap is reached), so the cap never drops it and the first one met stays first.
+void warnSerious(ProfileMeta& meta, std::string message);
+
 } // namespace scorch

@@ -1,5 +1,6 @@
 #include "scorch/warningkind.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 
@@ -47,6 +48,23 @@ WarningKind warningKind(std::string_view m) {
             return WarningKind::Unwind;
     }
     return WarningKind::Note;
+}
+
+void warnSerious(ProfileMeta& meta, std::string message) {
+    std::size_t at = 0;
+    while (at < meta.warnings.size() && isSerious(meta.warnings[at]))
+        ++at;
+    if (meta.warnings.size() < ProfileMeta::kMaxKeptWarnings || at == meta.warnings.size()) {
+        meta.warn(std::move(message)); // room at the end (or only serious ones kept: counted, kept if room)
+        if (meta.warnings.size() > at + 1) // it went behind notes: move it up to the serious ones
+            std::rotate(meta.warnings.begin() + static_cast<std::ptrdiff_t>(at), meta.warnings.end() - 1,
+                        meta.warnings.end());
+        return;
+    }
+    meta.warnings.pop_back(); // a note gives way
+    meta.warn(std::move(message));
+    std::rotate(meta.warnings.begin() + static_cast<std::ptrdiff_t>(at), meta.warnings.end() - 1,
+                meta.warnings.end());
 }
 
 } // namespace scorch

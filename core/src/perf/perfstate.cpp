@@ -73,7 +73,7 @@ void PerfState::warn(uint64_t offset, std::string message) {
 void PerfState::warnFirst(uint64_t offset, std::string message) {
     if (message.find("byte offset") == std::string::npos && offset)
         message += " (byte offset " + std::to_string(offset) + ")";
-    m_meta.warnFirst(std::move(message));
+    warnSerious(m_meta, std::move(message));
 }
 
 void PerfState::checkArchitecture(const Attr& a) const {

@@ -46,7 +46,8 @@ public:
     }
     void record(uint32_t type, perf::Cursor& c);
     void warn(uint64_t offset, std::string message) override;
-    /// A serious warning (scorch/warningkind.h), put ahead of the others so the cap never drops it.
+    /// A serious warning (scorch/warningkind.h): after the serious ones, ahead of the notes, never capped
+    /// away.
     void warnFirst(uint64_t offset, std::string message);
 
     uint64_t samples() const { return m_builder->samples(); }

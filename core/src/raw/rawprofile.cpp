@@ -645,8 +645,8 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
         else
             meta.warn(std::move(message));
     }
-    for (auto it = serious.rbegin(); it != serious.rend(); ++it) // the biggest share first
-        meta.warnFirst(std::move(*it));
+    for (std::string& message : serious) // the biggest share first, after the truncation or lost samples
+        warnSerious(meta, std::move(message));
     Profile profile = tree.profile(std::move(meta));
     detail::trace("tree built");
     if (timed2 == samples2)
