@@ -32,6 +32,7 @@
 #include <QTreeWidget>
 
 #include <cstring>
+#include <memory>
 
 using namespace scorch;
 using scorch::test::findRow;
@@ -72,6 +73,14 @@ QByteArray manyThreads(int threads) {
                         .arg(t % 3)
                         .toUtf8();
     return text;
+}
+
+/// A profile tab loading `path`, shown at the smallest window size the issue names.
+std::unique_ptr<ProfileTab> shownTab(const QString& path) {
+    auto tab = std::make_unique<ProfileTab>(path);
+    tab->resize(1024, 700);
+    tab->show();
+    return tab;
 }
 
 } // namespace
@@ -213,12 +222,10 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("threads.perf"));
         QVERIFY(writeFile(path, manyThreads(60)));
-        ProfileTab tab(path);
-        tab.resize(1024, 700);
-        tab.show();
-        QVERIFY(waitLoaded(&tab));
-        QCOMPARE(tab.profile()->threads.size(), std::size_t(60));
-        ThreadList* list = tab.threadList();
+        const auto tab = shownTab(path);
+        QVERIFY(waitLoaded(tab.get()));
+        QCOMPARE(tab->profile()->threads.size(), std::size_t(60));
+        ThreadList* list = tab->threadList();
         QTRY_VERIFY_WITH_TIMEOUT(list->filterBox()->isVisible(), kPatienceMs); // 60 rows in under 700 px
         QSignalSpy changed(list, &ThreadList::threadsChanged);
         list->filterBox()->setText(QStringLiteral("worker-4"));
@@ -246,12 +253,10 @@ private Q_SLOTS:
         // Two threads fit: no filter box.
         const QString two = dir.filePath(QStringLiteral("two.perf"));
         QVERIFY(writeFile(two, manyThreads(2)));
-        ProfileTab small(two);
-        small.resize(1024, 700);
-        small.show();
-        QVERIFY(waitLoaded(&small));
-        QVERIFY(small.threadList()->isVisible());
-        QVERIFY(!small.threadList()->filterBox()->isVisible());
+        const auto small = shownTab(two);
+        QVERIFY(waitLoaded(small.get()));
+        QVERIFY(small->threadList()->isVisible());
+        QVERIFY(!small->threadList()->filterBox()->isVisible());
     }
 
     void selectionKeptAcrossTableTabs() {
