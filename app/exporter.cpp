@@ -143,7 +143,10 @@ QString exportChart(ExportKind kind, const FlameGraphView& view, const QString& 
     const auto data = view.data();
     if (!data)
         return tr("Nothing to export: the profile is not loaded.");
-    const QSize size = view.size().expandedTo(QSize(200, 100));
+    // The chart as shown, cropped to the rows that hold frames: no blank band above a flame graph whose
+    // view is taller than its deepest stack (the height follows the zoom, see FlameGraphView::chartHeight).
+    const QSize size =
+        QSize(view.width(), std::min(view.height(), view.chartHeight())).expandedTo(QSize(200, 20));
     QByteArray bytes;
     try {
         switch (kind) {
@@ -173,6 +176,9 @@ QString exportChart(ExportKind kind, const FlameGraphView& view, const QString& 
             options.palette = static_cast<FlameColorScheme>(view.colorScheme());
             options.theme = FlamePalette::themeOf(view.palette());
             options.diff = view.diffColoring();
+            // frames narrower than a pixel at the export width merge, as the chart merges its narrow ones: a
+            // deep C++ recording otherwise writes tens of thousands of invisible frames with long titles
+            options.minWidth = 1.0;
             bytes = written([&](std::ostream& out) { writeFlameGraphSvg(*data->profile, options, out); });
             break;
         }

@@ -7,11 +7,13 @@
 #include "selectionsync.h"
 #include "source/sourceview.h"
 #include "summarybar.h"
+#include "summarypage.h"
 #include "tables/calltreetables.h"
 #include "tables/modeldata.h"
 #include "threadlist.h"
 #include "timeline/timelinepanel.h"
 #include "timeline/timelineview.h"
+#include "warningbanner.h"
 
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -81,6 +83,8 @@ QWidget* ProfileTab::makeMessagePage() {
 QWidget* ProfileTab::makeContentPage() {
     auto* page = new QWidget(this);
     m_summary = new SummaryBar(page);
+    m_banner = new WarningBanner(page);
+    m_summaryPage = new SummaryPage(page);
     m_threads = new ThreadList(page);
     m_panel = new FlameGraphPanel(page);
     m_sandwich = new SandwichView(page);
@@ -130,7 +134,16 @@ QWidget* ProfileTab::makeContentPage() {
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
     layout->addWidget(m_summary);
-    layout->addWidget(m_sideSplitter, 1);
+    layout->addWidget(m_banner);
+    m_pages = new QTabWidget(page);
+    m_pages->setDocumentMode(true);
+    m_pages->addTab(m_sideSplitter, tr("&Profile")); // threads, timeline, flame graph or sandwich, tables
+    m_pages->addTab(m_summaryPage, tr("S&ummary"));
+    m_pages->setTabToolTip(1, tr("What was recorded: command line, host, duration, samples, events, threads, "
+                                 "warnings and the top functions"));
+    layout->addWidget(m_pages, 1);
+    connect(m_banner, &WarningBanner::detailsRequested, this, &ProfileTab::showWarnings);
+    connect(m_summary, &SummaryBar::warningsRequested, this, &ProfileTab::showWarnings);
 
     auto* sync = new SelectionSync(m_panel->view(), m_tables, page);
     connect(sync, &SelectionSync::frameSelected, this, [this](FrameId frame) {
@@ -205,6 +218,8 @@ void ProfileTab::showProfile(std::shared_ptr<const Profile> profile) {
     Q_ASSERT(QThread::currentThread() == thread());
     m_profile = std::move(profile);
     m_summary->setProfile(*m_profile);
+    m_banner->setMeta(m_profile->meta);
+    m_summaryPage->setProfile(m_profile);
     m_threads->setProfile(*m_profile);
     m_threads->setVisible(m_profile->threads.size() > 1);
     if (m_profile->threads.size() > 1) { // thread names in full, up to a third of the width
@@ -277,6 +292,11 @@ void ProfileTab::showSandwich(FrameId frame) {
         return;
     m_chartTabs->setCurrentWidget(m_sandwich);
     m_sandwich->showFunction(frame);
+}
+
+void ProfileTab::showWarnings() {
+    m_pages->setCurrentWidget(m_summaryPage);
+    m_summaryPage->showWarnings();
 }
 
 void ProfileTab::onFailed(const QString& message) {

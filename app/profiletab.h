@@ -26,6 +26,8 @@ class ProfileLoader;
 class SourceView;
 class SandwichView;
 class SummaryBar;
+class SummaryPage;
+class WarningBanner;
 class ThreadList;
 class TimelinePanel;
 
@@ -55,6 +57,14 @@ public:
     FlameGraphPanel* panel() const { return m_panel; }
     CallTreeTables* tables() const { return m_tables; }
     SummaryBar* summary() const { return m_summary; }
+    /// The serious warnings above the chart (hidden when there are none or they were dismissed).
+    WarningBanner* warningBanner() const { return m_banner; }
+    /// The Summary page (recording, duration, samples, events, threads, warnings, top functions).
+    SummaryPage* summaryPage() const { return m_summaryPage; }
+    /// The Flame Graph / Summary tabs of a loaded profile.
+    QTabWidget* pages() const { return m_pages; }
+    /// Shows the Summary page at its list of warnings.
+    void showWarnings();
     ThreadList* threadList() const { return m_threads; }
     /// The timeline above the flame graph (or its "no timeline" note).
     TimelinePanel* timeline() const { return m_timeline; }
@@ -109,6 +119,9 @@ private:
     QPushButton* m_retry = nullptr;
     QWidget* m_messagePage;
     SummaryBar* m_summary = nullptr;
+    WarningBanner* m_banner = nullptr;
+    SummaryPage* m_summaryPage = nullptr;
+    QTabWidget* m_pages = nullptr;
     ThreadList* m_threads = nullptr;
     FlameGraphPanel* m_panel = nullptr;
     SandwichView* m_sandwich = nullptr;

@@ -26,6 +26,9 @@ SummaryBar::SummaryBar(QWidget* parent)
     m_samples = addField(tr("Samples:"));
     m_threads = addField(tr("Threads:"));
     m_warnings = addField(tr("Warnings:"), &m_warningsCaption);
+    m_warnings->setTextFormat(Qt::RichText);
+    m_warnings->setTextInteractionFlags(Qt::LinksAccessibleByMouse | Qt::LinksAccessibleByKeyboard);
+    connect(m_warnings, &QLabel::linkActivated, this, &SummaryBar::warningsRequested);
     layout->addStretch(1);
     connect(m_costType, &QComboBox::currentIndexChanged, this, [this](int index) {
         if (index >= 0)
@@ -66,11 +69,19 @@ void SummaryBar::setProfile(const Profile& profile) {
     m_costName->setText(profile.costTypes.empty() ? QString() : displayText(profile.costTypes.front().name));
     m_samples->setText(locale.toString(static_cast<qulonglong>(profile.meta.samples)));
     m_threads->setText(locale.toString(static_cast<qulonglong>(profile.threads.size())));
-    m_warnings->setText(locale.toString(static_cast<qulonglong>(profile.meta.warningCount)));
+    // A link to the Summary page's list; the tooltip shows the first few.
+    m_warnings->setText(QStringLiteral("<a href=\"#warnings\">%1</a>")
+                            .arg(locale.toString(static_cast<qulonglong>(profile.meta.warningCount))));
     QString tips;
-    for (const ImportWarning& w : profile.meta.warnings)
-        tips += tr("line %1: %2\n").arg(w.line).arg(displayText(w.message));
-    m_warnings->setToolTip(tips.trimmed());
+    constexpr std::size_t kTipLines = 5;
+    for (std::size_t i = 0; i < profile.meta.warnings.size() && i < kTipLines; ++i) {
+        const ImportWarning& w = profile.meta.warnings[i];
+        // a line number only where there are lines (text formats); binary formats give byte offsets
+        tips += w.line > 0 ? tr("line %1: %2\n").arg(w.line).arg(displayText(w.message))
+                           : displayText(w.message) + QLatin1Char('\n');
+    }
+    tips += tr("Click for the list on the Summary page");
+    m_warnings->setToolTip(tips);
     // Hide the warning count when there is nothing to warn about.
     const bool warned = profile.meta.warningCount > 0;
     m_warnings->setVisible(warned);

@@ -24,9 +24,12 @@ public:
 
     QString totalText() const;
     QComboBox* costTypeBox() const { return m_costType; }
+    QLabel* warningsLabel() const { return m_warnings; }
 
 Q_SIGNALS:
     void costTypeChanged(std::size_t costType);
+    /// The warning count was clicked: show the list.
+    void warningsRequested();
 
 private:
     QLabel* addField(const QString& caption, QLabel** captionLabel = nullptr);

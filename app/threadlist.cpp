@@ -4,6 +4,7 @@
 
 #include <QFontMetrics>
 #include <QHeaderView>
+#include <QLineEdit>
 #include <QMenu>
 #include <QStyle>
 #include <QTimer>
@@ -39,6 +40,7 @@ QString idText(int64_t id) {
 
 ThreadList::ThreadList(QWidget* parent)
     : QWidget(parent)
+    , m_filter(new QLineEdit(this))
     , m_tree(new QTreeWidget(this))
     , m_settle(new QTimer(this)) {
     m_tree->setColumnCount(ColumnCount);
@@ -54,9 +56,57 @@ ThreadList::ThreadList(QWidget* parent)
     connect(m_tree, &QTreeWidget::itemChanged, this, &ThreadList::itemChanged);
     m_tree->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(m_tree, &QWidget::customContextMenuRequested, this, &ThreadList::showContextMenu);
+    m_filter->setPlaceholderText(tr("Filter threads (name, PID, TID)"));
+    m_filter->setClearButtonEnabled(true);
+    m_filter->setToolTip(tr("Shows the threads whose name, PID or TID contains this text; their check boxes "
+                            "stay as they are"));
+    m_filter->hide();
+    connect(m_filter, &QLineEdit::textChanged, this, &ThreadList::applyFilter);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    layout->addWidget(m_filter);
     layout->addWidget(m_tree);
+}
+
+void ThreadList::applyFilter() {
+    if (!m_all)
+        return;
+    const QString text = m_filter->text().trimmed();
+    for (int i = 0; i < m_all->childCount(); ++i) {
+        QTreeWidgetItem* item = m_all->child(i);
+        bool match = text.isEmpty();
+        for (int c = NameColumn; !match && c < ColumnCount; ++c)
+            match = c != SamplesColumn && item->text(c).contains(text, Qt::CaseInsensitive);
+        item->setHidden(!match);
+    }
+}
+
+void ThreadList::showOnlyMatching() {
+    if (!m_all)
+        return;
+    {
+        const QSignalBlocker blocker(m_tree);
+        for (int i = 0; i < m_all->childCount(); ++i)
+            m_all->child(i)->setCheckState(NameColumn,
+                                           m_all->child(i)->isHidden() ? Qt::Unchecked : Qt::Checked);
+    }
+    settle();
+}
+
+void ThreadList::updateFilterVisibility() {
+    // A filter box once the threads are more than a screenful of the list (a box that is in use stays).
+    const int threads = m_all ? m_all->childCount() : 0;
+    const int row =
+        std::max(1, m_tree->sizeHintForRow(0) > 0 ? m_tree->sizeHintForRow(0) : fontMetrics().height());
+    const int fits =
+        std::max(1, (height() - m_tree->header()->height()) / row - 1); // "All threads" takes a row
+    m_filter->setVisible(threads > fits || !m_filter->text().isEmpty());
+}
+
+void ThreadList::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    updateFilterVisibility();
 }
 
 void ThreadList::setProfile(const Profile& profile) {
@@ -92,6 +142,8 @@ void ThreadList::setProfile(const Profile& profile) {
     m_tree->expandAll();
     for (int c = SamplesColumn; c < ColumnCount; ++c)
         m_tree->resizeColumnToContents(c);
+    applyFilter(); // a new profile of the same file keeps the filter
+    updateFilterVisibility();
 }
 
 std::vector<uint32_t> ThreadList::selectedThreads() const {
@@ -137,6 +189,8 @@ void ThreadList::showContextMenu(const QPoint& pos) {
         const uint32_t thread = item->data(NameColumn, kThreadRole).toUInt();
         menu.addAction(tr("Show Only This Thread"), this, [this, thread] { showOnly(thread); });
     }
+    if (!m_filter->text().trimmed().isEmpty())
+        menu.addAction(tr("Show Only Matching Threads"), this, &ThreadList::showOnlyMatching);
     menu.addAction(tr("Show All Threads"), this, [this] {
         {
             const QSignalBlocker blocker(m_tree);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+class QLineEdit;
 class QTimer;
 class QTreeWidget;
 class QTreeWidgetItem;
@@ -29,6 +30,13 @@ public:
     /// The width that shows every thread name in full beside the number columns (after setProfile).
     int preferredWidth() const;
     QTreeWidget* tree() const { return m_tree; }
+    /// The filter box above the list, shown when the threads do not fit in the list's height.
+    QLineEdit* filterBox() const { return m_filter; }
+    /// Checks only the threads the filter box shows ("Show Only Matching Threads").
+    void showOnlyMatching();
+
+protected:
+    void resizeEvent(QResizeEvent* event) override;
 
 Q_SIGNALS:
     /// The checked set changed (coalesced: one signal per burst of clicks).
@@ -38,7 +46,10 @@ private:
     void itemChanged();
     void settle();
     void showContextMenu(const QPoint& pos);
+    void applyFilter();
+    void updateFilterVisibility();
 
+    QLineEdit* m_filter;
     QTreeWidget* m_tree;
     QTreeWidgetItem* m_all = nullptr;
     QTimer* m_settle;

@@ -11,6 +11,8 @@
 #include "scorch/import.h"
 
 #include <QApplication>
+#include <QFile>
+#include <QImage>
 #include <QMenu>
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
@@ -19,6 +21,13 @@
 #include <set>
 
 using namespace scorch;
+
+namespace {
+bool writeBytes(const QString& path, const QByteArray& bytes) {
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
+}
+} // namespace
 
 using scorch::test::waitLoaded;
 
@@ -125,6 +134,77 @@ private Q_SLOTS:
         QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
         QVERIFY(bytes.contains("<text id=\"title\"") && bytes.contains(">input.folded</text>"));
         QVERIFY(bytes.contains("function scorchInit"));
+    }
+
+    /// PNG and SVG of the chart as shown are cropped to the rows that hold frames, also when zoomed on a
+    /// shallow part of a deep profile.
+    void chartExportsAreCropped() {
+        QTemporaryDir dir;
+        MainWindow w;
+        w.resize(1024, 900);
+        w.show();
+        ProfileTab* tab = w.openFile(QStringLiteral(SCORCH_TEST_DATA "/gui/small.folded"));
+        QVERIFY(waitLoaded(tab));
+        FlameGraphView* view = tab->panel()->view();
+        view->setAnimationDuration(0);
+        const int row = view->rowHeight();
+        const QString png = dir.filePath(QStringLiteral("chart.png"));
+        QCOMPARE(w.exportCurrent(ExportKind::Png, png), QString());
+        QImage image(png);
+        QCOMPARE(image.height(), 6 * row);        // all, main, run, recurse, recurse, leaf
+        QVERIFY(view->height() > image.height()); // the view is taller: its blank top is cropped
+        // Zoomed on "other" (other;compute): three rows.
+        view->zoomTo(test::nodeByPath(*view->data(), {"other"}));
+        QCOMPARE(w.exportCurrent(ExportKind::Png, png), QString());
+        image = QImage(png);
+        QCOMPARE(image.height(), std::max(20, 3 * row));
+        QCOMPARE(image.width(), view->width());
+        const QString svg = dir.filePath(QStringLiteral("chart.svg"));
+        QCOMPARE(w.exportCurrent(ExportKind::Svg, svg), QString());
+        const QByteArray svgText = test::readAll(svg);
+        QVERIFY2(svgText.contains(QStringLiteral("viewBox=\"0 0 %1 %2\"")
+                                      .arg(view->width())
+                                      .arg(std::max(20, 3 * row))
+                                      .toUtf8()),
+                 svgText.left(600).constData());
+    }
+
+    /// The interactive SVG merges frames narrower than a pixel at its width (400 siblings of half a pixel
+    /// each become merged runs), so a deep recording does not write tens of thousands of invisible frames.
+    void interactiveSvgMergesSubPixelFrames() {
+        QTemporaryDir dir;
+        const QString input = dir.filePath(QStringLiteral("narrow.folded"));
+        QByteArray text = "main;big 2000\n";
+        for (int i = 0; i < 400; ++i)
+            text += "main;tiny" + QByteArray::number(i) + " 1\n";
+        QVERIFY(writeBytes(input, text));
+        MainWindow w;
+        w.resize(1000, 700);
+        w.show();
+        QVERIFY(waitLoaded(w.openFile(input)));
+        const QString svg = dir.filePath(QStringLiteral("narrow.svg"));
+        QCOMPARE(w.exportCurrent(ExportKind::InteractiveSvg, svg), QString());
+        const QByteArray bytes = test::readAll(svg);
+        QVERIFY(bytes.contains("narrow frames merged"));
+        QXmlStreamReader xml(bytes);
+        int frames = 0, narrow = 0;
+        bool merged = false;
+        while (!xml.atEnd()) {
+            xml.readNext();
+            if (!xml.isStartElement())
+                continue;
+            if (xml.name() == QStringLiteral("g"))
+                merged = xml.attributes().value(QStringLiteral("class")) == QStringLiteral("m");
+            else if (xml.name() == QStringLiteral("rect") &&
+                     xml.attributes().value(QStringLiteral("height")) == QStringLiteral("15")) {
+                ++frames;
+                if (!merged && xml.attributes().value(QStringLiteral("width")).toDouble() < 1.0)
+                    ++narrow;
+            }
+        }
+        QVERIFY(frames >= 3); // all, main, big and the merged run(s)
+        QVERIFY(frames < 50); // not 400 tiny ones
+        QCOMPARE(narrow, 0);
     }
 
     /// File > Export > Interactive SVG colours frames as the window shows them: for each colour scheme, the

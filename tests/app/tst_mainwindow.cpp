@@ -447,7 +447,9 @@ private Q_SLOTS:
         QCOMPARE(w.exportCurrent(ExportKind::Png, png), QString());
         const QImage image(png);
         QVERIFY(!image.isNull());
-        QCOMPARE(image.size(), view->size());
+        // the chart as shown, cropped to the rows that hold frames (tst_exporter checks the crop)
+        QCOMPARE(image.size(),
+                 QSize(view->width(), std::min(view->height(), std::max(20, view->chartHeight()))));
     }
 
     void tablesFollowCostTypeThreadsAndTransforms() {

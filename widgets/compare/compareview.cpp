@@ -1,5 +1,6 @@
 #include "compare/compareview.h"
 
+#include "common/contrast.h"
 #include "common/qtprofile.h"
 #include "compare/comparesummary.h"
 #include "compare/comparetoolbar.h"
@@ -185,7 +186,9 @@ QWidget* CompareView::makeChart(Side side, const QString& title) {
     m_notices[i] = new QLabel(box);
     m_notices[i]->setObjectName(name + QStringLiteral("Notice"));
     m_notices[i]->setContentsMargins(6, 2, 6, 2);
-    m_notices[i]->setStyleSheet(QStringLiteral("color: #b01010"));
+    m_notices[i]->setStyleSheet(
+        QStringLiteral("color: %1")
+            .arg(readableOn(QColor(0xb0, 0x10, 0x10), palette().color(QPalette::Window)).name()));
     m_notices[i]->hide();
     auto* view = new FlameGraphView;
     m_views[i] = view;

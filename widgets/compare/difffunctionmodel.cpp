@@ -1,9 +1,12 @@
 #include "compare/difffunctionmodel.h"
 
+#include "common/contrast.h"
 #include "common/qtprofile.h"
 
 #include <QBrush>
 #include <QColor>
+#include <QGuiApplication>
+#include <QPalette>
 
 #include <cmath>
 #include <cstdlib>
@@ -139,7 +142,8 @@ QVariant DiffFunctionModel::data(const QModelIndex& index, int role) const {
         (column == DeltaSelf || column == DeltaTotal || column == DeltaTotalPercent)) {
         const int64_t d = column == DeltaSelf ? f.selfDelta() : f.totalDelta();
         if (d != 0)
-            return QBrush(d > 0 ? QColor(190, 20, 20) : QColor(20, 80, 200));
+            return QBrush(readableOn(d > 0 ? QColor(190, 20, 20) : QColor(20, 80, 200),
+                                     QGuiApplication::palette().color(QPalette::Base)));
     }
     if (role == Qt::TextAlignmentRole && column != Function && column != Status)
         return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);

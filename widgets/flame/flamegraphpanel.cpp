@@ -1,4 +1,5 @@
 #include "flame/flamegraphpanel.h"
+#include "flame/flamelegend.h"
 
 #include "common/layoututil.h"
 
@@ -13,6 +14,7 @@
 #include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QKeyEvent>
+#include <QLabel>
 #include <QLineEdit>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -95,6 +97,7 @@ FlameGraphPanel::FlameGraphPanel(QWidget* parent)
     , m_crumbs(new BreadcrumbBar(this))
     , m_chipBox(new QWidget(this))
     , m_chipLayout(new QHBoxLayout(m_chipBox))
+    , m_legend(new QLabel(this))
     , m_scheme(new QComboBox(this)) {
     auto* toolbar = new QToolBar(this);
     toolbar->setIconSize(QSize(16, 16));
@@ -149,6 +152,11 @@ FlameGraphPanel::FlameGraphPanel(QWidget* parent)
     layout->addWidget(m_chipBox);
     layout->addWidget(m_search);
     layout->addWidget(m_scroll, 1);
+    m_legend->setTextFormat(Qt::RichText);
+    m_legend->setContentsMargins(6, 2, 6, 2);
+    m_legend->setWordWrap(true);
+    m_legend->hide();
+    layout->addWidget(m_legend);
 
     connect(m_flame, &QAction::triggered, this,
             [this] { setOrientation(FlameGraphView::Orientation::Flame); });
@@ -166,6 +174,20 @@ FlameGraphPanel::FlameGraphPanel(QWidget* parent)
         m_scroll->ensureVisible(m_scroll->horizontalScrollBar()->value(), row.center().y(), 0, row.height());
     });
     connect(m_crumbs, &BreadcrumbBar::crumbClicked, m_view, &FlameGraphView::zoomTo);
+    // The chart's height follows the zoom's deepest stack; in flame mode the root row is at the bottom, so
+    // a change of height keeps the distance from the bottom, not from the top.
+    QScrollBar* bar = m_scroll->verticalScrollBar();
+    connect(bar, &QScrollBar::valueChanged, this, [this, bar](int value) {
+        if (!m_anchoring)
+            m_fromBottom = bar->maximum() - value;
+    });
+    connect(bar, &QScrollBar::rangeChanged, this, [this, bar](int, int maximum) {
+        if (m_view->orientation() != FlameGraphView::Orientation::Flame)
+            return;
+        m_anchoring = true;
+        bar->setValue(std::max(0, maximum - m_fromBottom));
+        m_anchoring = false;
+    });
     connect(m_search, &SearchBar::queryChanged, m_view, &FlameGraphView::setSearch);
     connect(m_search, &SearchBar::nextRequested, m_view, [this] { m_view->nextMatch(false); });
     connect(m_search, &SearchBar::previousRequested, m_view, [this] { m_view->nextMatch(true); });
@@ -280,8 +302,18 @@ void FlameGraphPanel::setOrientation(FlameGraphView::Orientation orientation) {
     scrollToRoot();
 }
 
+void FlameGraphPanel::updateLegend() {
+    const QString html = m_data
+                             ? flameLegendHtml(*m_data, static_cast<FlameColorScheme>(m_view->colorScheme()),
+                                               m_view->palette())
+                             : QString();
+    m_legend->setText(html);
+    m_legend->setVisible(!html.isEmpty());
+}
+
 void FlameGraphPanel::setColorScheme(FlameGraphView::ColorScheme scheme) {
     m_view->setColorScheme(scheme);
+    updateLegend();
     for (int i = 0; i < 4; ++i) {
         if (kSchemes[i].scheme == scheme) {
             m_scheme->setCurrentIndex(i);
@@ -368,7 +400,7 @@ void FlameGraphPanel::setViewData(std::shared_ptr<const ChartData> data) {
     // A path of the reversed tree is no call path: "Focus on This Subtree" is not offered there.
     m_view->setHiddenMenuActions(m_reversed ? QStringList{QStringLiteral("focusSubtree")} : QStringList{});
     m_view->setData(std::move(data));
-    m_view->setMinimumHeight(m_view->chartHeight());
+    updateLegend();
     updateBreadcrumbs();
     scrollToRoot();
 }

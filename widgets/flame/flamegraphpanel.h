@@ -15,6 +15,7 @@
 
 class QAction;
 class QComboBox;
+class QLabel;
 class QHBoxLayout;
 class QScrollArea;
 class QWidget;
@@ -51,6 +52,8 @@ public:
     FlameGraphView* view() const;
     SearchBar* searchBar() const;
     BreadcrumbBar* breadcrumbBar() const;
+    /// What the colours of the current scheme mean (hidden for schemes whose colours mean nothing).
+    QLabel* legend() const { return m_legend; }
     /// The chips' buttons, one per active transform (clicking one removes its transform).
     std::vector<QWidget*> chips() const;
 
@@ -84,6 +87,7 @@ private:
     void showChart();
     void setViewData(std::shared_ptr<const ChartData> data);
     void updateChips();
+    void updateLegend();
     void updateBreadcrumbs();
     void updateHistoryActions();
     void updateSearchResult(int nodes, qint64 matched, qint64 total);
@@ -101,6 +105,8 @@ private:
 
     FlameGraphView* m_view;
     QScrollArea* m_scroll;
+    int m_fromBottom = 0;     // flame mode: the scroll position kept from the bottom (the root row)
+    bool m_anchoring = false; // setting the scroll position after the chart height changed
     SearchBar* m_search;
     BreadcrumbBar* m_crumbs;
     QWidget* m_chipBox;
@@ -111,6 +117,7 @@ private:
     QAction* m_back;
     QAction* m_forward;
     QAction* m_reset;
+    QLabel* m_legend;
     QComboBox* m_scheme;
 };
 

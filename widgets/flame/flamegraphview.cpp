@@ -9,6 +9,8 @@ void FlameGraphView::Private::setRange(double start, double end) {
     viewStart = start;
     viewEnd = start + width;
     q->update();
+    if (animation.state() != QAbstractAnimation::Running) // once the zoom settles
+        q->updateChartHeight();
 }
 
 void FlameGraphView::Private::animateTo(double start, double end) {
@@ -136,6 +138,7 @@ FlameGraphView::FlameGraphView(QWidget* parent)
         const QPointF r = v.toPointF();
         d->setRange(r.x(), r.y());
     });
+    connect(&d->animation, &QVariantAnimation::finished, this, &FlameGraphView::updateChartHeight);
 }
 
 FlameGraphView::~FlameGraphView() = default;
@@ -157,6 +160,7 @@ void FlameGraphView::setData(std::shared_ptr<const ChartData> data) {
     d->matchList.clear();
     d->heaviest.clear();
     d->heaviestReady = false;
+    updateChartHeight();
     updateGeometry();
     update();
     Q_EMIT zoomChanged(kRootNode);
@@ -365,7 +369,32 @@ int FlameGraphView::rowHeight() const {
 }
 
 int FlameGraphView::chartHeight() const {
-    return d->data ? static_cast<int>(d->data->tree.maxDepth() + 1) * d->rowHeight() : d->rowHeight();
+    if (!d->data || d->layout.isEmpty())
+        return d->rowHeight();
+    const CallTree& tree = d->data->tree;
+    uint32_t deepest = tree.maxDepth();
+    if (d->viewStart > 0 || d->viewEnd < d->totalWidth()) {
+        // The deepest frame that overlaps the range; subtrees outside it are skipped whole.
+        deepest = 0;
+        const auto end = static_cast<NodeId>(tree.size());
+        for (NodeId n = kRootNode; n < end;) {
+            const auto left = static_cast<double>(d->layout.offset(n));
+            const auto width = static_cast<double>(d->layout.width(n));
+            if (width <= 0 || left + width <= d->viewStart || left >= d->viewEnd) {
+                n = tree.subtreeEnd(n);
+                continue;
+            }
+            deepest = std::max(deepest, tree.depth(n));
+            ++n;
+        }
+    }
+    return static_cast<int>(deepest + 1) * d->rowHeight();
+}
+
+void FlameGraphView::updateChartHeight() {
+    const int height = chartHeight();
+    if (height != minimumHeight())
+        setMinimumHeight(height);
 }
 
 QRect FlameGraphView::rowRect(uint32_t depth) const {
@@ -373,7 +402,9 @@ QRect FlameGraphView::rowRect(uint32_t depth) const {
 }
 
 QSize FlameGraphView::sizeHint() const {
-    return QSize(800, std::min(chartHeight(), 600));
+    // The minimum height is chartHeight() as of the last data or zoom change (computing it walks the frames
+    // in view; layouts ask for size hints often).
+    return QSize(800, std::min(std::max(minimumHeight(), rowHeight()), 600));
 }
 
 QImage FlameGraphView::renderImage(QSize size) const {

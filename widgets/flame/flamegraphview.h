@@ -92,8 +92,12 @@ public:
 
     const FlameLayout& layout() const;
     int rowHeight() const;
-    /// Height that shows every row (the panel's scroll area uses it as minimum height).
+    /// Height that shows every row of what is in view: the deepest stack among the frames of the current
+    /// zoom range, not of the whole profile (the view keeps it as its minimum height, which the panel's
+    /// scroll area scrolls over).
     int chartHeight() const;
+    /// Sets the minimum height to chartHeight() (after data or zoom range changes).
+    void updateChartHeight();
     /// The band of one row (depth 0 is the root "all") in widget coordinates.
     QRect rowRect(uint32_t depth) const;
     QSize sizeHint() const override;

@@ -13,6 +13,7 @@
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -30,10 +31,31 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <unistd.h>
 #include <utility>
 
 namespace scorch {
+
+namespace {
+
+/// A file-name-safe name of the recorded program: the launched command's base name, or the attached
+/// process's main thread name; "record" when neither is known.
+QString programName(const Recording& recording, qint64 pid) {
+    QString name;
+    if (!recording.command.empty())
+        name = QFileInfo(QString::fromStdString(recording.command.front())).fileName();
+    else
+        name = QString::fromStdString(recording.threadName(pid));
+    QString safe;
+    for (const QChar c : name)
+        safe += c.isLetterOrNumber() || c == u'.' || c == u'-' || c == u'_' ? c : u'_';
+    while (safe.startsWith(u'.'))
+        safe.remove(0, 1);
+    return safe.isEmpty() ? QStringLiteral("record") : safe.left(64);
+}
+
+} // namespace
 
 /// The live profile: the samples fetched so far, symbolized incrementally. Used by one job at a time.
 struct RecordDialog::Live {
@@ -162,16 +184,18 @@ RecordDialog::RecordDialog(QWidget* parent)
     connect(m_stop, &QPushButton::clicked, this, &RecordDialog::stop);
     connect(m_save, &QPushButton::clicked, this, &RecordDialog::saveAs);
 
-    auto* splitter = new QSplitter(Qt::Vertical, this);
-    splitter->addWidget(m_targetTabs);
-    splitter->addWidget(m_panel);
-    splitter->setStretchFactor(0, 2);
-    splitter->setStretchFactor(1, 3);
+    m_splitter = new QSplitter(Qt::Vertical, this);
+    m_splitter->addWidget(m_targetTabs);
+    m_splitter->addWidget(m_panel);
+    m_splitter->setStretchFactor(0, 2);
+    m_splitter->setStretchFactor(1, 3);
     auto* layout = new QVBoxLayout(this);
-    layout->addWidget(splitter, 1);
+    layout->addWidget(m_splitter, 1);
     layout->addLayout(settings);
     layout->addLayout(buttons);
 
+    m_status->setWordWrap(true); // a long path must not widen the dialog
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_status->setText(tr("Pick a process or a command, then Start."));
     m_refreshTimer->setInterval(2000);
     connect(m_refreshTimer, &QTimer::timeout, m_processes, &ProcessListModel::refresh);
@@ -250,6 +274,11 @@ QString RecordDialog::start(bool showErrors) {
     m_elapsed.start();
     m_lastLiveMs = -1000000;
     m_panel->setProfile(nullptr);
+    // The live flame graph gets most of the height while recording; the target list shrinks to a strip.
+    m_idleSizes = m_splitter->sizes();
+    const int total = m_idleSizes.value(0) + m_idleSizes.value(1);
+    const int strip = std::min(total / 5, m_targetTabs->minimumSizeHint().height() + 40);
+    m_splitter->setSizes({strip, total - strip});
     updateButtons();
     m_pollTimer->start();
     Q_EMIT recordingStarted(m_sampler->pid());
@@ -314,6 +343,8 @@ void RecordDialog::finish() {
         sampler
             ->stopCommand(); // a launched command only; it is reaped in the background like one left running
     sampler.reset();         // a launched command keeps running, reaped in the background
+    if (!m_idleSizes.isEmpty())
+        m_splitter->setSizes(m_idleSizes);
     updateButtons();
     if (m_lastRecording.samples.empty()) {
         const QString why =
@@ -328,10 +359,11 @@ void RecordDialog::finish() {
         return;
     }
     QDir().mkpath(m_recordingDir);
+    // Named after the program (the launched command, or the attached process's name) and the time.
     const QString path =
-        m_recordingDir + QStringLiteral("/record-%1-%2.rec")
-                             .arg(pid)
-                             .arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-hhmmss")));
+        m_recordingDir + QStringLiteral("/%1-%2.rec")
+                             .arg(programName(m_lastRecording, pid),
+                                  QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-hhmmss")));
     try {
         writeRecording(m_lastRecording, path.toStdString());
     } catch (const std::exception& e) {
@@ -342,19 +374,30 @@ void RecordDialog::finish() {
     }
     m_lastPath = path;
     updateButtons();
+    // What was recorded, how the program ended (when it did while recorded) and where the file went.
+    QString exited;
+    if (m_lastRecording.exitCode >= 128)
+        exited = tr(" %1 was killed by signal %2.")
+                     .arg(programName(m_lastRecording, pid))
+                     .arg(m_lastRecording.exitCode - 128);
+    else if (m_lastRecording.exitCode >= 0)
+        exited = tr(" %1 exited with code %2.")
+                     .arg(programName(m_lastRecording, pid))
+                     .arg(m_lastRecording.exitCode);
     m_status->setText(
-        tr("Recorded %1 samples in %2 s%3; opened in a tab.")
+        tr("Recorded %1 samples in %2 s%3.%4 Written to %5 and opened in a tab.")
             .arg(m_lastRecording.samples.size())
             .arg(static_cast<double>(m_lastRecording.endNs - m_lastRecording.startNs) / 1e9, 0, 'f', 1)
-            .arg(error.isEmpty() ? QString() : QStringLiteral(" (") + error + u')'));
+            .arg(error.isEmpty() ? QString() : QStringLiteral(" (") + error + u')', exited,
+                 QDir::toNativeSeparators(path)));
+    m_status->setToolTip(m_status->text());
     Q_EMIT recordingFinished(path);
 }
 
 void RecordDialog::saveAs() {
     if (m_lastPath.isEmpty())
         return;
-    const QString target = QFileDialog::getSaveFileName(this, tr("Save recording"),
-                                                        QDir::homePath() + QStringLiteral("/scorch.rec"),
+    const QString target = QFileDialog::getSaveFileName(this, tr("Save recording"), proposedSavePath(),
                                                         tr("Scorch recordings (*.rec);;All files (*)"));
     if (target.isEmpty())
         return;
@@ -364,6 +407,12 @@ void RecordDialog::saveAs() {
     } catch (const std::exception& e) {
         QMessageBox::warning(this, tr("Cannot save"), QString::fromStdString(e.what()));
     }
+}
+
+QString RecordDialog::proposedSavePath() const {
+    if (m_lastPath.isEmpty())
+        return QDir::homePath() + QStringLiteral("/scorch.rec");
+    return m_lastPath; // already in the recording directory, named after the program and the time
 }
 
 void RecordDialog::closeEvent(QCloseEvent* event) {

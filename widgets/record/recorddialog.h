@@ -20,6 +20,7 @@ class QLabel;
 class QLineEdit;
 class QPushButton;
 class QSpinBox;
+class QSplitter;
 class QTabWidget;
 class QTableView;
 class QTimer;
@@ -56,6 +57,10 @@ public:
     bool isRecording() const;
     /// Where finished recordings are written before they are saved elsewhere.
     void setRecordingDir(const QString& dir) { m_recordingDir = dir; }
+    /// Where "Save recording…" proposes to save: the recording's own directory, named after the program.
+    QString proposedSavePath() const;
+    /// The process list / command above and the live flame graph below.
+    QSplitter* splitter() const { return m_splitter; }
 
     /// Starts recording with the current settings; returns an error message (also shown) or empty.
     QString start(bool showErrors = true);
@@ -82,6 +87,8 @@ private:
     ProcessListModel* m_processes;
     ProcessFilterProxy* m_proxy;
     QTabWidget* m_targetTabs;
+    QSplitter* m_splitter = nullptr;
+    QList<int> m_idleSizes; // the splitter's sizes before a recording gave the live graph the room
     QTableView* m_view;
     QLineEdit* m_filter;
     QCheckBox* m_onlyMine;

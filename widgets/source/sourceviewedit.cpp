@@ -1,5 +1,7 @@
 #include "source/sourceviewedit.h"
 
+#include "common/contrast.h"
+
 #include <QFontDatabase>
 #include <QHelpEvent>
 #include <QPainter>
@@ -191,11 +193,15 @@ void SourceViewEdit::paintGutter(QPaintEvent* event) {
                 if (it != m_costs.cend()) {
                     const QRect selfCell(x, top, cellWidth, height),
                         totalCell(x + cellWidth, top, cellWidth, height);
-                    p.fillRect(selfCell, selfHeat(line));
-                    p.fillRect(totalCell, totalHeat(line));
-                    p.setPen(pal.color(QPalette::Text));
+                    const QColor self = selfHeat(line), total = totalHeat(line);
+                    p.fillRect(selfCell, self);
+                    p.fillRect(totalCell, total);
+                    // black or white by the heat: the palette's text is white on a dark one, unreadable on
+                    // orange
+                    p.setPen(readableTextOn(self));
                     p.drawText(selfCell.adjusted(kPad, 0, -kPad, 0), Qt::AlignRight | Qt::AlignVCenter,
                                percent(it->self));
+                    p.setPen(readableTextOn(total));
                     p.drawText(totalCell.adjusted(kPad, 0, -kPad, 0), Qt::AlignRight | Qt::AlignVCenter,
                                percent(it->total));
                 }

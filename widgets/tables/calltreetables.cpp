@@ -80,8 +80,14 @@ CallTreeTables::PageParts CallTreeTables::makePage(Page page, QAbstractItemModel
     header->setSectionResizeMode(QHeaderView::Interactive); // every column can be widened by hand
     header->setMinimumSectionSize(24);
     parts.view->viewport()->installEventFilter(this); // fitColumns() on resize
-    connect(parts.view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            [this, page](const QModelIndex& current) { onCurrentChanged(page, current); });
+    // A row the user selected (click or keys). Not the bare current row: a view that gains focus without one
+    // makes its first row current without selecting it, and that must not move the selection elsewhere.
+    connect(parts.view->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            [this, page, view = parts.view] {
+                const QModelIndex current = view->currentIndex();
+                if (view->selectionModel()->isRowSelected(current.row(), current.parent()))
+                    onCurrentChanged(page, current);
+            });
     parts.view->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(parts.view, &QWidget::customContextMenuRequested, this,
             [this, page, view = parts.view](QPoint pos) {
@@ -190,10 +196,41 @@ QMenu* CallTreeTables::createContextMenu(Page page, const QModelIndex& index, QW
 void CallTreeTables::onCurrentChanged(Page page, const QModelIndex& current) {
     if (m_selecting || !current.isValid())
         return;
-    if (page == TopDown)
-        Q_EMIT nodeActivated(static_cast<NodeId>(current.data(NodeRole).toUInt()));
-    else
-        Q_EMIT functionActivated(FrameId{current.data(FrameRole).toUInt()});
+    // The other tables follow, so that switching tabs keeps the function selected.
+    if (page == TopDown) {
+        const auto node = static_cast<NodeId>(current.data(NodeRole).toUInt());
+        selectNode(node);
+        Q_EMIT nodeActivated(node);
+    } else {
+        const FrameId frame{current.data(FrameRole).toUInt()};
+        m_selecting = true;
+        if (m_data) { // the heaviest top-down node of the function, unless one of it is current
+            const QModelIndex now = m_pages[TopDown].view->currentIndex();
+            const auto nowNode = static_cast<NodeId>(now.data(NodeRole).toUInt());
+            const CallTree& tree = m_data->chart->tree;
+            if (!now.isValid() || nowNode >= tree.size() || tree.frame(nowNode) != frame)
+                if (const NodeId best = heaviestNode(frame); best != kRootNode)
+                    showSource(TopDown, m_topDown->indexOfNode(best));
+        }
+        for (const Page other : {BottomUp, Functions})
+            if (other != page)
+                showSource(other, other == BottomUp ? m_bottomUp->indexOfFrame(frame)
+                                                    : m_functions->indexOfFrame(frame));
+        m_selecting = false;
+        Q_EMIT functionActivated(frame);
+    }
+}
+
+NodeId CallTreeTables::heaviestNode(FrameId frame) const {
+    NodeId best = kRootNode;
+    if (!m_data)
+        return best;
+    const CallTree& tree = m_data->chart->tree;
+    const std::size_t type = m_data->chart->costType;
+    for (NodeId n = 1; n < tree.size(); ++n)
+        if (tree.frame(n) == frame && (best == kRootNode || tree.total(type, n) > tree.total(type, best)))
+            best = n;
+    return best;
 }
 
 void CallTreeTables::showSource(Page page, const QModelIndex& source) {
@@ -222,13 +259,7 @@ void CallTreeTables::selectNode(NodeId node) {
 void CallTreeTables::selectFunction(FrameId frame) {
     if (!m_data)
         return;
-    // The heaviest top-down node of the function, as the chart selects it.
-    NodeId best = kRootNode;
-    const CallTree& tree = m_data->chart->tree;
-    const std::size_t type = m_data->chart->costType;
-    for (NodeId n = 1; n < tree.size(); ++n)
-        if (tree.frame(n) == frame && (best == kRootNode || tree.total(type, n) > tree.total(type, best)))
-            best = n;
+    const NodeId best = heaviestNode(frame); // as the chart selects it
     m_selecting = true;
     if (best != kRootNode)
         showSource(TopDown, m_topDown->indexOfNode(best));

@@ -71,6 +71,8 @@ private:
     void fitColumns(Page page);
     bool eventFilter(QObject* watched, QEvent* event) override;
     void onCurrentChanged(Page page, const QModelIndex& current);
+    /// The top-down node of `frame` with the biggest total, or kRootNode.
+    NodeId heaviestNode(FrameId frame) const;
     void showSource(Page page, const QModelIndex& source);
 
     std::shared_ptr<const TableData> m_data;

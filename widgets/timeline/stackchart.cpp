@@ -1,5 +1,6 @@
 #include "timeline/stackchart.h"
 
+#include "common/contrast.h"
 #include "common/qtprofile.h"
 #include "scorch/flamecolors.h"
 #include "timeline/timelineview.h"
@@ -194,7 +195,7 @@ void StackChartView::paintEvent(QPaintEvent*) {
         const Rgb c = colors.frameColor(m_profile->tree.frame(b.node));
         p.fillRect(r, QColor(c.r, c.g, c.b));
         if (r.width() > fm.averageCharWidth() * 4) {
-            p.setPen(Qt::black);
+            p.setPen(readableTextOn(QColor(c.r, c.g, c.b))); // the System scheme is dark on a dark palette
             p.drawText(r.adjusted(3, 0, -2, 0), Qt::AlignLeft | Qt::AlignVCenter,
                        fm.elidedText(frameShortName(*m_profile, m_profile->tree.frame(b.node)),
                                      Qt::ElideRight, r.width() - 5));

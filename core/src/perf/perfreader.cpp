@@ -89,7 +89,7 @@ public:
             readAttrs(attrSize, attrsOffset, attrsSize);
             // Features follow the data section: read them first (build-ids, event names) when they are there.
             if (dataSize == 0 && dataOffset < m_data.size()) {
-                m_state.warn(
+                m_state.warnFirst(
                     0, "the data size in the header is 0 (perf record did not finish): reading to the end "
                        "of the file");
                 dataSize = m_data.size() - dataOffset;
@@ -103,10 +103,10 @@ public:
             uint64_t end = dataOffset + dataSize;
             if (end > m_data.size() || end < dataOffset) {
                 m_truncated = true;
-                m_state.warn(m_data.size(),
-                             "the file is truncated: the data section should end at byte offset " +
-                                 std::to_string(end) + ", the file has " + std::to_string(m_data.size()) +
-                                 " bytes");
+                m_state.warnFirst(m_data.size(),
+                                  "the file is truncated: the data section should end at byte offset " +
+                                      std::to_string(end) + ", the file has " +
+                                      std::to_string(m_data.size()) + " bytes");
                 end = m_data.size();
             }
             records(dataOffset, end);
@@ -262,8 +262,9 @@ private:
 
     void truncatedAt(uint64_t pos, const char* what) {
         m_truncated = true;
-        m_state.warn(pos, std::string("the file is truncated: ") + what + " at byte offset " +
-                              std::to_string(pos) + " is cut off; the profile holds the samples before it");
+        m_state.warnFirst(pos, std::string("the file is truncated: ") + what + " at byte offset " +
+                                   std::to_string(pos) +
+                                   " is cut off; the profile holds the samples before it");
     }
 
     void decompress(std::string_view rec, uint64_t offset, bool sized) {

@@ -1,5 +1,6 @@
 #include "perf/perfstate.h"
 
+#include "scorch/warningkind.h"
 #include "symbols/symbolizer_internal.h"
 #include "symbols/symbolizeroptions.h"
 
@@ -67,6 +68,12 @@ void PerfState::warn(uint64_t offset, std::string message) {
     if (message.find("byte offset") == std::string::npos && offset)
         message += " (byte offset " + std::to_string(offset) + ")";
     m_meta.warn(std::move(message));
+}
+
+void PerfState::warnFirst(uint64_t offset, std::string message) {
+    if (message.find("byte offset") == std::string::npos && offset)
+        message += " (byte offset " + std::to_string(offset) + ")";
+    warnSerious(m_meta, std::move(message));
 }
 
 void PerfState::checkArchitecture(const Attr& a) const {
@@ -526,12 +533,17 @@ Profile PerfState::snapshot(const std::atomic<bool>* cancel) {
 Profile PerfState::finish(const std::atomic<bool>* cancel) {
     finishSwitches();
     if (m_lost)
-        warn(0, std::to_string(m_lost) + " events were lost while recording (perf could not keep up)");
+        warnFirst(0, std::to_string(m_lost) + " events were lost while recording (perf could not keep up)");
     for (const auto& [type, count] : m_unknownTypes)
         warn(0, std::to_string(count) + " records of unknown type " + std::to_string(type) + " skipped");
-    if (m_unwindFailures)
-        warn(0, std::to_string(m_unwindFailures) + " of " + std::to_string(m_dwarfSamples) +
-                    " --call-graph dwarf samples could not be unwound");
+    if (m_unwindFailures) {
+        std::string message = std::to_string(m_unwindFailures) + " of " + std::to_string(m_dwarfSamples) +
+                              " --call-graph dwarf samples could not be unwound";
+        if (warningKind(message) == WarningKind::Unwind) // serious: ahead of the rest
+            warnFirst(0, std::move(message));
+        else
+            warn(0, std::move(message));
+    }
     if (m_builder->samples() == 0)
         throw ImportError(m_name + ": no samples found in perf.data" +
                           (m_meta.warnings.empty() ? std::string() : "; " + m_meta.warnings.front().message));

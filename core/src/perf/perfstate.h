@@ -49,6 +49,9 @@ public:
     void warn(uint64_t offset, std::string message) override;
     /// Tracepoint formats (feature section or pipe-mode record): where sched_switch keeps its fields.
     void tracingData(std::string_view bytes) override;
+    /// A serious warning (scorch/warningkind.h): after the serious ones, ahead of the notes, never capped
+    /// away.
+    void warnFirst(uint64_t offset, std::string message);
 
     uint64_t samples() const { return m_builder->samples(); }
     Profile snapshot(const std::atomic<bool>* cancel);

@@ -3,6 +3,7 @@
 #include "scorch/rawprofile.h"
 #include "scorch/import.h"
 #include "scorch/samples.h"
+#include "scorch/warningkind.h"
 
 #include "raw/rawprofile_tree.h"
 #include "raw/samplepipeline.h"
@@ -651,6 +652,8 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
         if (!reports[m].problem.empty() && moduleSamples[m] > 0)
             bad.emplace_back(moduleSamples[m], m);
     std::stable_sort(bad.begin(), bad.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+    std::vector<std::string>
+        serious; // over kSeriousShare of the samples: ahead of the rest, never capped away
     for (const auto& [count, m] : bad) {
         const ModuleReport& r = reports[m];
         char share[32];
@@ -664,8 +667,13 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
         else
             message += "file:line unknown, " + std::to_string(r.unresolved) + " of " +
                        std::to_string(r.addresses) + " addresses without a function name";
-        meta.warn(std::move(message));
+        if (static_cast<double>(count) > kSeriousShare * static_cast<double>(samples2))
+            serious.push_back(std::move(message));
+        else
+            meta.warn(std::move(message));
     }
+    for (std::string& message : serious) // the biggest share first, after the truncation or lost samples
+        warnSerious(meta, std::move(message));
     Profile profile = tree.profile(std::move(meta));
     detail::trace("tree built");
     if (timed2 == samples2)

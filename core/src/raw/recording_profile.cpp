@@ -7,6 +7,7 @@
 #include "scorch/bytesource.h"
 #include "scorch/import.h"
 #include "scorch/rawprofile.h"
+#include "scorch/warningkind.h"
 #include "symbols/addressspace.h"
 #include "symbols/symbolizeroptions.h"
 
@@ -110,7 +111,8 @@ Profile profileFromRecording(const Recording& recording, const std::string& name
     for (const std::string& note : recording.notes)
         meta.warn(note);
     if (recording.lost)
-        meta.warn(std::to_string(recording.lost) + " samples were lost while recording");
+        warnSerious(meta,
+                    std::to_string(recording.lost) + " samples were lost while recording"); // serious: kept
     return builder.finish(std::move(meta), cancel);
 }
 

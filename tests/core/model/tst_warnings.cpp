@@ -1,8 +1,9 @@
 // Unit tests of the warnings of a profile (ProfileMeta::warn, warnFirst, warningSummary): every warning
 // counted, the first kMaxKeptWarnings kept, and the one-line summary; and that the warnings of Scorch
-// recordings (notes, lost samples) keep to the cap.
+// recordings (notes, lost samples) keep to the cap, lost samples ahead of the notes.
 #include "scorch/profile.h"
 #include "scorch/recording.h"
+#include "scorch/warningkind.h"
 
 #include <QTest>
 
@@ -46,6 +47,25 @@ private Q_SLOTS:
         QCOMPARE(full.warnings.back().message, "w" + std::to_string(cap - 2));
     }
 
+    void seriousWarningsGoAheadInTheOrderMet() {
+        ProfileMeta meta;
+        const std::size_t cap = ProfileMeta::kMaxKeptWarnings;
+        meta.warn("a note");
+        warnSerious(meta, "the file is truncated: a record at byte offset 9 is cut off");
+        warnSerious(meta, "/bin/x: not found (40.0% of samples): functions unknown");
+        QCOMPARE(meta.warnings.size(), std::size_t(3));
+        QCOMPARE(warningKind(meta.warnings[0].message), WarningKind::Truncated); // the first met stays first
+        QCOMPARE(warningKind(meta.warnings[1].message), WarningKind::Symbols);
+        QCOMPARE(meta.warnings[2].message, std::string("a note"));
+        for (std::size_t i = 0; i < cap; ++i)
+            meta.warn("note " + std::to_string(i));
+        warnSerious(meta, "12 events were lost while recording (perf could not keep up)");
+        QCOMPARE(meta.warningCount, uint64_t(cap + 4));
+        QCOMPARE(meta.warnings.size(), cap); // a note gave way
+        QCOMPARE(warningKind(meta.warnings[2].message), WarningKind::Lost);
+        QCOMPARE(meta.warnings[3].message, std::string("a note"));
+    }
+
     void summaryLine() {
         ProfileMeta meta;
         meta.source = "in.txt";
@@ -81,8 +101,10 @@ private Q_SLOTS:
             r.notes.push_back("note " + std::to_string(i));
         const Profile many = profileFromRecording(r, "many.rec", nullptr, false);
         QCOMPARE(many.meta.warningCount, uint64_t(cap + 1)); // the lost samples are counted ...
-        QCOMPARE(many.meta.warnings.size(), cap);            // ... but not kept beyond the cap
-        QCOMPARE(many.meta.warnings.back().message, "note " + std::to_string(cap - 1));
+        QCOMPARE(many.meta.warnings.size(), cap);            // ... within the cap ...
+        // ... and kept first, a serious warning (the window's banner shows it); the last note gave way
+        QCOMPARE(many.meta.warnings.front().message, std::string("3 samples were lost while recording"));
+        QCOMPARE(many.meta.warnings.back().message, "note " + std::to_string(cap - 2));
     }
 };
 

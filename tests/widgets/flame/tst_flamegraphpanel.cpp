@@ -2,8 +2,10 @@
 #include "common/qtprofile.h"
 #include "flame/breadcrumbbar.h"
 #include "flame/flamegraphpanel.h"
+#include "flame/flamepalette.h"
 #include "flame/searchbar.h"
 #include "patience.h"
+#include "testutil.h"
 #include "widgettestutil.h"
 
 #include "scorch/bytesource.h"
@@ -16,6 +18,8 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -422,6 +426,64 @@ private Q_SLOTS:
         QVERIFY(view->canGoBack());
         view->back();
         QCOMPARE(view->zoomRoot(), b);
+    }
+
+    /// The scroll height follows the zoom: the deepest stack under the zoomed frame, not the profile's.
+    void scrollHeightFollowsZoom() {
+        FlameGraphPanel panel;
+        panel.resize(900, 200);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        // "deep" goes 12 frames down, "flat" 1: zoomed on "flat", only its own rows and its callers count.
+        std::string text = "main;flat 5\nmain";
+        for (int i = 0; i < 12; ++i)
+            text += ";d" + std::to_string(i);
+        text += " 5\n";
+        panel.setProfile(std::make_shared<const Profile>(scorch::test::fromFolded(text)));
+        QTRY_VERIFY_WITH_TIMEOUT(panel.data() != nullptr, kPatienceMs);
+        FlameGraphView* view = panel.view();
+        view->setAnimationDuration(0);
+        const int row = view->rowHeight();
+        QCOMPARE(view->minimumHeight(), 14 * row); // all, main, d0 .. d11
+        view->zoomTo(nodeByPath(*panel.data(), {"main", "flat"}));
+        QCOMPARE(view->minimumHeight(), 3 * row); // all, main, flat
+        view->zoomTo(nodeByPath(*panel.data(), {"main", "d0", "d1"}));
+        QCOMPARE(view->minimumHeight(), 14 * row);
+        view->zoomTo(kRootNode);
+        QCOMPARE(view->minimumHeight(), 14 * row);
+        // Flame mode: the root row stays in view at the bottom when the height changes.
+        view->zoomTo(nodeByPath(*panel.data(), {"main", "flat"}));
+        QScrollBar* bar = panel.findChild<QScrollArea*>()->verticalScrollBar();
+        QTRY_COMPARE_WITH_TIMEOUT(bar->value(), bar->maximum(), kPatienceMs);
+    }
+
+    /// By Module and By Kind say what their colours stand for; Hot and System have no legend.
+    void colourLegend() {
+        FlameGraphPanel panel;
+        panel.resize(900, 400);
+        panel.show();
+        const std::string script =
+            "p 1/1 1.0: 1 cpu-clock:\n\t1 work (/usr/bin/app)\n\t2 main (/usr/bin/app)\n\n"
+            "p 1/1 1.1: 1 cpu-clock:\n\t3 memcpy (/lib/libc.so.6)\n\t2 main (/usr/bin/app)\n\n"
+            "p 1/1 1.2: 1 cpu-clock:\n\t3 memcpy (/lib/libc.so.6)\n\t2 main (/usr/bin/app)\n\n";
+        panel.setProfile(std::make_shared<const Profile>(scorch::test::fromText(script, "legend.perf")));
+        QTRY_VERIFY_WITH_TIMEOUT(panel.data() != nullptr, kPatienceMs);
+        panel.setColorScheme(FlameGraphView::ColorScheme::Hot);
+        QVERIFY(!panel.legend()->isVisible());
+        panel.setColorScheme(FlameGraphView::ColorScheme::Module);
+        QVERIFY(panel.legend()->isVisible());
+        const QString modules = panel.legend()->text();
+        // The heaviest module first, each with the colour its frames are drawn in.
+        QVERIFY2(modules.indexOf(QStringLiteral("libc.so.6")) >= 0, qPrintable(modules));
+        QVERIFY(modules.indexOf(QStringLiteral("libc.so.6")) < modules.indexOf(QStringLiteral("app")));
+        const Profile& p = *panel.data()->profile;
+        const QRgb libc = FlamePalette::computeColor(p, frameNamed(p, "memcpy"), FlameColorScheme::Module,
+                                                     panel.view()->palette());
+        QVERIFY(modules.contains(QColor(libc).name()));
+        panel.setColorScheme(FlameGraphView::ColorScheme::Kind);
+        QVERIFY(panel.legend()->text().contains(QStringLiteral("native")));
+        panel.setColorScheme(FlameGraphView::ColorScheme::System);
+        QVERIFY(!panel.legend()->isVisible());
     }
 
     /// Names are untrusted: ESC sequences, BEL, C1 controls and bidi overrides show escaped in the

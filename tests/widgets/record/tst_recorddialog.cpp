@@ -12,12 +12,14 @@
 #include <QCheckBox>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QPushButton>
 #include <QScopeGuard>
 #include <QSignalSpy>
+#include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -216,6 +218,8 @@ private Q_SLOTS:
     /// unchecked (above) it keeps running.
     void killAfterStopsTheCommand() {
         RecordDialog dialog;
+        dialog.resize(1024, 700);
+        dialog.show();
         dialog.setRecordingDir(m_dir.filePath(QStringLiteral("killafter")));
         dialog.targetTabs()->setCurrentIndex(1);
         dialog.commandEdit()->setText(QString::fromUtf8(SCORCH_SAMPLER_TARGET));
@@ -232,10 +236,23 @@ private Q_SLOTS:
         const auto pid = static_cast<pid_t>(started.at(0).at(0).toLongLong());
         auto endTarget = qScopeGuard([&] { kill(pid, SIGKILL); });
         QTRY_VERIFY_WITH_TIMEOUT(live.count() >= 1, kPatienceMs); // it has samples
+        // While recording, the live flame graph has most of the height.
+        const QList<int> recording = dialog.splitter()->sizes();
+        QVERIFY2(recording.value(1) > 2 * recording.value(0),
+                 qPrintable(QStringLiteral("%1 / %2").arg(recording.value(0)).arg(recording.value(1))));
         dialog.stop();
         QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kPatienceMs);
         // stopped (SIGTERM) and reaped in the background: gone
         QTRY_VERIFY_WITH_TIMEOUT(kill(pid, 0) != 0, kPatienceMs);
+        // The file is named after the program, and the dialog says where it went; Save proposes it there.
+        const QFileInfo written(finished.at(0).at(0).toString());
+        const QString program = QFileInfo(QString::fromUtf8(SCORCH_SAMPLER_TARGET)).fileName();
+        QVERIFY2(written.fileName().startsWith(program + u'-'), qPrintable(written.fileName()));
+        QVERIFY2(dialog.statusLabel()->text().contains(written.filePath()),
+                 qPrintable(dialog.statusLabel()->text()));
+        QCOMPARE(QFileInfo(dialog.proposedSavePath()).absolutePath(), written.absolutePath());
+        QVERIFY(dialog.splitter()->sizes().value(0) >=
+                recording.value(0)); // the target list has its room back
     }
 };
 
