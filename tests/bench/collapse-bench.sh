@@ -180,7 +180,7 @@ row() {
   awk -v w="$1" -v mb="$2" -v s="$3" -v tool="$4" -v dest="$5" -v n="$6" -v t="$t" -v k="$k" \
       -v c="$c" -v f="$f" -v ratio="$8" -v chk="$9" 'BEGIN {
     tt = (t > 0) ? t : 0.001
-    printf "%-10s %9s %8s %-8s %-5s %4s %9.3f %8.1f %9.1f %7.2f %8d %9.1f %8s  %s\n",
+    printf "%-10s %9s %8s %-8s %-5s %4s %9.3f %8.1f %9.1f %7.2f %8d %9.1f %11s  %s\n",
       w, mb, s, tool, dest, n, t, mb / tt, s / 1000 / tt, c, f, k / 1024, ratio, chk }'
 }
 
@@ -215,11 +215,12 @@ for w in "${workloads[@]}"; do
     ts=$(timed "$d" "$RUNS" "$SCORCH" collapse "$f")
     ratio=-
     if [ "$ts" != FAIL ] && [ "$tp" != FAIL ]; then
-      ratio=$(awk -v a="${tp%% *}" -v b="${ts%% *}" 'BEGIN { printf "%.1fx", a / (b > 0 ? b : 0.005) }')
+      ratio=$(awk -v p="$tp" -v q="$ts" 'BEGIN { split(p, a, " "); split(q, b, " ")
+        printf "%.1fx/%.1fx", a[1] / (b[1] > 0 ? b[1] : 0.005), a[3] / (b[3] > 0 ? b[3] : 0.005) }')
     fi
     table+=("$(row "$w" "$mb" "$n" scorch "$d" "$RUNS" "$ts" "$ratio" "$chk")")
   done
-  table+=("$(row "$w" "$mb" "$n" perl file "$prun" "$tp" 1.0x -)")
+  table+=("$(row "$w" "$mb" "$n" perl file "$prun" "$tp" 1x/1x -)")
 done
 if [ "$BIG_MB" -gt 0 ]; then
   f="$DATA/big.txt"
@@ -232,11 +233,12 @@ if [ "$BIG_MB" -gt 0 ]; then
 fi
 
 echo
-printf '%-10s %9s %8s %-8s %-5s %4s %9s %8s %9s %7s %8s %9s %8s  %s\n' workload input_MB samples tool \
+printf '%-10s %9s %8s %-8s %-5s %4s %9s %8s %9s %7s %8s %9s %11s  %s\n' workload input_MB samples tool \
   to runs median_s MB/s ksmp/s cpu_s faults RSS_MiB speedup check
 printf '%s\n' "${table[@]}"
 echo "(median wall of 'runs' runs; cpu_s = median user+sys, faults = median minor page faults,"
-echo " RSS = max peak RSS over runs; speedup = perl wall (to a file) / scorch wall;"
+echo " RSS = max peak RSS over runs; speedup = wall/cpu: perl's wall (to a file) / scorch's wall, and the"
+echo " same for CPU time (user + sys; the figure to compare on a busy machine);"
 echo " $(nproc) cores, load average at the end: $(cut -d' ' -f1-3 /proc/loadavg): wall times need a quiet machine)"
 # non-zero exit if any tool failed or any output check mismatched
 case "${table[*]}" in *FAILED* | *MISMATCH* | *scorch-failed*) exit 1 ;; esac
