@@ -3,7 +3,7 @@
 # on real `perf script` text, side by side in the same run.
 #
 # Usage: tests/bench/collapse-bench.sh [--scorch PATH] [--flamegraph DIR] [--data DIR]
-#                                      [--runs N] [--check] [--big MB] [workload...]
+#                                      [--runs N] [--check] [--big MB] [--to LIST] [workload...]
 #   --scorch PATH     scorch binary (default: <repo>/build/app/scorch)
 #   --flamegraph DIR  dir holding stackcollapse-perf.pl (default: /tmp/FlameGraph;
 #                     keep it outside the repo)
@@ -13,6 +13,9 @@
 #   --big MB          also time scorch alone on DATA/big.txt: fp-medium.txt (or fp-small.txt)
 #                     concatenated until >= MB megabytes (built once), to show that peak
 #                     RSS does not grow with input size
+#   --to LIST         where scorch's output goes, one table row each, comma-separated: file (a file
+#                     in TMPDIR, new each run), pipe (`| cat > /dev/null`), null (/dev/null);
+#                     default file,pipe,null. Perl always writes to a file.
 #   workload          name of DATA/<name>.txt (default: fp-small, and fp-medium if present)
 # Exit status: 0 ok, 1 a tool failed or --check found a mismatch, 2 usage / missing input.
 #
@@ -20,9 +23,11 @@
 #   BENCH_DATA=/tmp/bench-data bash ../shared/bench/make-workloads.sh small medium
 #
 # Method: each input is read once before timing (page cache warm). Every run is wrapped
-# in GNU `/usr/bin/time -f '%M'` for peak RSS (KiB); wall time comes from the clock around it (ms
-# resolution, including ~1 ms of time's own start-up); output goes to /dev/null.
-# scorch runs N times (median wall, max RSS); perl runs N times too, but only once on
+# in GNU `/usr/bin/time` for peak RSS (KiB), CPU time (user + sys) and minor page faults of the
+# timed tool; wall time comes from the clock around it (ms resolution, including ~1 ms of time's
+# own start-up, and the pipe's reader). CPU time and page faults hardly depend on the load of a
+# shared machine; wall time does. Output goes where --to says (perl's: to a file).
+# scorch runs N times (median wall and CPU, max RSS); perl runs N times too, but only once on
 # inputs above PERL_ONCE_MB (default 200; it needs ~65 s for 1.3 GB). samples = event
 # header lines (lines not starting with blank or '#'), cached in DATA/<w>.samples.
 # Needs: bash, GNU time, perl, coreutils, grep, awk.
@@ -37,6 +42,7 @@ DATA=${BENCH_DATA:-/tmp/bench-data}
 RUNS=3
 CHECK=0
 BIG_MB=0
+DESTS=file,pipe,null
 PERL_ONCE_MB=${PERL_ONCE_MB:-200}
 MAKE_WORKLOADS=${MAKE_WORKLOADS:-$root/../shared/bench/make-workloads.sh}
 
@@ -52,6 +58,7 @@ while [ $# -gt 0 ]; do
     --runs)       RUNS=${2:?--runs needs a number}; shift 2 ;;
     --big)        BIG_MB=${2:?--big needs a size in MB}; shift 2 ;;
     --check)      CHECK=1; shift ;;
+    --to)         DESTS=${2:?--to needs a list of file,pipe,null}; shift 2 ;;
     -h|--help)    usage 0 ;;
     -*)           echo "unknown option $1" >&2; usage 2 ;;
     *)            workloads+=("$1"); shift ;;
@@ -59,6 +66,11 @@ while [ $# -gt 0 ]; do
 done
 [[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "--runs must be a positive integer"
 [[ $BIG_MB =~ ^[0-9]+$ ]] || die "--big must be a size in MB"
+IFS=, read -r -a dests <<< "$DESTS"
+[ ${#dests[@]} -gt 0 ] || die "--to needs at least one of file,pipe,null"
+for d in "${dests[@]}"; do
+  case $d in file | pipe | null) ;; *) die "--to: unknown destination '$d' (file, pipe or null)" ;; esac
+done
 
 # --- prerequisites ---------------------------------------------------------------
 [ -x /usr/bin/time ] || die "GNU time missing: apt-get install time"
@@ -92,27 +104,41 @@ samples() {
   cat "$c"
 }
 
-# timed N CMD...: run CMD N times (stdout to /dev/null); prints "median_wall_s max_rss_kib",
-# or "FAIL" if any run failed (its stderr is shown)
+# timed DEST N CMD...: run CMD N times, its stdout to DEST (file, pipe or null); prints
+# "median_wall_s max_rss_kib median_cpu_s median_minor_faults", or "FAIL" if any run failed (its
+# stderr is shown)
 timed() {
-  local n=$1 i line; shift
+  local dest=$1 n=$2 i line; shift 2
   : > "$TMP/runs"
   for ((i = 0; i < n; i++)); do
-    local t0 t1
+    local t0 t1 ok=1
+    rm -f "$TMP/out"
     t0=$(date +%s%N)
-    if ! /usr/bin/time -f '%e %M' -o "$TMP/time" "$@" > /dev/null 2> "$TMP/err"; then
+    case $dest in
+      file) /usr/bin/time -f '%e %M %U %S %R' -o "$TMP/time" "$@" > "$TMP/out" 2> "$TMP/err" || ok=0 ;;
+      pipe) /usr/bin/time -f '%e %M %U %S %R' -o "$TMP/time" "$@" 2> "$TMP/err" | cat > /dev/null || ok=0 ;;
+      *)    /usr/bin/time -f '%e %M %U %S %R' -o "$TMP/time" "$@" > /dev/null 2> "$TMP/err" || ok=0 ;;
+    esac
+    t1=$(date +%s%N)
+    rm -f "$TMP/out"
+    if [ $ok = 0 ]; then
       echo "  FAILED: $* (exit status in: $(head -n 1 "$TMP/time"))" >&2
       tail -n 5 "$TMP/err" >&2
       echo FAIL; return 0
     fi
-    t1=$(date +%s%N)
-    # wall time in ms resolution from the clock (GNU time's %e has only 10 ms), peak RSS from GNU time
-    line="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }') $(tail -n 1 "$TMP/time" | awk '{print $2}')"
+    # wall time in ms resolution from the clock (GNU time's %e has only 10 ms), the rest from GNU time
+    line=$(tail -n 1 "$TMP/time" | awk -v a="$t0" -v b="$t1" \
+      '{ printf "%.3f %d %.2f %d", (b - a) / 1e9, $2, $3 + $4, $5 }')
     echo "$line" >> "$TMP/runs"
-    echo "  run $((i + 1))/$n: ${line% *} s, $(( ${line#* } / 1024 )) MiB  ($(basename "$1"))" >&2
+    echo "  run $((i + 1))/$n ($dest): $(awk '{ printf "%s s wall, %s s cpu, %d MiB, %d faults", $1, $3, $2 / 1024, $4 }' \
+      <<< "$line")  ($(basename "$1"))" >&2
   done
-  sort -n -k1,1 "$TMP/runs" | awk '{ t[NR] = $1; if ($2 > m) m = $2 }
-    END { med = (NR % 2) ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2; print med, m }'
+  awk '{ t[NR] = $1; c[NR] = $3; f[NR] = $4; if ($2 > m) m = $2 }
+    function median(a, n,   i, j, x) {
+      for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+      return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }
+    END { printf "%s %d %.2f %d\n", median(t, NR), m, median(c, NR), median(f, NR) }' "$TMP/runs"
 }
 
 # check FILE NAME: compare scorch's and perl's folded output as sorted line sets
@@ -142,18 +168,20 @@ check() {
   rm -f "$TMP/perl.sorted" "$TMP/scorch.sorted"
 }
 
-# row W MB SAMPLES TOOL RUNS "MEDIAN RSS" RATIO CHECK: one table line (FAIL-safe)
+# row W MB SAMPLES TOOL DEST RUNS "MEDIAN RSS CPU FAULTS" RATIO CHECK: one table line (FAIL-safe)
 row() {
-  local r=$6
+  local r=$7
   if [ "$r" = FAIL ]; then
-    printf '%-10s %9s %8s %-8s %4s %9s\n' "$1" "$2" "$3" "$4" "$5" FAILED
+    printf '%-10s %9s %8s %-8s %-5s %4s %9s\n' "$1" "$2" "$3" "$4" "$5" "$6" FAILED
     return
   fi
-  awk -v w="$1" -v mb="$2" -v s="$3" -v tool="$4" -v n="$5" -v t="${r% *}" -v k="${r#* }" \
-      -v ratio="$7" -v chk="$8" 'BEGIN {
+  local t k c f
+  read -r t k c f <<< "$r"
+  awk -v w="$1" -v mb="$2" -v s="$3" -v tool="$4" -v dest="$5" -v n="$6" -v t="$t" -v k="$k" \
+      -v c="$c" -v f="$f" -v ratio="$8" -v chk="$9" 'BEGIN {
     tt = (t > 0) ? t : 0.001
-    printf "%-10s %9s %8s %-8s %4s %9.3f %8.1f %9.1f %9.1f %8s  %s\n",
-      w, mb, s, tool, n, t, mb / tt, s / 1000 / tt, k / 1024, ratio, chk }'
+    printf "%-10s %9s %8s %-8s %-5s %4s %9.3f %8.1f %9.1f %7.2f %8d %9.1f %11s  %s\n",
+      w, mb, s, tool, dest, n, t, mb / tt, s / 1000 / tt, c, f, k / 1024, ratio, chk }'
 }
 
 # --- optional synthetic big input ------------------------------------------------
@@ -180,29 +208,37 @@ for w in "${workloads[@]}"; do
   cat "$f" > /dev/null                         # warm the page cache
   prun=$RUNS; [ "$bytes" -gt $((PERL_ONCE_MB * 1000000)) ] && prun=1
   echo "== $w: $mb MB, $n samples" >&2
-  ts=$(timed "$RUNS" "$SCORCH" collapse "$f")
-  tp=$(timed "$prun" perl "$SC_PL" "$f")
-  ratio=-
-  if [ "$ts" != FAIL ] && [ "$tp" != FAIL ]; then
-    ratio=$(awk -v a="${tp% *}" -v b="${ts% *}" 'BEGIN { printf "%.1fx", a / (b > 0 ? b : 0.005) }')
-  fi
+  tp=$(timed file "$prun" perl "$SC_PL" "$f")
   chk=-
   if [ "$CHECK" = 1 ]; then echo "  checking outputs ..." >&2; chk=$(check "$f" "$w"); fi
-  table+=("$(row "$w" "$mb" "$n" scorch "$RUNS" "$ts" "$ratio" "$chk")")
-  table+=("$(row "$w" "$mb" "$n" perl "$prun" "$tp" 1.0x -)")
+  for d in "${dests[@]}"; do
+    ts=$(timed "$d" "$RUNS" "$SCORCH" collapse "$f")
+    ratio=-
+    if [ "$ts" != FAIL ] && [ "$tp" != FAIL ]; then
+      ratio=$(awk -v p="$tp" -v q="$ts" 'BEGIN { split(p, a, " "); split(q, b, " ")
+        printf "%.1fx/%.1fx", a[1] / (b[1] > 0 ? b[1] : 0.005), a[3] / (b[3] > 0 ? b[3] : 0.005) }')
+    fi
+    table+=("$(row "$w" "$mb" "$n" scorch "$d" "$RUNS" "$ts" "$ratio" "$chk")")
+  done
+  table+=("$(row "$w" "$mb" "$n" perl file "$prun" "$tp" 1x/1x -)")
 done
 if [ "$BIG_MB" -gt 0 ]; then
   f="$DATA/big.txt"
   mb=$(awk -v b="$(stat -L -c %s "$f")" 'BEGIN { printf "%.1f", b / 1e6 }')
   n=$(samples "$f" big)
   echo "== big: $mb MB, $n samples (scorch only)" >&2
-  table+=("$(row big "$mb" "$n" scorch "$RUNS" "$(timed "$RUNS" "$SCORCH" collapse "$f")" - -)")
+  for d in "${dests[@]}"; do
+    table+=("$(row big "$mb" "$n" scorch "$d" "$RUNS" "$(timed "$d" "$RUNS" "$SCORCH" collapse "$f")" - -)")
+  done
 fi
 
 echo
-printf '%-10s %9s %8s %-8s %4s %9s %8s %9s %9s %8s  %s\n' workload input_MB samples tool runs \
-  median_s MB/s ksmp/s RSS_MiB speedup check
+printf '%-10s %9s %8s %-8s %-5s %4s %9s %8s %9s %7s %8s %9s %11s  %s\n' workload input_MB samples tool \
+  to runs median_s MB/s ksmp/s cpu_s faults RSS_MiB speedup check
 printf '%s\n' "${table[@]}"
-echo "(median wall of 'runs' runs; RSS = max peak RSS over runs; speedup = perl time / scorch time)"
+echo "(median wall of 'runs' runs; cpu_s = median user+sys, faults = median minor page faults,"
+echo " RSS = max peak RSS over runs; speedup = wall/cpu: perl's wall (to a file) / scorch's wall, and the"
+echo " same for CPU time (user + sys; the figure to compare on a busy machine);"
+echo " $(nproc) cores, load average at the end: $(cut -d' ' -f1-3 /proc/loadavg): wall times need a quiet machine)"
 # non-zero exit if any tool failed or any output check mismatched
 case "${table[*]}" in *FAILED* | *MISMATCH* | *scorch-failed*) exit 1 ;; esac

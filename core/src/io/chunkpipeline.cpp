@@ -1,5 +1,7 @@
 #include "io/chunkpipeline.h"
 
+#include "util/hugepages.h"
+
 #include <algorithm>
 #include <condition_variable>
 #include <cstring>
@@ -7,9 +9,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
-#include <sys/mman.h>
 #include <thread>
-#include <unistd.h>
 
 namespace scorch::detail {
 
@@ -134,15 +134,24 @@ std::size_t lastBoundary(std::string_view buf, Boundary boundary) {
 }
 
 /// A reusable byte buffer: growing it never zero-fills, and chunks hand their buffers back to a pool, so
-/// the reader does not fault in fresh pages for every chunk.
+/// the reader does not fault in fresh pages for every chunk. Chunk-sized buffers are whole 2 MiB pages
+/// (aligned, advised): read() then fills a new one with one page fault per 2 MiB, not one per 4 KiB.
 struct Buffer {
-    std::unique_ptr<char[]> data;
+    static constexpr std::size_t kHuge = std::size_t(2) << 20;
+    struct Free {
+        void operator()(char* p) const { ::operator delete[](p, std::align_val_t(kHuge)); }
+    };
+    std::unique_ptr<char[], Free> data;
     std::size_t capacity = 0, size = 0;
 
     void reserve(std::size_t n) {
         if (n <= capacity)
             return;
-        auto bigger = std::make_unique_for_overwrite<char[]>(n);
+        if (n >= kHuge)
+            n = (n + kHuge - 1) & ~(kHuge - 1);
+        std::unique_ptr<char[], Free> bigger(
+            static_cast<char*>(::operator new[](n, std::align_val_t(kHuge))));
+        adviseHugePages(bigger.get(), n);
         if (size)
             std::memcpy(bigger.get(), data.get(), size);
         data = std::move(bigger);
@@ -188,26 +197,15 @@ struct OwnedChunk {
     uint64_t index = 0;
 };
 
-/// Drops the pages wholly inside `text` from a read-only file mapping: they stay in the page cache, but stop
-/// counting towards this process's memory once parsed.
-void releasePages(std::string_view text) {
-    static const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-    const auto begin = (reinterpret_cast<uintptr_t>(text.data()) + page - 1) & ~(page - 1);
-    const auto end = (reinterpret_cast<uintptr_t>(text.data()) + text.size()) & ~(page - 1);
-    if (end > begin)
-        madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
-}
-
 class Workers {
 public:
     Workers(unsigned count, std::size_t capacity,
             const std::function<std::unique_ptr<ChunkParser>()>& makeParser, const std::atomic<bool>* cancel,
-            BufferPool& pool, bool releaseMapped, std::size_t maxLine, std::size_t maxNodes)
+            BufferPool& pool, std::size_t maxLine, std::size_t maxNodes)
         : m_maxLine(maxLine)
         , m_capacity(capacity)
         , m_cancel(cancel)
-        , m_pool(pool)
-        , m_releaseMapped(releaseMapped) {
+        , m_pool(pool) {
         m_slots.resize(count);
         for (auto& slot : m_slots) {
             slot.parser = makeParser();
@@ -281,8 +279,6 @@ private:
                 slot.diagnostics.noteChunkLines(chunk.index, lines);
                 if (chunk.buffer.capacity)
                     m_pool.give(std::move(chunk.buffer));
-                else if (m_releaseMapped)
-                    releasePages(chunk.text);
             } catch (...) {
                 std::lock_guard lock(m_mutex);
                 if (!m_error)
@@ -299,7 +295,6 @@ private:
     std::size_t m_capacity;
     const std::atomic<bool>* m_cancel;
     BufferPool& m_pool;
-    bool m_releaseMapped;
     std::mutex m_mutex;
     std::condition_variable m_notEmpty, m_notFull;
     std::deque<OwnedChunk> m_queue;
@@ -322,7 +317,13 @@ PipelineResult runPipeline(ByteSource& source, std::string head, Boundary bounda
     const std::size_t maxChunk = std::max<std::size_t>(chunkBytes * 16, options.maxLineBytes * 2);
     const unsigned threads =
         options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-    const ByteSource::Mapping mapping = source.mapping();
+    // Input in memory is cut in place. A file is not: large read()s into a few reused buffers take a third
+    // less CPU time than parsing a file mapping (measured on 1.1 GB of perf script text, 2 vCPU VM: 1.10 s
+    // vs 1.73 s user+sys), which faults every 64 KiB in, and whose pages must be dropped again after each
+    // chunk.
+    ByteSource::Mapping mapping = source.mapping();
+    if (mapping.releasable)
+        mapping = {};
     const bool mapped = !mapping.bytes.empty();
 
     PipelineResult result;
@@ -340,9 +341,8 @@ PipelineResult runPipeline(ByteSource& source, std::string head, Boundary bounda
             if (threads <= 1 || chunk.text.size() < chunkBytes / 2)
                 inlineParser = makeParser();
             else
-                workers =
-                    std::make_unique<Workers>(threads, threads * 2, makeParser, control.cancel, pool,
-                                              mapping.releasable, options.maxLineBytes, options.maxNodes);
+                workers = std::make_unique<Workers>(threads, threads * 2, makeParser, control.cancel, pool,
+                                                    options.maxLineBytes, options.maxNodes);
         }
         if (inlineParser) {
             result.diagnostics.beginChunk(chunk.index);
@@ -384,7 +384,7 @@ PipelineResult runPipeline(ByteSource& source, std::string head, Boundary bounda
     std::size_t target = chunkBytes;
     try {
         if (mapped) {
-            // Zero-copy: chunks are views into the mapping.
+            // Zero-copy: chunks are views into the bytes in memory.
             const std::string_view all = mapping.bytes;
             std::size_t pos = 0;
             while (pos < all.size()) {
@@ -400,8 +400,6 @@ PipelineResult runPipeline(ByteSource& source, std::string head, Boundary bounda
                     const std::size_t end =
                         nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - all.data()) : all.size();
                     warnLongLine(end - pos);
-                    if (mapping.releasable)
-                        releasePages(all.substr(pos, end - pos));
                     pos = nl ? end + 1 : all.size();
                     target = chunkBytes;
                     continue;

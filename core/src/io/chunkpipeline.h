@@ -10,6 +10,7 @@
 #include "scorch/builder.h"
 #include "scorch/bytesource.h"
 #include "scorch/import.h"
+#include "util/linescan.h"
 
 #include <cstdint>
 #include <cstring>
@@ -106,8 +107,9 @@ uint64_t forEachLine(const Chunk& chunk, Diagnostics& diagnostics, F&& f) {
     const char* p = chunk.text.data();
     const char* end = p + chunk.text.size();
     uint64_t line = 1;
+    ByteScanner lineEnds(p, end, '\n'); // a block of line ends at a time, not a memchr per line
     while (p < end) {
-        const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
+        const char* nl = lineEnds.next();
         const char* stop = nl ? nl : end;
         std::size_t len = static_cast<std::size_t>(stop - p);
         if (len && p[len - 1] == '\r')

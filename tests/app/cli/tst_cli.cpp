@@ -4,6 +4,12 @@
 
 #include <QTemporaryDir>
 
+#include <fcntl.h>
+#include <fstream>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 class TestCli : public QObject {
     Q_OBJECT
 private Q_SLOTS:
@@ -18,6 +24,39 @@ private Q_SLOTS:
         const CliResult v = runScorch({QStringLiteral("--version")});
         QCOMPARE(v.exitCode, 0);
         QVERIFY(v.out.startsWith("scorch "));
+    }
+
+    /// Output to a pipe leaves in 1 MiB writes; scorch grows the pipe to hold one (where the system allows).
+    void standardOutputPipeIsGrown() {
+        std::ifstream maxFile("/proc/sys/fs/pipe-max-size");
+        long maxSize = 0;
+        if (!(maxFile >> maxSize) || maxSize < (1 << 20))
+            QSKIP("fs.pipe-max-size is below 1 MiB here");
+        int fds[2];
+        QVERIFY(::pipe2(fds, O_CLOEXEC) == 0);
+        const int before = ::fcntl(fds[0], F_GETPIPE_SZ);
+        QVERIFY(before > 0 && before < (1 << 20));
+        posix_spawn_file_actions_t actions;
+        posix_spawn_file_actions_init(&actions);
+        posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+        char arg0[] = "scorch", arg1[] = "--version";
+        char* argv[] = {arg0, arg1, nullptr};
+        pid_t pid = -1;
+        const int spawned = posix_spawn(&pid, SCORCH_BINARY, &actions, nullptr, argv, environ);
+        posix_spawn_file_actions_destroy(&actions);
+        ::close(fds[1]);
+        QCOMPARE(spawned, 0);
+        QByteArray out;
+        char buf[4096];
+        for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) != 0;)
+            if (n > 0)
+                out.append(buf, n);
+        int status = 0;
+        QCOMPARE(::waitpid(pid, &status, 0), pid);
+        QVERIFY(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        QVERIFY(out.startsWith("scorch "));
+        QCOMPARE(::fcntl(fds[0], F_GETPIPE_SZ), 1 << 20); // the pipe is shared: its reader sees the new size
+        ::close(fds[0]);
     }
 
     void usageErrors() {

@@ -6,6 +6,7 @@
 #include "util/textutil.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -334,18 +335,36 @@ bool parseHeader(std::string_view line, Header& h, bool switches) {
     return true;
 }
 
+/// isSpace / isWordChar by table for scanAddress, which runs on every frame line: one load per byte instead
+/// of a chain of compares (the profile's largest single item after the line splitting).
+enum : uint8_t { kBlank = 1, kWord = 2 };
+constexpr std::array<uint8_t, 256> kAddressClass = [] {
+    std::array<uint8_t, 256> t{}; // the classes of isSpace and isWordChar (util/textutil.h)
+    for (const unsigned char c : {' ', '\t', '\r', '\n', '\f', '\v'})
+        t[c] = kBlank;
+    for (unsigned char c = '0'; c <= '9'; ++c)
+        t[c] = kWord;
+    for (unsigned char c = 'a'; c <= 'z'; ++c)
+        t[c] = t[c - 'a' + 'A'] = kWord;
+    t['_'] = kWord;
+    return t;
+}();
+
 /// The start of a frame line: blanks, the address (`\w+`), blanks. False when there is no address.
 bool scanAddress(std::string_view line, std::size_t& pc0, std::size_t& pc1, std::size_t& rest) {
+    const auto is = [&](std::size_t i, uint8_t c) {
+        return kAddressClass[static_cast<unsigned char>(line[i])] == c;
+    };
     std::size_t i = 0;
-    while (i < line.size() && isSpace(line[i]))
+    while (i < line.size() && is(i, kBlank))
         ++i;
     pc0 = i;
-    while (i < line.size() && isWordChar(line[i]))
+    while (i < line.size() && is(i, kWord))
         ++i;
     if (i == pc0)
         return false;
     pc1 = i;
-    while (i < line.size() && isSpace(line[i]))
+    while (i < line.size() && is(i, kBlank))
         ++i;
     rest = i;
     return true;
