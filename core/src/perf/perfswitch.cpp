@@ -132,8 +132,16 @@ void PerfState::switchRecord(uint32_t type, uint16_t misc, Cursor& c) {
 }
 
 void PerfState::switchSample(const Attr& a, const SampleHead& h) {
-    if (h.tid <= 0)
+    if (h.tid <= 0) {
+        // the idle task switching out (system-wide recordings): on an idle machine most wake-ups come this
+        // way, so its next_pid is the switch-in of the thread that woke
+        if (!m_switchRecords && a.type == kTypeTracepoint && m_schedSwitch.nextPidSize) {
+            const uint64_t nextPid = rawField(m_raw, m_schedSwitch.nextPidOffset, m_schedSwitch.nextPidSize);
+            if (nextPid && nextPid < (uint64_t(1) << 31))
+                switchIn(static_cast<int64_t>(nextPid), h.time, h.cpu);
+        }
         return;
+    }
     SwitchThread& t = m_switch[h.tid];
     t.pid = h.pid;
     t.stack.assign(m_frames.begin(), m_frames.end());
