@@ -32,7 +32,9 @@ fuzz)
         echo "SKIPPED: clang-14 is not installed (packaging/install-deps.sh installs it)"
         exit 77
     fi
-    CC=$clangc CXX=$clangxx cmake -S "$src" -B "$out" -G Ninja -DSCORCH_FUZZ=ON > "$out.configure.log" 2>&1 \
+    # -O2 with line tables only: crash reports keep file:line, without the time full debug information takes
+    CC=$clangc CXX=$clangxx cmake -S "$src" -B "$out" -G Ninja -DSCORCH_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only" > "$out.configure.log" 2>&1 \
         || { cat "$out.configure.log"; exit 1; }
     cmake --build "$out" 2>&1 | tail -n 5
     # seeds: the committed fixtures and regressions, plus the shared corpus beside the repository if present
