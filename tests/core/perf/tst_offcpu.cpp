@@ -94,6 +94,14 @@ struct PerfFile {
             return false;
         const auto attrsAt = static_cast<qsizetype>(get<uint64_t>(24));
         sampleType = get<uint64_t>(attrsAt + 24);
+        // every event's records are read with the first one's layout: refuse a file where they differ
+        const auto attrEntry = static_cast<qsizetype>(get<uint64_t>(16)) + 16;
+        for (qsizetype at = attrsAt;
+             attrEntry > 16 && at < attrsAt + static_cast<qsizetype>(get<uint64_t>(32)); at += attrEntry)
+            if (get<uint64_t>(at + 24) != sampleType) {
+                qWarning("%s: its events have different sample_type layouts", qPrintable(path));
+                return false;
+            }
         const auto dataAt = static_cast<qsizetype>(get<uint64_t>(40));
         const auto dataEnd = dataAt + static_cast<qsizetype>(get<uint64_t>(48));
         for (qsizetype at = dataAt; at + 8 <= dataEnd && at + 8 <= bytes.size();) {
@@ -473,21 +481,23 @@ private Q_SLOTS:
                 break;
             }
         QVERIFY(mainTid > 0);
-        std::size_t lastIn = SIZE_MAX;
-        for (std::size_t i = 0; i < f.records.size(); ++i)
-            if (PerfFile::switchIn(f.records[i]) && f.tidOf(f.records[i]) == mainTid)
-                lastIn = i;
-        QVERIFY(lastIn != SIZE_MAX);
-        const uint64_t inTime = f.timeOf(f.records[lastIn]);
+        // By time, not by place in the file: perf writes each CPU's buffer in turn, so a thread's records
+        // are not in time order in the file when it moved between CPUs.
+        uint64_t inTime = 0;
+        for (const PerfFile::Record& r : f.records)
+            if (PerfFile::switchIn(r) && f.tidOf(r) == mainTid)
+                inTime = std::max(inTime, f.timeOf(r));
+        QVERIFY(inTime > 0);
         uint64_t lastTime = 0; // the end of the recording: its last sample or switch
-        for (std::size_t i = 0; i < f.records.size(); ++i) {
-            const PerfFile::Record& r = f.records[i];
+        int edited = 0;
+        for (const PerfFile::Record& r : f.records) {
             if (r.type != 9 && r.type != 14 && r.type != 4)
                 continue;
             if (r.type != 4)
                 lastTime = std::max(lastTime, f.timeOf(r));
-            if (i < lastIn || f.tidOf(r) != mainTid)
+            if (f.timeOf(r) < inTime || f.tidOf(r) != mainTid)
                 continue;
+            ++edited;
             if (r.type == 9)
                 f.put<int32_t>(f.sampleTid(r) + 4, 0x3ffffff0);
             else
@@ -495,6 +505,9 @@ private Q_SLOTS:
             if (r.type == 4)
                 f.put<int32_t>(r.at + 16, 0x3ffffff0); // the exit record's own tid
         }
+        qInfo("main thread %d: its last switch-in at %llu ns, the recording's end %llu ns, %d records edited",
+              mainTid, static_cast<unsigned long long>(inTime), static_cast<unsigned long long>(lastTime),
+              edited);
         QVERIFY(f.save(path("noswitchin.data")));
         const Profile before = importProfile(m_mutex.toStdString());
         const Profile after = importProfile(path("noswitchin.data").toStdString());
