@@ -130,7 +130,7 @@ CostRows costRows(const Profile& p) {
             return tc.thread[a] != tc.thread[b] ? tc.thread[a] < tc.thread[b] : tc.node[a] < tc.node[b];
         });
         for (std::size_t i : order) {
-            if (tc.node[i] == kRootNode || tc.node[i] >= p.tree.size() || !nonZero(tc.cost, i))
+            if (tc.node[i] >= p.tree.size() || !nonZero(tc.cost, i))
                 continue;
             rows.thread.push_back(tc.thread[i]);
             rows.node.push_back(tc.node[i]);
@@ -142,7 +142,7 @@ CostRows costRows(const Profile& p) {
             rows.threadCount = std::max<std::size_t>(rows.threadCount, t + std::size_t{1});
         return rows;
     }
-    for (NodeId n = 1; n < p.tree.size(); ++n) {
+    for (NodeId n = kRootNode; n < p.tree.size(); ++n) {
         if (!p.tree.hasSelfCost(n))
             continue;
         rows.thread.push_back(0);

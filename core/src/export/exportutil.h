@@ -72,7 +72,8 @@ void appendXmlText(std::string& out, std::string_view s);
 
 /// The self costs of a profile as (thread, node, costs) rows: ThreadCosts when the importer filled it, else
 /// the tree's self costs as thread 0. Rows with all costs zero are left out; rows are ordered by thread,
-/// then node (preorder).
+/// then node (preorder). Cost on the root itself (samples without any frame) is a row of the root: an empty
+/// stack.
 struct CostRows {
     std::vector<uint32_t> thread;
     std::vector<NodeId> node;

@@ -199,6 +199,39 @@ private Q_SLOTS:
         QVERIFY(test::nodeByPath(q, q.tree, {"main", "q\"uo\\te \xc3\xa9\t"}) != kRootNode);
     }
 
+    /// Samples without any frame (speedscope's empty stacks; Chrome samples whose frames are missing) are
+    /// cost of the root: they count in the total, are written as empty stacks and read back (fuzz_export
+    /// found the speedscope output of such a profile empty and unreadable).
+    void emptyStacks() {
+        const std::string text =
+            "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"shared\":"
+            "{\"frames\":[{\"name\":\"main\"}]},\"profiles\":[{\"type\":\"sampled\",\"name\":\"t\","
+            "\"unit\":\"none\",\"startValue\":0,\"endValue\":5,\"samples\":[[0],[],[]],\"weights\":[2,3,4]}]"
+            "}";
+        const Profile p = reimport(text, "idle.json");
+        QCOMPARE(p.tree.grandTotal(0), 9);
+        QCOMPARE(p.tree.self(0, kRootNode), 7);
+        const Profile q =
+            reimport(test::written([&](std::ostream& out) { writeSpeedscope(p, {}, out); }), "idle2.json");
+        QCOMPARE(q.tree.grandTotal(0), 9);
+        QCOMPARE(q.tree.self(0, kRootNode), 7);
+        QCOMPARE(test::stacksByName(q, 0, 0), test::stacksByName(p, 0, 0));
+        const Profile r =
+            reimport(test::written([&](std::ostream& out) { writePprof(p, {}, out); }), "idle.pb.gz");
+        QCOMPARE(r.tree.grandTotal(0), 9);
+        // a Chrome trace whose samples name no existing stack frame: all its cost on the root
+        const std::string trace =
+            "{\"traceEvents\":[],\"samples\":[{\"ts\":\"1000\",\"pid\":1,\"tid\":\"2\",\"weight\":\"1\","
+            "\"sf\":7},{\"ts\":\"3000\",\"pid\":1,\"tid\":\"2\",\"weight\":\"1\",\"sf\":7}],"
+            "\"stackFrames\":{}}";
+        const Profile c = reimport(trace, "frameless.json");
+        QVERIFY(c.tree.grandTotal(0) > 0);
+        QCOMPARE(c.tree.self(0, kRootNode), c.tree.grandTotal(0));
+        const Profile d = reimport(test::written([&](std::ostream& out) { writeSpeedscope(c, {}, out); }),
+                                   "frameless2.json");
+        QCOMPARE(d.tree.grandTotal(0), c.tree.grandTotal(0));
+    }
+
     /// Invalid UTF-8 in a name still gives valid JSON (U+FFFD), and the file reads back.
     void speedscopeInvalidUtf8() {
         const Profile p = test::fromFolded("ma\xffin;f\xc3 3\n");

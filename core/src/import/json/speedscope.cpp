@@ -310,8 +310,9 @@ public:
             // entries in node order (several index nodes may share a call tree node: summed)
             std::vector<std::pair<NodeId, std::size_t>> order;
             order.reserve(p.costs.size());
+            // an empty stack (speedscope's idle time) is cost of the root itself: in the total, in no frame
             for (std::size_t e = 0; e < p.costs.size(); ++e)
-                if (p.costs.node(e) != 0 && (p.costs.count(e) != 0 || p.costs.weight(e) != 0))
+                if (p.costs.count(e) != 0 || p.costs.weight(e) != 0)
                     order.emplace_back(node[p.costs.node(e)], e);
             std::sort(order.begin(), order.end());
             for (std::size_t k = 0; k < order.size(); ++k) {
