@@ -10,16 +10,11 @@ set -euo pipefail
 mode=$1 src=$2 out=$3
 case $mode in
 asan)
-    # -O1 with line tables only: reports keep file:line, and the build takes much less time than -O2 -g
-    # test TIMEOUTs twice the normal build's: sanitized code runs several times slower
-    cmake -S "$src" -B "$out" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
-        -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1" -DSCORCH_SANITIZE=ON -DSCORCH_NESTED=ON -DSCORCH_TEST_TIMEOUT_FACTOR=2 \
+    # the build CI makes (-O1 -g1, test TIMEOUTs doubled: CMakeLists.txt, tests/testing.cmake), nested in a plain one
+    cmake -S "$src" -B "$out" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCORCH_SANITIZE=ON -DSCORCH_NESTED=ON \
         > "$out.configure.log" 2>&1 || { cat "$out.configure.log"; exit 1; }
     cmake --build "$out" 2>&1 | tail -n 20
-    # halt on the first report; leaks are reported for our code, Qt/fontconfig internals are suppressed
-    export ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:abort_on_error=0
-    export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-    export LSAN_OPTIONS=suppressions=$src/tests/sanitize/lsan.supp:print_suppressions=0
+    # (the sanitizers' settings are the tests' own: SCORCH_SANITIZER_ENV in tests/testing.cmake)
     export QT_QPA_PLATFORM=offscreen
     # (the nested build has no packaging: its tests would only re-package the sanitized build)
     ctest --test-dir "$out" --output-on-failure -j2
@@ -47,7 +42,9 @@ fuzz)
     # never depends on luck or on the machine's speed; SECS per target only guards against a hang (a target
     # stopped by it fails). Explore further by hand (README, Development) and add what breaks to
     # tests/fuzz/regressions. Two targets run at a time (each is single-threaded).
-    runs_of() { [ "$1" = fuzz_detect ] && echo 200000 || echo 2500; }
+    # Detection is cheap per input, so its target does more: 100 000 reach 98 % of the edges 200 000 do
+    # (557 of 567 in CI's log of 2026-11-23) in half the time.
+    runs_of() { [ "$1" = fuzz_detect ] && echo 100000 || echo 2500; }
     run_one() { # run_one FUZZER: output in $out/NAME.log, exit status in $out/NAME.status
         local fuzzer=$1 name work dict=()
         name=$(basename "$fuzzer")
