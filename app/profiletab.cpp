@@ -1,5 +1,7 @@
 #include "profiletab.h"
 
+#include "scorch/flamecolors.h"
+
 #include "common/qtprofile.h"
 #include "flame/flamegraphpanel.h"
 #include "loader.h"
@@ -236,6 +238,12 @@ void ProfileTab::showProfile(std::shared_ptr<const Profile> profile) {
     m_sliceJob.drop();
     m_range.reset();
     m_panel->setProfile(m_profile); // emits dataChanged -> summary total and tables
+    // an off-CPU profile opens drawn by wall time: the hot/cold chart of on- and off-CPU time together
+    std::size_t offType = 0, wallType = 0;
+    if (FlameColors::offCpuTypes(*m_profile, offType, wallType)) {
+        m_panel->setCostType(wallType);
+        m_source->setProfile(m_profile, wallType);
+    }
     m_timeline->setProfile(m_profile);
     updateChartSizes();
 }

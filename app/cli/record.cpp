@@ -139,6 +139,7 @@ int run(const Command&, const Args& args) {
         else
             return usageError(std::string(kNeedsMode));
     }
+    options.offCpu = args.has("--off-cpu");
     options.command = args.operands;
     if (options.command.empty() == (options.pid < 0))
         return usageError("record: give either -p PID or -- COMMAND [ARGS...]");
@@ -189,8 +190,9 @@ int run(const Command&, const Args& args) {
     }
     const auto pid = static_cast<long long>(sampler->pid());
     const double rate = options.frequency > 0 ? options.frequency : Sampler::defaultFrequency(options.mode);
-    std::fprintf(stderr, "scorch: recording %s %lld with %s at %g Hz%s\n", launch ? "command, pid" : "pid",
+    std::fprintf(stderr, "scorch: recording %s %lld with %s at %g Hz%s%s\n", launch ? "command, pid" : "pid",
                  pid, options.mode == SamplerMode::Perf ? "perf" : "ptrace", rate,
+                 options.offCpu ? ", off-CPU time too" : "",
                  options.durationSeconds > 0 ? "" : " (Ctrl+C stops)");
     int interrupted = 0;
     while (!sampler->finished()) {
@@ -301,6 +303,10 @@ const Command& recordCommand() {
                          "the recording (default scorch.rec); checked before recording. If it cannot be\n"
                          "written at the end, the recording goes to $XDG_CACHE_HOME/scorch (~/.cache/scorch)",
                      .missing = kNeedsOutput},
+                    {.longName = "--off-cpu",
+                     .help = "also record where threads wait: cost types off-cpu and wall (ns) beside the\n"
+                             "samples. perf: every context switch with its stack (needs\n"
+                             "kernel.perf_event_paranoid <= 1); ptrace: blocked threads' samples"},
                     {.longName = "--kill-after",
                      .help = "stop (SIGTERM) a launched command when the recording ends (default: it keeps "
                              "running)"}},

@@ -1,6 +1,8 @@
 // FlameGraphView's input handling: mouse, wheel, keyboard, tooltip and context menu.
 #include "flame/flamegraphview_p.h"
 
+#include <map>
+
 namespace scorch {
 
 QString FlameGraphView::toolTipText(QPoint pos) const {
@@ -22,7 +24,8 @@ QString FlameGraphView::toolTipText(QPoint pos) const {
     if (d->toolTipProvider)
         return d->toolTipProvider(n);
     if (n == kRootNode)
-        return tr("<b>all</b>") + br + tr("Total: %1").arg(costText(t.total(ct, n), all).toHtmlEscaped());
+        return tr("<b>all</b>") + br + tr("Total: %1").arg(costText(t.total(ct, n), all).toHtmlEscaped()) +
+               offCpuSplit(n);
     const Frame& f = profile.frames[t.frame(n)];
     QString text = QStringLiteral("<b>") + frameDisplayName(profile, t.frame(n)).toHtmlEscaped() +
                    QStringLiteral("</b>");
@@ -42,6 +45,37 @@ QString FlameGraphView::toolTipText(QPoint pos) const {
         text += br + tr("%1% of the zoomed frame")
                          .arg(QString::number(100.0 * t.total(ct, n) / t.total(ct, zr), 'f', 1));
     text += br + tr("Self: %1").arg(costText(t.self(ct, n), all).toHtmlEscaped());
+    return text + offCpuSplit(n);
+}
+
+QString FlameGraphView::offCpuSplit(NodeId n) const {
+    // Off-CPU profiles: the frame's wall time split into on-CPU and off-CPU, and the off-CPU time by why the
+    // threads waited (the leaves under it)
+    const Profile& profile = *d->data->profile;
+    const CallTree& t = d->data->tree;
+    std::size_t off = 0, wall = 0;
+    if (!FlameColors::offCpuTypes(profile, off, wall) || t.costTypeCount() <= std::max(off, wall))
+        return {};
+    const int64_t whole = t.total(wall, n), offTotal = t.total(off, n);
+    if (whole <= 0)
+        return {};
+    const QString br = QStringLiteral("<br/>");
+    QString text =
+        br + tr("On-CPU: %1").arg(costWithPercent(profile, wall, whole - offTotal, whole).toHtmlEscaped()) +
+        br + tr("Off-CPU: %1").arg(costWithPercent(profile, wall, offTotal, whole).toHtmlEscaped());
+    if (offTotal <= 0)
+        return text;
+    std::map<std::string_view, int64_t> kinds;
+    const NodeId end = t.subtreeEnd(n);
+    for (NodeId m = n; m < end; ++m)
+        if (const int64_t v = t.self(off, m)) {
+            const std::string_view name = profile.frameName(t.frame(m));
+            if (name.starts_with("[blocked") || name == "[preempted]")
+                kinds[name] += v;
+        }
+    for (const auto& [name, v] : kinds)
+        text += br + QStringLiteral("&nbsp;&nbsp;") + toQString(name).toHtmlEscaped() + QStringLiteral(": ") +
+                costWithPercent(profile, wall, v, whole).toHtmlEscaped();
     return text;
 }
 

@@ -104,6 +104,9 @@ public:
 
     /// Rich-text tooltip for a widget position (empty when nothing is there).
     QString toolTipText(QPoint pos) const;
+    /// Off-CPU profiles: the lines that split a node's wall time into on-CPU and off-CPU and the off-CPU time
+    /// by kind ([blocked: S], [preempted], ...); empty for other profiles.
+    QString offCpuSplit(NodeId node) const;
     /// Replaces the tooltip of single frames (merged runs keep theirs), e.g. before/after/delta of a diff.
     void setToolTipProvider(std::function<QString(NodeId)> provider);
 

@@ -81,6 +81,8 @@ struct FlameGraphView::Private {
                           q->palette());
             if (scheme == ColorScheme::Differential && data)
                 palette.setDiff(&data->tree, diffColoring);
+            else if (data)
+                palette.setHotCold(&data->tree, data->costType);
             paletteDirty = false;
         }
         return {geometry(area), data ? data->profile.get() : nullptr, &palette,  &matches,

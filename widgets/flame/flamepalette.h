@@ -20,6 +20,11 @@ public:
     /// costs, the one that is drawn); call after reset(). The colour scale spans the largest |delta|.
     void setDiff(const CallTree* tree, const DiffColoring& coloring) { m_colors.setDiff(tree, coloring); }
     bool isDifferential() const { return m_colors.isDifferential(); }
+    /// Hot/cold over the drawn tree (FlameColors::setHotCold); call after reset().
+    void setHotCold(const CallTree* tree, std::size_t drawnType) { m_colors.setHotCold(tree, drawnType); }
+    /// The off-CPU share [0, 1] of a node (drawn cool at the right end of its box); 0 unless hot/cold.
+    double coldShare(NodeId node) const { return m_colors.coldShare(node); }
+    QRgb coldColor(FrameId frame) const { return toQRgb(m_colors.coldColor(frame)); }
     /// The core colours this palette caches (scheme, theme, diff scale).
     const FlameColors& colors() const { return m_colors; }
 

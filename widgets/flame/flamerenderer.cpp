@@ -319,6 +319,17 @@ void FlameRenderer::paint(QPainter& p, const FlameScene& scene, const QRect& exp
             color = palette.nodeColor(tree, b.node);
         const int w = r - l >= 3 ? r - l - 1 : r - l; // 1px gap between frames wide enough to show it
         fill(QRect(l, y, w, h - 1), color);
+        // hot/cold: the off-CPU share of the frame, cool, at the right end of its box (of its whole box: the
+        // share of a frame clipped by the view is that of the frame)
+        if (const double share = palette.coldShare(b.node); share > 0 && !(searching && isMatch(b.node))) {
+            const double full = b.width >= 3 ? b.width - 1 : b.width;
+            const int coldLeft = std::max(l, static_cast<int>(std::lround(left + b.x + full * (1 - share))));
+            const QRgb cold = searching ? palette.dimmed(palette.coldColor(frame)) : palette.coldColor(frame);
+            if (coldLeft < l + w)
+                fill(QRect(coldLeft, y, l + w - coldLeft, h - 1), cold);
+            if (share >= 0.5) // the label reads on the larger part
+                color = cold;
+        }
         if (const QRgb hatch = palette.hatchColor(b.node, color))
             stripe(QRect(l, y, w, h - 1), hatch);
         if (w < minText)

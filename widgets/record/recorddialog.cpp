@@ -78,6 +78,7 @@ RecordDialog::RecordDialog(QWidget* parent)
     , m_workingDir(new QLineEdit(this))
     , m_killAfter(new QCheckBox(tr("Stop the command when the recording ends"), this))
     , m_mode(new QComboBox(this))
+    , m_offCpu(new QCheckBox(tr("Off-CPU time too"), this))
     , m_rate(new QSpinBox(this))
     , m_duration(new QDoubleSpinBox(this))
     , m_start(new QPushButton(tr("Start"), this))
@@ -170,6 +171,13 @@ RecordDialog::RecordDialog(QWidget* parent)
     settings->addSpacing(12);
     settings->addWidget(new QLabel(tr("Duration:"), this));
     settings->addWidget(m_duration);
+    settings->addSpacing(12);
+    m_offCpu->setToolTip(
+        tr("Also record where threads wait (sleeping, locks, I/O): off-cpu and wall cost types "
+           "beside the samples. perf records every context switch with its stack (the kernel "
+           "must allow it: kernel.perf_event_paranoid 1 or lower); ptrace charges blocked "
+           "threads' samples."));
+    settings->addWidget(m_offCpu);
     settings->addStretch(1);
 
     auto* buttons = new QHBoxLayout;
@@ -226,6 +234,7 @@ void RecordDialog::updateButtons() {
     m_mode->setEnabled(!recording);
     m_rate->setEnabled(!recording);
     m_duration->setEnabled(!recording);
+    m_offCpu->setEnabled(!recording);
 }
 
 QString RecordDialog::start(bool showErrors) {
@@ -235,6 +244,7 @@ QString RecordDialog::start(bool showErrors) {
     o.mode = static_cast<SamplerMode>(m_mode->currentData().toInt());
     o.frequency = m_rate->value();
     o.durationSeconds = m_duration->value();
+    o.offCpu = m_offCpu->isChecked();
     QString error;
     if (m_targetTabs->currentIndex() == 0) {
         const QModelIndex current = m_view->currentIndex();

@@ -48,6 +48,8 @@ public:
     QLineEdit* argumentsEdit() const { return m_arguments; }
     /// "Stop the command when the recording ends" (launch tab; unchecked: it keeps running).
     QCheckBox* killAfterBox() const { return m_killAfter; }
+    /// "Off-CPU time too" (SamplerOptions::offCpu).
+    QCheckBox* offCpuBox() const { return m_offCpu; }
     QPushButton* startButton() const { return m_start; }
     QPushButton* stopButton() const { return m_stop; }
     QPushButton* saveButton() const { return m_save; }
@@ -97,6 +99,7 @@ private:
     QLineEdit* m_workingDir;
     QCheckBox* m_killAfter;
     QComboBox* m_mode;
+    QCheckBox* m_offCpu;
     QSpinBox* m_rate;
     QDoubleSpinBox* m_duration;
     QPushButton* m_start;

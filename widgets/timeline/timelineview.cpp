@@ -306,6 +306,10 @@ std::vector<uint32_t> TimelineView::activityOf(uint32_t thread) const {
     return seriesOf(m_activity.lanes, m_activity.counts, thread);
 }
 
+std::vector<uint32_t> TimelineView::offCpuOf(uint32_t thread) const {
+    return seriesOf(m_activity.lanes, m_activity.offCpu, thread);
+}
+
 std::vector<uint32_t> TimelineView::highlightOf(uint32_t thread) const {
     return seriesOf(m_onStack.lanes, m_onStack.counts, thread);
 }
@@ -327,8 +331,9 @@ void TimelineView::computeSeries() {
     if (!seriesMatches(m_activity, FrameId{})) {
         m_activityJob.start(
             [profile = m_profile, range = m_visible, buckets, lanes = m_lanes](const JobContext&) {
-                Series s{range, buckets, FrameId{}, lanes, {}};
+                Series s{range, buckets, FrameId{}, lanes, {}, {}};
                 s.counts = activitySeries(*profile->samples, range, buckets, lanes);
+                s.offCpu = offCpuSeries(*profile, range, buckets, lanes);
                 return s;
             },
             [this](Series s) {
@@ -341,7 +346,7 @@ void TimelineView::computeSeries() {
         m_highlightJob.start(
             [profile = m_profile, range = m_visible, buckets, lanes = m_lanes,
              frame = m_highlight](const JobContext&) {
-                Series s{range, buckets, frame, lanes, {}};
+                Series s{range, buckets, frame, lanes, {}, {}};
                 s.counts = onStackSeries(*profile, frame, range, buckets, lanes);
                 return s;
             },
@@ -434,8 +439,10 @@ void TimelineView::paintAxis(QPainter& p) {
     }
     p.restore();
     p.setPen(palette().placeholderText().color());
+    // the header of the lane labels; with off-CPU time, what the blue band means
+    const QString header = m_activity.offCpu.empty() ? tr("Threads") : tr("Threads (blue: waiting)");
     p.drawText(QRect(4, 0, plot.left() - 8, h - 2), Qt::AlignLeft | Qt::AlignVCenter,
-               fm.elidedText(tr("Threads"), Qt::ElideRight, plot.left() - 8));
+               fm.elidedText(header, Qt::ElideRight, plot.left() - 8));
 }
 
 void TimelineView::paintLanes(QPainter& p) {
@@ -448,10 +455,12 @@ void TimelineView::paintLanes(QPainter& p) {
             peak = std::max(peak, v);
     const QColor activityColor = palette().highlight().color();
     const QColor onStackColor(230, 120, 20);
-    const auto drawSeries = [&](const Series& s, std::size_t lane, QRect row, QColor color) {
-        if (lane >= s.counts.size() || s.buckets == 0)
+    // each non-zero bucket of a lane's series with its pixel columns [x0, x1)
+    const auto forBuckets = [&](const Series& s, const std::vector<std::vector<uint32_t>>& series,
+                                std::size_t lane, auto&& draw) {
+        if (lane >= series.size() || s.buckets == 0)
             return;
-        const std::vector<uint32_t>& c = s.counts[lane];
+        const std::vector<uint32_t>& c = series[lane];
         const double width =
             static_cast<double>(s.range.end - s.range.begin) / static_cast<double>(s.buckets);
         for (std::size_t b = 0; b < c.size(); ++b) {
@@ -461,13 +470,25 @@ void TimelineView::paintLanes(QPainter& p) {
             const auto t1 =
                 s.range.begin + static_cast<int64_t>(std::floor(width * static_cast<double>(b + 1)));
             const int x0 = timeToX(t0);
-            const int x1 = std::max(x0 + 1, timeToX(t1));
+            draw(x0, std::max(x0 + 1, timeToX(t1)), c[b]);
+        }
+    };
+    // off-CPU stretches (waiting): a blue band, as dense as the share of the bucket spent waiting
+    const auto drawOffCpu = [&](std::size_t lane, QRect row, bool in) {
+        forBuckets(m_activity, m_activity.offCpu, lane, [&](int x0, int x1, uint32_t v) {
+            const int alpha = static_cast<int>(40 + 140 * std::min(1000u, v) / 1000);
+            p.fillRect(QRect(x0, row.top() + 2, x1 - x0, row.height() - 4),
+                       QColor(70, 120, 230, in ? alpha : alpha / 3));
+        });
+    };
+    const auto drawSeries = [&](const Series& s, std::size_t lane, QRect row, QColor color) {
+        forBuckets(s, s.counts, lane, [&](int x0, int x1, uint32_t v) {
             // A square-root scale with a visible minimum: a single sample must show beside a busy thread.
-            const double share = std::sqrt(std::min(1.0, double(c[b]) / peak));
+            const double share = std::sqrt(std::min(1.0, double(v) / peak));
             const int barH =
                 std::clamp(static_cast<int>(std::lround((row.height() - 4) * share)), 3, row.height() - 4);
             p.fillRect(QRect(x0, row.bottom() - 1 - barH, x1 - x0, barH), color);
-        }
+        });
     };
     const int first = m_scroll->value();
     const int count = std::min<int>(visibleLaneCount() + 1, static_cast<int>(m_lanes.size()) - first);
@@ -490,8 +511,10 @@ void TimelineView::paintLanes(QPainter& p) {
         if (!in)
             a.setAlpha(70);
         const auto lane = static_cast<std::size_t>(first + i);
-        if (m_activity.lanes == m_lanes)
+        if (m_activity.lanes == m_lanes) {
+            drawOffCpu(lane, row, in);
             drawSeries(m_activity, lane, row, a);
+        }
         if (m_highlight.value != 0 && m_onStack.frame == m_highlight && m_onStack.lanes == m_lanes)
             drawSeries(m_onStack, lane, row, in ? onStackColor : onStackColor.lighter(160));
         p.restore();

@@ -78,6 +78,9 @@ public:
     /// Samples per bucket (one bucket per plot pixel) of a lane, as drawn; empty before it is computed.
     std::vector<uint32_t> activityOf(uint32_t thread) const;
     std::vector<uint32_t> highlightOf(uint32_t thread) const;
+    /// Off-CPU profiles: the thousandths of each bucket the lane's thread spent off the CPU (drawn as a blue
+    /// band behind the samples, unlike stretches without samples); empty for other profiles.
+    std::vector<uint32_t> offCpuOf(uint32_t thread) const;
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
@@ -108,6 +111,7 @@ private:
         FrameId frame;
         std::vector<uint32_t> lanes; // the lanes' threads when computed
         std::vector<std::vector<uint32_t>> counts;
+        std::vector<std::vector<uint32_t>> offCpu; // activity of off-CPU profiles: thousandths off the CPU
     };
     int axisHeight() const;
     int laneHeight() const;

@@ -80,6 +80,20 @@ public:
     FlameColorScheme scheme() const { return m_scheme; }
     const FlameTheme& theme() const { return m_theme; }
 
+    /// Hot/cold (Brendan Gregg's hot/cold flame graphs): a profile with off-CPU time (cost types `off-cpu`
+    /// and `wall`) drawn by one of them in the Hot scheme. Each frame is drawn warm for its on-CPU part and,
+    /// at its right end, cool blue for its off-CPU share of `drawnType` (all of it when drawn by off-cpu).
+    /// Nothing changes when the profile has no such cost types, the drawn type is another or the scheme is
+    /// not Hot. `tree` is the drawn tree (cost types as in the profile).
+    void setHotCold(const CallTree* tree, std::size_t drawnType);
+    bool isHotCold() const { return m_coldTree != nullptr; }
+    /// The off-CPU share [0, 1] of a node's drawn cost; 0 unless hot/cold.
+    double coldShare(NodeId node) const;
+    /// The cool colour of a frame's off-CPU part (the blue palette, by name).
+    Rgb coldColor(FrameId frame) const;
+    /// The off-cpu and wall cost types of a profile, if it has both.
+    static bool offCpuTypes(const Profile& profile, std::size_t& offType, std::size_t& wallType);
+
     /// Fill colour of a frame (by name, module or kind).
     Rgb frameColor(FrameId frame) const;
     /// Fill colour of a node of the drawn tree: by its frame, or by its delta in the differential scheme.
@@ -111,6 +125,9 @@ private:
     const CallTree* m_diffTree = nullptr;
     DiffColoring m_diff;
     int64_t m_maxAbsDelta = 0;
+    const CallTree* m_coldTree = nullptr;
+    std::size_t m_offType = 0, m_wallType = 0;
+    bool m_allCold = false; ///< drawn by off-cpu
 };
 
 } // namespace scorch

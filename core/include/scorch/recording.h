@@ -36,11 +36,18 @@ struct RecordedThread {
     std::string name;
 };
 
+/// A sample of the recording's event. In an off-CPU recording (Recording::offCpu) each sample also has a
+/// duration: on-CPU samples (state 0) the CPU time they stand for, off-CPU ones (state != 0) a stretch of
+/// time the thread waited from timeNs on, with the stack it left the CPU with (count 0 when none could be
+/// taken). state: 'R' preempted (runnable), a /proc task state letter ('S', 'D', ...) when known, '?'
+/// blocked.
 struct RecordedSample {
     int64_t tid = 0;
     uint64_t timeNs = 0; ///< CLOCK_MONOTONIC
     uint32_t first = 0;  ///< index of the leaf IP in Recording::ips
     uint32_t count = 0;  ///< frames: ips[first] is the interrupted IP, the rest are return addresses
+    uint64_t durationNs = 0;
+    char state = 0;
 };
 
 struct Recording {
@@ -58,8 +65,18 @@ struct Recording {
     std::vector<RecordedSample> samples;
     std::vector<uint64_t> ips;
     std::vector<std::string> notes; ///< problems met while recording (become profile warnings)
+    /// Off-CPU time recorded (`scorch record --off-cpu`): every sample has a duration, and the profile gets
+    /// `off-cpu` and `wall` cost types in ns beside the sample counts. periodNs: the nominal sampling period.
+    bool offCpu = false;
+    uint64_t periodNs = 0;
 
     void addSample(int64_t tid, uint64_t timeNs, const uint64_t* leafFirst, std::size_t n);
+    /// A sample with a duration (off-CPU recordings): on-CPU when state is 0, else off-CPU from timeNs on
+    /// (n may be 0 then: no stack).
+    void addTimed(int64_t tid, uint64_t timeNs, uint64_t durationNs, char state, const uint64_t* leafFirst,
+                  std::size_t n);
+    /// Sample i appended to `to` with its kind (on- or off-CPU) and frames.
+    void copySample(std::size_t i, Recording& to) const;
     /// Name of thread `tid` (the last one recorded), empty when unknown.
     std::string threadName(int64_t tid) const;
 };

@@ -35,6 +35,12 @@ struct SamplerOptions {
     std::string workingDirectory;     ///< for a launched command; empty = the current one
     uint32_t stackBytes = 8192;       ///< perf: user stack bytes copied per sample for DWARF unwinding
     uint32_t maxDepth = 256;          ///< frames per sample
+    /// Also record where threads wait (Recording::offCpu): perf records every context switch with the stack
+    /// the thread left with (a `context-switches` event, which needs kernel.perf_event_paranoid <= 1 or
+    /// CAP_PERFMON, and switch records), and weighs each on-CPU sample by the time since the thread's
+    /// previous sample or switch-in; ptrace reads each interrupted thread's state and charges the time since
+    /// its previous sample to it, on-CPU when it was running, off-CPU when it was blocked.
+    bool offCpu = false;
 };
 
 /// Attaching or launching failed. what() is a complete message for the user; for permission problems it
@@ -86,6 +92,8 @@ public:
     // also at a normal exit, after which the command is meant to keep running.)
 
     static double defaultFrequency(SamplerMode mode) { return mode == SamplerMode::Perf ? 999 : 99; }
+    /// The fixed sampling period of an off-CPU recording's on-CPU samples at `frequency` Hz.
+    static uint64_t periodNs(double frequency) { return static_cast<uint64_t>(1e9 / frequency + 0.5); }
 
 private:
     struct Impl;

@@ -168,4 +168,11 @@ std::vector<std::vector<uint32_t>> activitySeries(const SampleStore& store, Time
 std::vector<std::vector<uint32_t>> onStackSeries(const Profile& profile, FrameId frame, TimeRange range,
                                                  std::size_t buckets, std::span<const uint32_t> threads = {});
 
+/// Off-CPU profiles (a cost type `off-cpu` whose samples are stretches of waiting from the sample's time on):
+/// per thread of `threads` (empty = all) and bucket as activitySeries divides `range`, the share of the
+/// bucket's time the thread spent off the CPU, in thousandths (0-1000). Empty when the profile has no
+/// off-CPU samples.
+std::vector<std::vector<uint32_t>> offCpuSeries(const Profile& profile, TimeRange range, std::size_t buckets,
+                                                std::span<const uint32_t> threads = {});
+
 } // namespace scorch

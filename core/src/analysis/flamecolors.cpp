@@ -236,6 +236,43 @@ void FlameColors::setDiff(const CallTree* tree, const DiffColoring& coloring) {
     }
 }
 
+bool FlameColors::offCpuTypes(const Profile& profile, std::size_t& offType, std::size_t& wallType) {
+    const int off = profile.costTypeIndex("off-cpu"), wall = profile.costTypeIndex("wall");
+    if (off < 0 || wall < 0)
+        return false;
+    offType = static_cast<std::size_t>(off);
+    wallType = static_cast<std::size_t>(wall);
+    return true;
+}
+
+void FlameColors::setHotCold(const CallTree* tree, std::size_t drawnType) {
+    m_coldTree = nullptr;
+    if (!tree || !m_profile || m_scheme != FlameColorScheme::Hot ||
+        !offCpuTypes(*m_profile, m_offType, m_wallType) ||
+        tree->costTypeCount() <= std::max(m_offType, m_wallType))
+        return;
+    if (drawnType != m_offType && drawnType != m_wallType)
+        return;
+    m_coldTree = tree;
+    m_allCold = drawnType == m_offType;
+}
+
+double FlameColors::coldShare(NodeId node) const {
+    if (!m_coldTree || node >= m_coldTree->size())
+        return 0;
+    if (m_allCold)
+        return 1;
+    const int64_t wall = m_coldTree->total(m_wallType, node);
+    const int64_t off = m_coldTree->total(m_offType, node);
+    if (wall <= 0 || off <= 0)
+        return 0;
+    return std::min(1.0, static_cast<double>(off) / static_cast<double>(wall));
+}
+
+Rgb FlameColors::coldColor(FrameId frame) const {
+    return m_profile ? frameColor(*m_profile, frame, FlameColorScheme::Blue, m_theme) : Rgb{80, 80, 200};
+}
+
 Rgb FlameColors::frameColor(FrameId frame) const {
     if (m_profile == nullptr || frame.value >= m_profile->frames.size())
         return mergedColor();

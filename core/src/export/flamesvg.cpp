@@ -94,6 +94,8 @@ void writeFlameGraphSvg(const Profile& p, const SvgOptions& o, std::ostream& out
     FlameColors colors(&p, o.palette, o.theme);
     if (o.palette == SvgPalette::Differential)
         colors.setDiff(&tree, o.diff);
+    else
+        colors.setHotCold(&tree, type); // off-CPU profiles drawn by wall or off-cpu: as in the window
 
     // What is drawn, in drawing order: the window's layout at this width, without its invisible root.
     FlameLayout layout;
@@ -185,8 +187,12 @@ void writeFlameGraphSvg(const Profile& p, const SvgOptions& o, std::ostream& out
              "\" width=\"" + fixed3(bw) + "\" height=\"" + std::to_string(fh - 1) + "\" fill=\"";
         // as in the window: a frame too narrow to draw alone is grey like a merged run (no label either)
         b += box.tiny ? mergedFill : cssRgb(colors.nodeColor(tree, box.node));
-        b += "\" rx=\"2\" ry=\"2\"/><text x=\"" + fixed3(x + 3) + "\" y=\"" +
-             fixed3(y + fh / 2.0 + kFontSize / 2.0 - 2) + "\">";
+        b += "\" rx=\"2\" ry=\"2\"/>";
+        if (const double share = box.tiny ? 0.0 : colors.coldShare(box.node); share > 0) // off-CPU part
+            b += "<rect class=\"c\" x=\"" + fixed3(x + bw * (1 - share)) + "\" y=\"" + fixed3(y) +
+                 "\" width=\"" + fixed3(bw * share) + "\" height=\"" + std::to_string(fh - 1) + "\" fill=\"" +
+                 cssRgb(colors.coldColor(tree.frame(box.node))) + "\" rx=\"2\" ry=\"2\"/>";
+        b += "<text x=\"" + fixed3(x + 3) + "\" y=\"" + fixed3(y + fh / 2.0 + kFontSize / 2.0 - 2) + "\">";
         if (!box.merged())
             detail::appendXmlText(b, fittedLabel(name, bw));
         b += "</text></g>\n";

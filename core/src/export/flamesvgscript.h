@@ -23,6 +23,7 @@ function scorchInit() {
     for (var i = 0; i < groups.length; ++i) {
         var g = groups[i];
         var rect = g.querySelector("rect"), label = g.querySelector("text"), tip = g.querySelector("title");
+        var cold = g.querySelector("rect.c"); // hot/cold: the off-CPU part of the frame
         var tipText = tip ? tip.textContent : "";
         var cut = tipText.lastIndexOf(" (");
         var item = {
@@ -30,7 +31,8 @@ function scorchInit() {
             name: cut > 0 ? tipText.substring(0, cut) : tipText,
             merged: g.classList.contains("m"),
             x: parseFloat(rect.getAttribute("x")), w: parseFloat(rect.getAttribute("width")),
-            y: parseFloat(rect.getAttribute("y")), fill: rect.getAttribute("fill")
+            y: parseFloat(rect.getAttribute("y")), fill: rect.getAttribute("fill"), cold: cold,
+            share: cold ? parseFloat(cold.getAttribute("width")) / parseFloat(rect.getAttribute("width")) : 0
         };
         item.cx = item.x;
         item.cw = item.w;
@@ -79,6 +81,10 @@ function place(item, x, w, visible, ancestor) {
     if (!visible) return;
     item.rect.setAttribute("x", x.toFixed(3));
     item.rect.setAttribute("width", w.toFixed(3));
+    if (item.cold) {
+        item.cold.setAttribute("x", (x + w * (1 - item.share)).toFixed(3));
+        item.cold.setAttribute("width", (w * item.share).toFixed(3));
+    }
     if (!item.label) return;
     item.label.setAttribute("x", (x + 3).toFixed(3));
     var fits = Math.floor((w - 6) / CHAR_W);
@@ -134,6 +140,7 @@ function applySearch() {
         var it = all[i];
         var hit = !it.merged && pattern.test(it.name);
         it.rect.setAttribute("fill", hit ? MATCH : it.fill);
+        if (it.cold) it.cold.style.display = hit ? "none" : "";
         if (hit && it.g.style.display !== "none") spans.push([it.cx, it.cx + it.cw]);
     }
     spans.sort(function (a, b) { return a[0] - b[0]; });
@@ -151,7 +158,10 @@ function applySearch() {
 
 function clearSearch() {
     pattern = null;
-    for (var i = 0; i < all.length; ++i) all[i].rect.setAttribute("fill", all[i].fill);
+    for (var i = 0; i < all.length; ++i) {
+        all[i].rect.setAttribute("fill", all[i].fill);
+        if (all[i].cold) all[i].cold.style.display = "";
+    }
     ui.matched.style.opacity = "0";
     ui.unsearch.style.opacity = "0";
 }

@@ -17,7 +17,16 @@ namespace scorch {
 
 namespace {
 
-enum RecordType : uint8_t { kMeta = 1, kModule = 2, kThread = 3, kSample = 4, kNote = 5, kEnd = 0xff };
+enum RecordType : uint8_t {
+    kMeta = 1,
+    kModule = 2,
+    kThread = 3,
+    kSample = 4,
+    kNote = 5,
+    kTimedSample = 6,
+    kOffCpu = 7,
+    kEnd = 0xff
+};
 constexpr uint32_t kMaxFrames = 1u << 16;
 
 class Writer {
@@ -99,6 +108,24 @@ void Recording::addSample(int64_t tid, uint64_t timeNs, const uint64_t* leafFirs
     ips.insert(ips.end(), leafFirst, leafFirst + n);
 }
 
+void Recording::addTimed(int64_t tid, uint64_t timeNs, uint64_t durationNs, char st,
+                         const uint64_t* leafFirst, std::size_t n) {
+    if (durationNs == 0 || (n == 0 && st == 0))
+        return;
+    samples.push_back(
+        {tid, timeNs, static_cast<uint32_t>(ips.size()), static_cast<uint32_t>(n), durationNs, st});
+    if (n)
+        ips.insert(ips.end(), leafFirst, leafFirst + n);
+}
+
+void Recording::copySample(std::size_t i, Recording& to) const {
+    const RecordedSample& s = samples[i];
+    if (s.durationNs)
+        to.addTimed(s.tid, s.timeNs, s.durationNs, s.state, ips.data() + s.first, s.count);
+    else
+        to.addSample(s.tid, s.timeNs, ips.data() + s.first, s.count);
+}
+
 std::string Recording::threadName(int64_t tid) const {
     for (auto it = threads.rbegin(); it != threads.rend(); ++it)
         if (it->tid == tid)
@@ -144,10 +171,19 @@ std::string serializeRecording(const Recording& r) {
         w.str(n);
         w.end(at);
     }
+    if (r.offCpu) {
+        at = w.begin(kOffCpu);
+        w.u64(r.periodNs);
+        w.end(at);
+    }
     for (const RecordedSample& s : r.samples) {
-        at = w.begin(kSample);
+        at = w.begin(s.durationNs ? kTimedSample : kSample);
         w.i64(s.tid);
         w.u64(s.timeNs);
+        if (s.durationNs) {
+            w.u64(s.durationNs);
+            w.u8(static_cast<uint8_t>(s.state));
+        }
         w.u32(s.count);
         w.raw(r.ips.data() + s.first, s.count * sizeof(uint64_t));
         w.end(at);
@@ -212,19 +248,30 @@ Recording parseRecording(std::string_view bytes, const std::string& name) {
         case kNote:
             r.notes.push_back(in.str());
             break;
-        case kSample: {
+        case kOffCpu:
+            r.offCpu = true;
+            r.periodNs = in.get<uint64_t>();
+            break;
+        case kSample:
+        case kTimedSample: {
             const auto tid = in.get<int64_t>();
             const auto time = in.get<uint64_t>();
+            const bool timed = type == kTimedSample;
+            const uint64_t duration = timed ? in.get<uint64_t>() : 0;
+            const char state = timed ? static_cast<char>(in.get<uint8_t>()) : 0;
+            if (timed && duration == 0)
+                in.fail("sample of 0 ns");
             const auto n = in.get<uint32_t>();
-            if (n == 0 || n > kMaxFrames)
+            if ((n == 0 && state == 0) || n > kMaxFrames)
                 in.fail("sample with " + std::to_string(n) + " frames");
             const std::string_view raw = in.take(std::size_t(n) * 8);
             if (r.ips.size() + n > UINT32_MAX)
                 in.fail("too many frames in the recording");
-            r.samples.push_back({tid, time, static_cast<uint32_t>(r.ips.size()), n});
+            r.samples.push_back({tid, time, static_cast<uint32_t>(r.ips.size()), n, duration, state});
             const std::size_t at = r.ips.size();
             r.ips.resize(at + n);
-            std::memcpy(r.ips.data() + at, raw.data(), raw.size());
+            if (n)
+                std::memcpy(r.ips.data() + at, raw.data(), raw.size());
             break;
         }
         case kEnd:

@@ -3,6 +3,7 @@
 #include "scorch/recording.h"
 
 #include "io/chunkpipeline.h"
+#include "model/offcpu.h"
 #include "raw/recordingimport.h"
 #include "scorch/bytesource.h"
 #include "scorch/import.h"
@@ -13,6 +14,7 @@
 
 #include <algorithm>
 #include <map>
+#include <span>
 
 namespace scorch {
 
@@ -24,6 +26,8 @@ struct RecordingFeeder::Impl {
     std::map<int64_t, uint32_t> threads;
     bool costSet = false;
     uint32_t cost = 0;
+    uint32_t offCost = UINT32_MAX, wallCost = UINT32_MAX; ///< off-CPU recordings
+    bool wallClock = false;                               ///< ptrace: its sample count has blocked samples
     uint64_t startNs = 0;
     std::vector<RawFrame> frames;
     std::vector<detail::Mapping> added;
@@ -58,7 +62,12 @@ RecordingFeeder::~RecordingFeeder() = default;
 
 void RecordingFeeder::feed(const Recording& r, const std::atomic<bool>* cancel) {
     if (!d->costSet) {
-        d->cost = d->builder.costType(r.mode == "ptrace" ? "wall-clock" : "cpu-clock", CostUnit::Samples);
+        d->wallClock = r.mode == "ptrace";
+        d->cost = d->builder.costType(d->wallClock ? "wall-clock" : "cpu-clock", CostUnit::Samples);
+        if (r.offCpu) {
+            d->offCost = d->builder.costType(detail::kOffCpuCost, CostUnit::Nanoseconds);
+            d->wallCost = d->builder.costType(detail::kWallCost, CostUnit::Nanoseconds);
+        }
         d->costSet = true;
         d->startNs = r.startNs;
     }
@@ -76,6 +85,11 @@ void RecordingFeeder::feed(const Recording& r, const std::atomic<bool>* cancel) 
             t = d->threads.emplace(s.tid, d->builder.thread(name, r.pid, s.tid)).first;
         }
         d->frames.clear();
+        const bool off = s.state != 0;
+        if (off) // why it waited, as the leaf: [preempted], [blocked: S], ...
+            d->frames.push_back(d->builder.pseudoFrame(detail::offCpuLeaf(s.state)));
+        if (off && s.count == 0)
+            d->frames.push_back(d->builder.pseudoFrame("[no stack]"));
         for (uint32_t i = 0; i < s.count; ++i) {
             const uint64_t ip = r.ips[s.first + i];
             if (const detail::Mapping* m = d->mappings.findAt(ip, s.timeNs)) {
@@ -89,7 +103,18 @@ void RecordingFeeder::feed(const Recording& r, const std::atomic<bool>* cancel) 
         }
         const double time =
             d->startNs && s.timeNs >= d->startNs ? static_cast<double>(s.timeNs - d->startNs) / 1e9 : -1.0;
-        d->builder.addSample(t->second, d->frames, one, time);
+        if (d->wallCost == UINT32_MAX || s.durationNs == 0) {
+            d->builder.addSample(t->second, d->frames, one, time);
+            continue;
+        }
+        const auto ns = static_cast<int64_t>(std::min<uint64_t>(s.durationNs, INT64_MAX));
+        CostValue costs[3] = {{d->wallCost, ns}, {d->offCost, ns}, {d->cost, 1}};
+        std::size_t k = 1;
+        if (off)
+            costs[k++] = {d->offCost, ns};
+        if (!off || d->wallClock)
+            costs[k++] = {d->cost, 1};
+        d->builder.addSample(t->second, d->frames, std::span<const CostValue>(costs, k), time);
     }
 }
 

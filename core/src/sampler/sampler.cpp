@@ -175,6 +175,17 @@ void SamplerContext::addSample(pid_t tid, uint64_t timeNs, const uint64_t* ips, 
     sampleCount.fetch_add(1, std::memory_order_relaxed);
 }
 
+void SamplerContext::addTimed(pid_t tid, uint64_t timeNs, uint64_t durationNs, char state,
+                              const uint64_t* ips, std::size_t n) {
+    if (durationNs == 0 || (n == 0 && state == 0))
+        return;
+    {
+        std::lock_guard lock(mutex);
+        recording.addTimed(tid, timeNs, durationNs, state, ips, n);
+    }
+    sampleCount.fetch_add(1, std::memory_order_relaxed);
+}
+
 void SamplerContext::addModules(std::vector<RecordedModule> modules) {
     std::lock_guard lock(mutex);
     for (RecordedModule& m : modules) {
@@ -433,6 +444,8 @@ void Sampler::start() {
         Recording& r = d->ctx.recording;
         r.mode = o.mode == SamplerMode::Perf ? "perf" : "ptrace";
         r.frequency = d->ctx.frequency;
+        r.offCpu = o.offCpu;
+        r.periodNs = o.offCpu ? periodNs(d->ctx.frequency) : 0;
         r.command = o.command;
         r.pid = o.pid;
     }
@@ -513,10 +526,10 @@ Recording Sampler::snapshot(std::size_t fromSample) const {
     copy.modules = r.modules;
     copy.threads = r.threads;
     copy.notes = r.notes;
-    for (std::size_t i = fromSample; i < r.samples.size(); ++i) {
-        const RecordedSample& s = r.samples[i];
-        copy.addSample(s.tid, s.timeNs, r.ips.data() + s.first, s.count);
-    }
+    copy.offCpu = r.offCpu;
+    copy.periodNs = r.periodNs;
+    for (std::size_t i = fromSample; i < r.samples.size(); ++i)
+        r.copySample(i, copy);
     return copy;
 }
 

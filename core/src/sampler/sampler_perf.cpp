@@ -1,11 +1,16 @@
 // The perf mechanism: cpu-clock software events per CPU (inherited by new threads), one ring buffer per CPU,
 // read on the worker thread. Each sample carries the frame-pointer callchain and a copy of the user
 // registers and stack, unwound with libunwind (programs without frame pointers); the deeper stack wins.
+// Off-CPU time (SamplerOptions::offCpu): the cpu-clock events also write switch records (context_switch),
+// and a `context-switches` event samples the stack each thread leaves the CPU with. The rings are read in
+// turn, so these are put in time order before they are paired (a switch-out on one CPU, the switch-in on
+// another): each drain processes what is older than the newest event of the drain before.
 #include "sampler/sampler_unwind.h"
 #include "sampler/samplerinternal.h"
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <csignal>
 #include <cstring>
 #include <linux/perf_event.h>
@@ -16,6 +21,7 @@
 #include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <unordered_map>
 
 namespace scorch::detail {
 
@@ -99,8 +105,17 @@ public:
         for (int fd : m_fds)
             ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
         drain();
+        const uint64_t end = monotonicNs();
+        if (m_offCpu) {
+            processSwitches(UINT64_MAX);
+            // threads still waiting when the recording ended waited until then
+            for (auto& [tid, t] : m_switch)
+                if (t.off && !t.dead && end > t.out)
+                    m_ctx.addTimed(tid, t.out, end - t.out, t.preempt ? 'R' : '?', t.offStack.data(),
+                                   t.offStack.size());
+        }
         std::lock_guard lock(m_ctx.mutex);
-        m_ctx.recording.endNs = monotonicNs();
+        m_ctx.recording.endNs = end;
         m_ctx.recording.lost += m_lost;
     }
 
@@ -114,6 +129,25 @@ private:
     std::vector<uint64_t> m_dwarf, m_chain;
     uint64_t m_lost = 0;
     uint64_t m_otherPid = 0;
+
+    // off-CPU time
+    bool m_offCpu = false;
+    std::vector<uint64_t> m_switchIds; ///< sample ids of the context-switches events
+    std::size_t m_trailerBytes = 16;   ///< sample_id of non-sample records: pid, tid, time (, identifier)
+    struct SwitchEvent {
+        enum Kind : uint8_t { Sample, Stack, Out, OutPreempt, In, Exit } kind;
+        uint64_t time, seq;
+        pid_t tid;
+        std::vector<uint64_t> stack;
+    };
+    std::vector<SwitchEvent> m_events;
+    uint64_t m_seq = 0, m_newest = 0, m_limit = 0;
+    struct SwitchState {
+        bool off = false, dead = false, preempt = false, haveStack = false;
+        uint64_t out = 0, lastIn = 0, lastSample = 0, stackTime = 0;
+        std::vector<uint64_t> stack, offStack, lastStack; ///< lastStack: of the latest on-CPU sample
+    };
+    std::unordered_map<pid_t, SwitchState> m_switch;
 
     bool isZombie() const {
         FILE* f = std::fopen(("/proc/" + std::to_string(m_pid) + "/stat").c_str(), "r");
@@ -135,8 +169,11 @@ private:
         attr.config = PERF_COUNT_SW_CPU_CLOCK;
         attr.freq = 1;
         attr.sample_freq = static_cast<uint64_t>(m_ctx.frequency + 0.5);
+        m_offCpu = o.offCpu;
         attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN |
-                           PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+                           PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |
+                           (m_offCpu ? PERF_SAMPLE_IDENTIFIER : 0);
+        m_trailerBytes = m_offCpu ? 24 : 16;
         attr.sample_regs_user = kPerfRegsMask;
         attr.sample_stack_user = std::min<uint32_t>(o.stackBytes, 65528) & ~7u;
         attr.exclude_kernel = 1;
@@ -153,6 +190,21 @@ private:
         attr.use_clockid = 1;
         attr.clockid = CLOCK_MONOTONIC;
         attr.wakeup_events = 16;
+        perf_event_attr switches = attr;
+        if (m_offCpu) {
+            // a fixed period: the switch records time the on-CPU samples (each weighs the time since the
+            // thread's previous sample or switch-in)
+            attr.freq = 0;
+            attr.sample_period = Sampler::periodNs(m_ctx.frequency);
+            attr.context_switch = 1;
+            // every switch-out with its user stack; the event fires inside the scheduler, so it cannot
+            // exclude the kernel (kernel.perf_event_paranoid <= 1), though its callchain leaves it out
+            switches.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+            switches.freq = 0;
+            switches.sample_period = 1;
+            switches.exclude_kernel = 0;
+            switches.mmap = switches.mmap2 = switches.comm = switches.task = 0;
+        }
 
         const int cpus = get_nprocs_conf();
         std::vector<pid_t> tids = launch ? std::vector<pid_t>{m_pid} : listThreads(m_pid);
@@ -182,20 +234,55 @@ private:
                 m_fds.push_back(fd);
                 ++opened;
                 Ring& ring = m_rings[static_cast<std::size_t>(cpu)];
-                if (ring.fd < 0) {
+                if (ring.fd < 0)
                     mapRing(ring, fd);
-                } else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring.fd) != 0) {
-                    const int err = errno;
-                    closeAll();
-                    throw SamplerError(std::string("PERF_EVENT_IOC_SET_OUTPUT failed: ") +
-                                       std::strerror(err));
-                }
+                else
+                    setOutput(fd, ring.fd);
+                if (m_offCpu)
+                    openSwitchEvent(switches, tid, cpu, ring.fd, launch);
             }
         }
         m_rings.erase(std::remove_if(m_rings.begin(), m_rings.end(), [](const Ring& r) { return r.fd < 0; }),
                       m_rings.end());
         if (!opened)
             throw SamplerError("process " + std::to_string(m_pid) + " has no threads (it exited?)");
+    }
+
+    void setOutput(int fd, int ringFd) {
+        if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ringFd) == 0)
+            return;
+        const int err = errno;
+        closeAll();
+        throw SamplerError(std::string("PERF_EVENT_IOC_SET_OUTPUT failed: ") + std::strerror(err));
+    }
+
+    void openSwitchEvent(perf_event_attr& attr, pid_t tid, int cpu, int ringFd, bool launch) {
+        const int fd =
+            static_cast<int>(syscall(SYS_perf_event_open, &attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
+        if (fd < 0) {
+            const int err = errno;
+            closeAll();
+            if (err == EACCES || err == EPERM)
+                throw SamplerError(
+                    "recording off-CPU time with --mode perf needs the stack of every context switch, which "
+                    "the "
+                    "kernel refuses here (" +
+                        std::string(std::strerror(err)) + "): kernel.perf_event_paranoid is " +
+                        procSysValue("/proc/sys/kernel/perf_event_paranoid") +
+                        ", and it must be 1 or lower (sudo sysctl kernel.perf_event_paranoid=1) unless "
+                        "Scorch "
+                        "runs with CAP_PERFMON; or record with --mode ptrace --off-cpu, which needs no such "
+                        "right for " +
+                        (launch ? "a command it launches" : "your own processes"),
+                    true);
+            throw SamplerError(std::string("perf_event_open of the context-switches event failed: ") +
+                               std::strerror(err));
+        }
+        m_fds.push_back(fd);
+        setOutput(fd, ringFd);
+        uint64_t id = 0;
+        if (ioctl(fd, PERF_EVENT_IOC_ID, &id) == 0)
+            m_switchIds.push_back(id);
     }
 
     void mapRing(Ring& ring, int fd) {
@@ -245,6 +332,80 @@ private:
             }
             __atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
         }
+        if (m_offCpu) {
+            // perf's ordering rule: what is older than the newest event of the previous drain is complete
+            processSwitches(m_limit);
+            m_limit = m_newest;
+        }
+    }
+
+    void queueSwitch(SwitchEvent::Kind kind, pid_t tid, uint64_t time, std::vector<uint64_t> stack = {}) {
+        m_newest = std::max(m_newest, time);
+        m_events.push_back({kind, time, m_seq++, tid, std::move(stack)});
+    }
+
+    void processSwitches(uint64_t limit) {
+        std::stable_sort(m_events.begin(), m_events.end(), [](const SwitchEvent& a, const SwitchEvent& b) {
+            return a.time != b.time ? a.time < b.time : a.seq < b.seq;
+        });
+        std::size_t n = 0;
+        for (; n < m_events.size() && m_events[n].time <= limit; ++n) {
+            SwitchEvent& e = m_events[n];
+            SwitchState& t = m_switch[e.tid];
+            switch (e.kind) {
+            case SwitchEvent::Sample: {
+                // the CPU time since the thread's previous sample or switch-in, which the timer's period
+                // only approximates (on a virtual machine cpu-clock fires late: 0.75 s of samples a second)
+                const uint64_t since = std::max(t.lastIn, t.lastSample);
+                const uint64_t period = Sampler::periodNs(m_ctx.frequency);
+                const uint64_t ns =
+                    since && e.time > since ? std::min<uint64_t>(e.time - since, 1'000'000'000) : period;
+                t.lastSample = e.time;
+                m_ctx.addTimed(e.tid, e.time, ns, 0, e.stack.data(), e.stack.size());
+                t.lastStack = std::move(e.stack);
+                break;
+            }
+            case SwitchEvent::Stack:
+                t.stack = std::move(e.stack);
+                t.stackTime = e.time;
+                t.haveStack = true;
+                break;
+            case SwitchEvent::Out:
+            case SwitchEvent::OutPreempt:
+                if (t.dead)
+                    break;
+                t.off = true;
+                t.out = e.time;
+                t.preempt = e.kind == SwitchEvent::OutPreempt;
+                t.offStack.clear();
+                if (t.haveStack && t.stackTime >= t.lastIn && t.stackTime <= e.time)
+                    std::swap(t.offStack, t.stack);
+                t.haveStack = false;
+                // the CPU time since the last sample or switch-in, at the stack it leaves with (else at the
+                // last sample's): with it the on-CPU time adds up to the time between switches
+                if (const uint64_t since = std::max(t.lastIn, t.lastSample); since && e.time > since) {
+                    const std::vector<uint64_t>& at = t.offStack.empty() ? t.lastStack : t.offStack;
+                    m_ctx.addTimed(e.tid, e.time, std::min<uint64_t>(e.time - since, 1'000'000'000), 0,
+                                   at.data(), at.size());
+                }
+                t.lastSample = 0;
+                break;
+            case SwitchEvent::In:
+                t.lastIn = e.time;
+                if (!t.off)
+                    break;
+                t.off = false;
+                if (e.time > t.out)
+                    m_ctx.addTimed(e.tid, t.out, e.time - t.out, t.preempt ? 'R' : '?', t.offStack.data(),
+                                   t.offStack.size());
+                break;
+            case SwitchEvent::Exit:
+                t.dead = true;
+                t.off = false;
+                break;
+            }
+        }
+        m_events.erase(m_events.begin(), m_events.begin() + static_cast<std::ptrdiff_t>(n));
     }
 
     static void copyOut(const uint8_t* data, std::size_t size, uint64_t pos, void* out, std::size_t n) {
@@ -286,9 +447,9 @@ private:
             // filename, NUL-terminated and padded, then sample_id {pid, tid, time}
             const uint8_t* idEnd = end;
             uint64_t time = monotonicNs();
-            if (end - p >= 16) {
-                std::memcpy(&time, end - 8, 8);
-                idEnd = end - 16;
+            if (static_cast<std::size_t>(end - p) >= m_trailerBytes) {
+                idEnd = end - m_trailerBytes;
+                std::memcpy(&time, idEnd + 8, 8);
             }
             std::string path(reinterpret_cast<const char*>(p),
                              strnlen(reinterpret_cast<const char*>(p), static_cast<std::size_t>(idEnd - p)));
@@ -311,15 +472,41 @@ private:
             take(p, end, pid);
             if (!take(p, end, tid) || static_cast<pid_t>(pid) != m_pid)
                 break;
-            const uint8_t* idEnd = end - 16 >= p ? end - 16 : end;
+            const auto trailer = static_cast<std::ptrdiff_t>(m_trailerBytes);
+            const uint8_t* idEnd = end - p >= trailer ? end - trailer : end;
             uint64_t time = monotonicNs();
             if (idEnd != end)
-                std::memcpy(&time, end - 8, 8);
+                std::memcpy(&time, idEnd + 8, 8);
             m_ctx.setThreadName(
                 static_cast<pid_t>(tid),
                 std::string(reinterpret_cast<const char*>(p),
                             strnlen(reinterpret_cast<const char*>(p), static_cast<std::size_t>(idEnd - p))),
                 time);
+            break;
+        }
+        case PERF_RECORD_SWITCH: {
+            uint32_t pid = 0, tid = 0;
+            uint64_t time = 0;
+            take(p, end, pid);
+            take(p, end, tid);
+            if (!m_offCpu || !take(p, end, time) || static_cast<pid_t>(pid) != m_pid)
+                break;
+            const bool out = h.misc & PERF_RECORD_MISC_SWITCH_OUT;
+            queueSwitch(!out                                             ? SwitchEvent::In
+                        : (h.misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) ? SwitchEvent::OutPreempt
+                                                                         : SwitchEvent::Out,
+                        static_cast<pid_t>(tid), time);
+            break;
+        }
+        case PERF_RECORD_EXIT: {
+            uint32_t pid = 0, ppid = 0, tid = 0, ptid = 0;
+            uint64_t time = 0;
+            take(p, end, pid);
+            take(p, end, ppid);
+            take(p, end, tid);
+            take(p, end, ptid);
+            if (m_offCpu && take(p, end, time) && static_cast<pid_t>(pid) == m_pid)
+                queueSwitch(SwitchEvent::Exit, static_cast<pid_t>(tid), time);
             break;
         }
         case PERF_RECORD_LOST: {
@@ -335,8 +522,10 @@ private:
     }
 
     void handleSample(const uint8_t* p, const uint8_t* end) {
-        uint64_t ip = 0, time = 0, nr = 0;
+        uint64_t ip = 0, time = 0, nr = 0, id = 0;
         uint32_t pid = 0, tid = 0;
+        if (m_offCpu && !take(p, end, id))
+            return;
         if (!take(p, end, ip) || !take(p, end, pid) || !take(p, end, tid) || !take(p, end, time) ||
             !take(p, end, nr) || static_cast<std::size_t>(end - p) / 8 < nr)
             return;
@@ -373,12 +562,30 @@ private:
             }
         }
         m_ctx.ensureThreadName(m_pid, static_cast<pid_t>(tid));
+        if (m_offCpu && std::find(m_switchIds.begin(), m_switchIds.end(), id) != m_switchIds.end()) {
+            // the stack this thread leaves the CPU with: for the off-CPU time that follows
+            const bool dwarf = dwarfFrames >= m_chain.size() && dwarfFrames > 0;
+            std::vector<uint64_t> stack =
+                dwarf ? std::vector<uint64_t>(m_dwarf.begin(),
+                                              m_dwarf.begin() + static_cast<std::ptrdiff_t>(dwarfFrames))
+                      : m_chain;
+            queueSwitch(SwitchEvent::Stack, static_cast<pid_t>(tid), time, std::move(stack));
+            return;
+        }
         if (dwarfFrames >= m_chain.size() && dwarfFrames > 0)
-            m_ctx.addSample(static_cast<pid_t>(tid), time, m_dwarf.data(), dwarfFrames);
+            add(static_cast<pid_t>(tid), time, m_dwarf.data(), dwarfFrames);
         else if (!m_chain.empty())
-            m_ctx.addSample(static_cast<pid_t>(tid), time, m_chain.data(), m_chain.size());
+            add(static_cast<pid_t>(tid), time, m_chain.data(), m_chain.size());
         else
-            m_ctx.addSample(static_cast<pid_t>(tid), time, &ip, 1);
+            add(static_cast<pid_t>(tid), time, &ip, 1);
+    }
+
+    /// An on-CPU sample; in an off-CPU recording it waits in the time-ordered queue for its weight.
+    void add(pid_t tid, uint64_t time, const uint64_t* ips, std::size_t n) {
+        if (m_offCpu)
+            queueSwitch(SwitchEvent::Sample, tid, time, std::vector<uint64_t>(ips, ips + n));
+        else
+            m_ctx.addSample(tid, time, ips, n);
     }
 };
 

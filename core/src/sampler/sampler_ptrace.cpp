@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <set>
@@ -23,7 +24,24 @@ struct Tracee {
     bool pending = false;   ///< PTRACE_INTERRUPT sent, stop not seen yet
     bool detaching = false; ///< detach at the next stop
     int missed = 0;         ///< ticks in a row without a stop (a zombie leader never stops)
+    char state = 0;         ///< off-CPU recordings: its /proc state when interrupted ('R', 'S', 'D', ...)
+    uint64_t lastNs = 0;    ///< off-CPU recordings: when it was sampled last
 };
+
+/// The state letter of a thread from /proc/PID/task/TID/stat ('R', 'S', 'D', ...); 0 when unreadable.
+char threadState(pid_t pid, pid_t tid) {
+    char path[64];
+    std::snprintf(path, sizeof path, "/proc/%d/task/%d/stat", static_cast<int>(pid), static_cast<int>(tid));
+    FILE* f = std::fopen(path, "re");
+    if (!f)
+        return 0;
+    char buf[512];
+    const std::size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+    std::fclose(f);
+    buf[n] = 0;
+    const char* p = std::strrchr(buf, ')'); // the name may hold spaces and parentheses
+    return p && p[1] == ' ' && p[2] ? p[2] : 0;
+}
 
 class PtraceSampler {
 public:
@@ -173,7 +191,26 @@ private:
         if (n == 0)
             return;
         m_ctx.ensureThreadName(m_pid, tid);
-        m_ctx.addSample(tid, monotonicNs(), m_buffer.data(), n);
+        const uint64_t now = monotonicNs();
+        if (!m_ctx.options.offCpu) {
+            m_ctx.addSample(tid, now, m_buffer.data(), n);
+            return;
+        }
+        // The time since its previous sample (one period for the first, at most a second) goes to what it
+        // was doing now: on-CPU when it was running or runnable, off-CPU in its state when it was blocked.
+        auto it = m_threads.find(tid);
+        const uint64_t period = Sampler::periodNs(m_ctx.frequency);
+        uint64_t weight = period;
+        char state = 0;
+        if (it != m_threads.end()) {
+            Tracee& t = it->second;
+            if (t.lastNs && now > t.lastNs)
+                weight = std::min<uint64_t>(now - t.lastNs, 1'000'000'000);
+            t.lastNs = now;
+            // sleeping, in uninterruptible wait, stopped by a signal or idle; not our own tracing stop ('t')
+            state = t.state == 'S' || t.state == 'D' || t.state == 'T' || t.state == 'I' ? t.state : 0;
+        }
+        m_ctx.addTimed(tid, state ? now - weight : now, weight, state, m_buffer.data(), n);
     }
 
     void handle(pid_t tid, int status) {
@@ -299,6 +336,8 @@ private:
     void tick() {
         std::vector<pid_t> gone;
         for (auto& [tid, t] : m_threads) {
+            if (m_ctx.options.offCpu) // before the interrupt stops it
+                t.state = threadState(m_pid, tid);
             if (ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr) == 0)
                 t.pending = true;
             else if (errno == ESRCH)

@@ -50,6 +50,9 @@ struct SamplerContext {
 
     bool shouldStop(uint64_t startNs) const;
     void addSample(pid_t tid, uint64_t timeNs, const uint64_t* ips, std::size_t n);
+    /// A sample with a duration (off-CPU recordings): on-CPU when state is 0, else the time off the CPU.
+    void addTimed(pid_t tid, uint64_t timeNs, uint64_t durationNs, char state, const uint64_t* ips,
+                  std::size_t n);
     void addModules(std::vector<RecordedModule> modules);
     void setThreadName(pid_t tid, std::string name, uint64_t timeNs);
     /// Records /proc name of `tid` if not known yet.

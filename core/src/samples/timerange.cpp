@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <stdexcept>
 
 namespace scorch {
@@ -325,6 +326,51 @@ std::vector<std::vector<uint32_t>> onStackSeries(const Profile& profile, FrameId
         const uint32_t t = store.thread(i);
         if (t < slot.size() && slot[t] >= 0)
             ++out[static_cast<std::size_t>(slot[t])][bucketOf(range, buckets, store.time(i))];
+    }
+    return out;
+}
+
+std::vector<std::vector<uint32_t>> offCpuSeries(const Profile& profile, TimeRange range, std::size_t buckets,
+                                                std::span<const uint32_t> threads) {
+    const int offType = profile.costTypeIndex("off-cpu");
+    if (!profile.samples || offType < 0 ||
+        static_cast<std::size_t>(offType) >= profile.samples->costTypeCount())
+        return {};
+    const SampleStore& store = *profile.samples;
+    const SampleCostColumn& off = store.cost(static_cast<std::size_t>(offType));
+    const std::vector<uint32_t> list = threadList(store, threads);
+    std::vector<std::vector<uint32_t>> out(list.size(), std::vector<uint32_t>(buckets, 0));
+    if (buckets == 0 || range.end <= range.begin)
+        return out;
+    const double span = static_cast<double>(range.end - range.begin);
+    const double bucketNs = span / static_cast<double>(buckets);
+    std::vector<double> covered(buckets);
+    for (std::size_t k = 0; k < list.size(); ++k) {
+        std::fill(covered.begin(), covered.end(), 0.0);
+        for (const uint32_t i : store.threadSamples(list[k])) {
+            const int64_t ns = off[i];
+            if (ns <= 0)
+                continue;
+            // the stretch [t, t + ns) clipped to the range, spread over the buckets it overlaps
+            const double from =
+                std::max<double>(static_cast<double>(store.time(i)), static_cast<double>(range.begin));
+            const double to = std::min<double>(static_cast<double>(store.time(i)) + static_cast<double>(ns),
+                                               static_cast<double>(range.end));
+            if (to <= from)
+                continue;
+            const double a = (from - static_cast<double>(range.begin)) / bucketNs;
+            const double z = (to - static_cast<double>(range.begin)) / bucketNs;
+            const auto first = static_cast<std::size_t>(a);
+            const std::size_t last = std::min(buckets - 1, static_cast<std::size_t>(z));
+            for (std::size_t b = first; b <= last && b < buckets; ++b) {
+                const double lo = std::max(a, static_cast<double>(b)),
+                             hi = std::min(z, static_cast<double>(b + 1));
+                if (hi > lo)
+                    covered[b] += hi - lo;
+            }
+        }
+        for (std::size_t b = 0; b < buckets; ++b)
+            out[k][b] = static_cast<uint32_t>(std::lround(std::min(1.0, covered[b]) * 1000));
     }
     return out;
 }

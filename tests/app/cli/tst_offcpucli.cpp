@@ -84,6 +84,57 @@ private Q_SLOTS:
         QVERIFY(bad.exitCode != 0);
         QVERIFY(bad.err.contains("off-cpu, wall"));
     }
+
+    /// Scorch's own sampler: `scorch record --off-cpu -- scorch_offcpuprog sleep` in both mechanisms. perf
+    /// records every switch (exact intervals, so at least the 20 x 50 ms); ptrace charges each blocked sample
+    /// the time since the thread's previous one (an estimate: at least half of it). Either way the waiting is
+    /// under sleepPhase, and wall = on-CPU + off-CPU (perf: about the 1 s the program computes).
+    void recordOffCpu_data() {
+        QTest::addColumn<QString>("mode");
+        QTest::newRow("perf") << QStringLiteral("perf");
+        QTest::newRow("ptrace") << QStringLiteral("ptrace");
+    }
+    void recordOffCpu() {
+        QFETCH(QString, mode);
+        const QString out = m_dir.filePath(mode + QStringLiteral("-off.rec"));
+        const CliResult rec =
+            runScorch({QStringLiteral("record"), QStringLiteral("--mode"), mode, QStringLiteral("--off-cpu"),
+                       QStringLiteral("-o"), out, QStringLiteral("--"), QStringLiteral(SCORCH_OFFCPUPROG),
+                       QStringLiteral("sleep")});
+        if (rec.exitCode != 0 &&
+            (rec.err.contains("perf_event_paranoid") || rec.err.contains("ptrace_scope")))
+            QSKIP(qPrintable(QStringLiteral("the kernel refuses: ") + QString::fromUtf8(rec.err).trimmed()));
+        QVERIFY2(rec.exitCode == 0, rec.err.constData());
+        QVERIFY(rec.err.contains("off-CPU time too"));
+        const CliResult off = runScorch(
+            {QStringLiteral("collapse"), QStringLiteral("--event"), QStringLiteral("off-cpu"), out});
+        QCOMPARE(off.exitCode, 0);
+        const CliResult wall =
+            runScorch({QStringLiteral("collapse"), QStringLiteral("--event"), QStringLiteral("wall"), out});
+        QCOMPARE(wall.exitCode, 0);
+        const int64_t sleeping = foldedSum(off.out, "sleepPhase");
+        int64_t blocked = 0;
+        for (const QByteArray& line : off.out.split('\n'))
+            if (line.contains(";[blocked"))
+                blocked += foldedSum(line);
+        qInfo("%s: %.3f s off-CPU under sleepPhase, %.3f s blocked in all, %.3f s wall", qPrintable(mode),
+              double(sleeping) / 1e9, double(blocked) / 1e9, double(foldedSum(wall.out)) / 1e9);
+        QVERIFY(sleeping >= (mode == QStringLiteral("perf") ? 1000000000 : 500000000));
+        int64_t sleepingBlocked = 0;
+        for (const QByteArray& line : off.out.split('\n'))
+            if (line.contains("sleepPhase") && line.contains(";[blocked"))
+                sleepingBlocked += foldedSum(line);
+        QVERIFY(sleepingBlocked * 10 >= blocked * 7); // the waiting the program chose is in its sleeps
+        // wall = on-CPU + off-CPU: more than off-CPU alone wherever the program computes
+        QVERIFY(foldedSum(wall.out) > foldedSum(off.out));
+        QVERIFY(foldedSum(wall.out, "computePhase") - foldedSum(off.out, "computePhase") >= 500000000);
+        if (mode == QStringLiteral("perf")) { // the switch records time every stretch on the CPU
+            const CliResult info = runScorch({QStringLiteral("info"), out});
+            QVERIFY2(info.out.contains("\n  off-cpu (ns): "), info.out.constData());
+            // the program computes 20 x 50 ms of CPU time: the time between switches, whatever the load
+            QVERIFY(foldedSum(wall.out, "computePhase") - foldedSum(off.out, "computePhase") >= 900000000);
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestOffCpuCli)

@@ -28,6 +28,8 @@ struct SvgFrame {
     double x = 0, y = 0, width = 0;
     QString fill, label;
     bool merged = false;
+    double coldX = 0, coldWidth = 0; ///< hot/cold: the off-CPU part (rect class "c"), width 0 when none
+    QString coldFill;
 };
 
 struct ParsedSvg {
@@ -63,6 +65,10 @@ ParsedSvg parse(const std::string& text) {
                 current->merged = a.value(QStringLiteral("class")) == u"m";
             } else if (current && name == u"title") {
                 current->title = xml.readElementText();
+            } else if (current && name == u"rect" && a.value(QStringLiteral("class")) == u"c") {
+                current->coldX = a.value(QStringLiteral("x")).toDouble();
+                current->coldWidth = a.value(QStringLiteral("width")).toDouble();
+                current->coldFill = a.value(QStringLiteral("fill")).toString();
             } else if (current && name == u"rect") {
                 current->x = a.value(QStringLiteral("x")).toDouble();
                 current->y = a.value(QStringLiteral("y")).toDouble();
@@ -435,6 +441,45 @@ private Q_SLOTS:
         QCOMPARE(frame(6, b)[QStringLiteral("fill")].toString(), svg.frames[b].fill);
         // labels are recomputed for the zoomed width
         QVERIFY(frame(4, d)[QStringLiteral("label")].toString() == QStringLiteral("d"));
+    }
+
+    /// Hot/cold (an off-CPU profile drawn by wall time): each frame with off-CPU time has a second, blue rect
+    /// over the right share of its box, as the window draws it; drawn by cpu-clock, none.
+    void hotCold() {
+        const Profile p = test::fromText(
+            test::readAll(test::testData(QStringLiteral("offcpu/hotcold.perfscript"))).toStdString(),
+            "hotcold.perfscript");
+        const int wall = p.costTypeIndex("wall"), off = p.costTypeIndex("off-cpu");
+        QVERIFY(wall >= 0 && off >= 0);
+        SvgOptions o;
+        o.costType = wall;
+        const ParsedSvg svg = parse(svgOf(p, o));
+        QVERIFY2(svg.error.isEmpty(), qPrintable(svg.error));
+        FlameColors colors(&p, FlameColorScheme::Hot);
+        colors.setHotCold(&p.tree, static_cast<std::size_t>(wall));
+        int cold = 0;
+        for (const SvgFrame& f : svg.frames) {
+            const QString name = nameOf(f);
+            NodeId node = kRootNode;
+            for (NodeId n = 1; n < p.tree.size(); ++n)
+                if (QString::fromStdString(std::string(p.frameName(p.tree.frame(n)))) == name)
+                    node = n;
+            if (node == kRootNode || f.merged)
+                continue;
+            const double share = colors.coldShare(node);
+            if (share <= 0) {
+                QCOMPARE(f.coldWidth, 0.0);
+                continue;
+            }
+            ++cold;
+            QVERIFY2(std::abs(f.coldWidth - f.width * share) < 0.01, qPrintable(name));
+            QVERIFY(std::abs(f.coldX + f.coldWidth - (f.x + f.width)) < 0.01); // at the right end
+            QCOMPARE(f.coldFill, QString::fromStdString(cssRgb(colors.coldColor(p.tree.frame(node)))));
+        }
+        QVERIFY(cold >= 3); // main, sleepy, schedule, [blocked: S]
+        o.costType = p.costTypeIndex("cpu-clock");
+        for (const SvgFrame& f : parse(svgOf(p, o)).frames)
+            QCOMPARE(f.coldWidth, 0.0);
     }
 
     /// An empty profile gives a valid image that says so.

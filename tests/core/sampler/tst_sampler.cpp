@@ -20,8 +20,10 @@
 #include <fcntl.h>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -265,6 +267,46 @@ std::map<std::string, double> cpuSeconds(const std::string& output) {
 /// The function each worker thread of the target runs, as the leaf of its samples.
 const std::pair<const char*, const char*> kWorkers[] = {
     {"busy", "busy_work"}, {"recurse", "recurse_leaf"}, {"late", "unit"}};
+
+/// Starts a Sampler with `o` in a child process running as user nobody and returns "STARTED", or "DENIED\n"
+/// or "OTHER\n" followed by the error; nothing when it cannot switch to nobody. The child is made dumpable
+/// again (setuid() left it undumpable, which would refuse perf_event_open on a command it forks before its
+/// exec; a user's own shell is dumpable).
+std::optional<std::string> startAsNobody(const SamplerOptions& o) {
+    int pipefd[2];
+    if (pipe(pipefd) != 0)
+        return std::string("OTHER\npipe() failed");
+    const pid_t child = fork();
+    if (child == 0) {
+        close(pipefd[0]);
+        if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+            _exit(3);
+        prctl(PR_SET_DUMPABLE, 1);
+        std::string msg;
+        try {
+            Sampler s(o);
+            s.start();
+            msg = "STARTED";
+        } catch (const SamplerError& e) {
+            msg = std::string(e.permissionDenied ? "DENIED\n" : "OTHER\n") + e.what();
+        }
+        if (write(pipefd[1], msg.data(), msg.size()) < 0)
+            _exit(4);
+        _exit(0);
+    }
+    close(pipefd[1]);
+    std::string msg;
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(pipefd[0], buf, sizeof buf)) > 0)
+        msg.append(buf, static_cast<std::size_t>(n));
+    close(pipefd[0]);
+    int st = 0;
+    waitpid(child, &st, 0);
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 3)
+        return std::nullopt;
+    return msg;
+}
 
 } // namespace
 
@@ -539,39 +581,13 @@ private slots:
     void permissionMessage() {
         // As an unprivileged user, attaching to PID 1 must fail with the advice, in both mechanisms.
         for (SamplerMode mode : {SamplerMode::Perf, SamplerMode::Ptrace}) {
-            int pipefd[2];
-            QVERIFY(pipe(pipefd) == 0);
-            const pid_t child = fork();
-            if (child == 0) {
-                close(pipefd[0]);
-                if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
-                    _exit(3);
-                SamplerOptions o;
-                o.mode = mode;
-                o.pid = 1;
-                std::string msg;
-                try {
-                    Sampler s(o);
-                    s.start();
-                    msg = "STARTED";
-                } catch (const SamplerError& e) {
-                    msg = std::string(e.permissionDenied ? "DENIED\n" : "OTHER\n") + e.what();
-                }
-                if (write(pipefd[1], msg.data(), msg.size()) < 0)
-                    _exit(4);
-                _exit(0);
-            }
-            close(pipefd[1]);
-            std::string msg;
-            char buf[4096];
-            ssize_t n;
-            while ((n = read(pipefd[0], buf, sizeof buf)) > 0)
-                msg.append(buf, static_cast<std::size_t>(n));
-            close(pipefd[0]);
-            int st = 0;
-            waitpid(child, &st, 0);
-            if (WIFEXITED(st) && WEXITSTATUS(st) == 3)
+            SamplerOptions o;
+            o.mode = mode;
+            o.pid = 1;
+            const std::optional<std::string> started = startAsNobody(o);
+            if (!started)
                 QSKIP("cannot switch to user nobody");
+            const std::string& msg = *started;
             QVERIFY2(msg.starts_with("DENIED\n"), msg.c_str());
             const char* setting =
                 mode == SamplerMode::Perf ? "kernel.perf_event_paranoid = " : "kernel.yama.ptrace_scope = ";
@@ -639,6 +655,93 @@ private slots:
         Profile p = importProfile(path);
         QCOMPARE(p.meta.format, Format::ScorchRecording);
         QCOMPARE(p.meta.samples, uint64_t(1));
+    }
+
+    /// An off-CPU recording (`record --off-cpu`): timed samples survive the file, and the profile has the
+    /// off-cpu and wall cost types in ns with the reason as the leaf ([no stack] when none was taken).
+    void offCpuRecording() {
+        Recording r;
+        r.mode = "perf";
+        r.frequency = 1000;
+        r.pid = 42;
+        r.offCpu = true;
+        r.periodNs = 1'000'000;
+        r.threads.push_back({42, 1, "main"});
+        const uint64_t ips[] = {0x1234, 0x1500};
+        r.addTimed(42, 10, 1'000'000, 0, ips, 2);       // on-CPU: one period
+        r.addTimed(42, 20, 7'000'000, 'S', ips, 2);     // sleeping 7 ms
+        r.addTimed(42, 30, 2'000'000, 'R', ips + 1, 1); // preempted 2 ms
+        r.addTimed(42, 40, 3'000'000, '?', nullptr, 0); // blocked, no stack
+        QCOMPARE(r.samples.size(), std::size_t(4));
+        const Recording back = parseRecording(serializeRecording(r), "off.rec");
+        QVERIFY(back.offCpu);
+        QCOMPARE(back.periodNs, r.periodNs);
+        QCOMPARE(back.samples.size(), r.samples.size());
+        for (std::size_t i = 0; i < r.samples.size(); ++i) {
+            QCOMPARE(back.samples[i].durationNs, r.samples[i].durationNs);
+            QCOMPARE(back.samples[i].state, r.samples[i].state);
+            QCOMPARE(back.samples[i].count, r.samples[i].count);
+        }
+        const Profile p = profileFromRecording(back, "off.rec", nullptr, false);
+        const int cpu = p.costTypeIndex("cpu-clock"), off = p.costTypeIndex("off-cpu"),
+                  wall = p.costTypeIndex("wall");
+        QVERIFY(cpu >= 0 && off >= 0 && wall >= 0);
+        QCOMPARE(p.costTypes[static_cast<std::size_t>(off)].unit, CostUnit::Nanoseconds);
+        QCOMPARE(p.tree.grandTotal(static_cast<std::size_t>(cpu)), 1);
+        QCOMPARE(p.tree.grandTotal(static_cast<std::size_t>(off)), 12'000'000);
+        QCOMPARE(p.tree.grandTotal(static_cast<std::size_t>(wall)), 13'000'000);
+        std::map<std::string, int64_t> leaves; // off-CPU ns by leaf name, with its caller's
+        for (NodeId n = 1; n < p.tree.size(); ++n)
+            if (const int64_t v = p.tree.self(static_cast<std::size_t>(off), n)) {
+                const NodeId up = p.tree.parent(n);
+                const std::string caller = up == kRootNode ? "" : std::string(p.frameName(p.tree.frame(up)));
+                leaves[std::string(p.frameName(p.tree.frame(n))) + " in " + caller] += v;
+            }
+        QCOMPARE(leaves.size(), std::size_t(3));
+        QCOMPARE(leaves["[blocked] in [no stack]"], 3'000'000);
+        int64_t sleeping = 0, preempted = 0;
+        for (const auto& [name, v] : leaves) {
+            sleeping += name.starts_with("[blocked: S] in ") ? v : 0;
+            preempted += name.starts_with("[preempted] in ") ? v : 0;
+        }
+        QCOMPARE(sleeping, 7'000'000);
+        QCOMPARE(preempted, 2'000'000);
+        // a sample of 0 ns is refused with its byte offset
+        std::string bad = serializeRecording(r);
+        const std::string duration(reinterpret_cast<const char*>(&r.samples[1].durationNs), 8);
+        const std::size_t at = bad.find(duration);
+        QVERIFY(at != std::string::npos);
+        bad.replace(at, 8, std::string(8, '\0'));
+        try {
+            parseRecording(bad, "off.rec");
+            QFAIL("expected an error");
+        } catch (const ImportError& e) {
+            QVERIFY2(std::strstr(e.what(), "off.rec: byte offset ") && std::strstr(e.what(), "0 ns"),
+                     e.what());
+        }
+    }
+
+    /// `--mode perf --off-cpu` needs the stack of every context switch, which an unprivileged user does not
+    /// get with kernel.perf_event_paranoid 2: refused with the setting, its value and the ways out (ptrace).
+    void offCpuPerfPermission() {
+        SamplerOptions o;
+        o.mode = SamplerMode::Perf;
+        o.offCpu = true;
+        o.command = {"/bin/true"};
+        const std::optional<std::string> started = startAsNobody(o);
+        if (!started)
+            QSKIP("cannot switch to user nobody");
+        const std::string& msg = *started;
+        std::ifstream value("/proc/sys/kernel/perf_event_paranoid");
+        int paranoid = 2;
+        value >> paranoid;
+        if (paranoid <= 1)
+            QSKIP("kernel.perf_event_paranoid is 1 or lower here: context-switch stacks are allowed");
+        QVERIFY2(msg.starts_with("DENIED\n"), msg.c_str());
+        QVERIFY2(msg.find("kernel.perf_event_paranoid is " + std::to_string(paranoid)) != std::string::npos,
+                 msg.c_str());
+        QVERIFY(msg.find("--mode ptrace --off-cpu") != std::string::npos);
+        QVERIFY(msg.find("CAP_PERFMON") != std::string::npos);
     }
 };
 

@@ -6,6 +6,7 @@
 #include "widgettestutil.h"
 
 #include "scorch/builder.h"
+#include "scorch/flamecolors.h"
 #include "scorch/import.h"
 
 #include <QBuffer>
@@ -428,6 +429,56 @@ private Q_SLOTS:
         QVERIFY(view->renderSvg(&svg, QSize(400, 200)));
         QVERIFY(svg.data().contains("<svg"));
         QVERIFY(svg.data().contains(">main<"));
+    }
+
+    /// Hot/cold: an off-CPU profile drawn by wall time paints each frame warm for its on-CPU part and blue
+    /// for its off-CPU share at its right end; drawn by cpu-clock, nothing is blue. The tooltip splits the
+    /// time. (tests/data/offcpu/hotcold.perfscript: main runs busy for 20 ms and sleeps 100 ms in sleepy.)
+    void hotCold() {
+        auto profile = std::make_shared<const Profile>(test::fromText(
+            test::readAll(QStringLiteral(SCORCH_TEST_DATA "/offcpu/hotcold.perfscript")).toStdString(),
+            "hotcold.perfscript"));
+        const int wall = profile->costTypeIndex("wall"), cpu = profile->costTypeIndex("cpu-clock");
+        QVERIFY(wall >= 0 && cpu >= 0);
+        const auto byName = [&](const CallTree& t, std::string_view name) {
+            for (NodeId n = 1; n < t.size(); ++n)
+                if (profile->frameName(t.frame(n)) == name)
+                    return n;
+            return kRootNode;
+        };
+        const auto data = ChartData::fromProfile(profile, static_cast<std::size_t>(wall));
+        auto view = makeView(data, {600, 200});
+        QVERIFY(view);
+        const NodeId main = byName(data->tree, "main"), busy = byName(data->tree, "busy"),
+                     sleepy = byName(data->tree, "sleepy");
+        QVERIFY(main != kRootNode && busy != kRootNode && sleepy != kRootNode);
+        const FlameColors colors(profile.get(), FlameColorScheme::Hot);
+        const auto rgb = [](Rgb c) {
+            return qRgb(c.r, c.g, c.b);
+        };
+        const QImage image = view->renderImage(QSize(600, 200));
+        QCOMPARE(image.pixel(centreOf(view->nodeRect(sleepy))),
+                 rgb(colors.coldColor(data->tree.frame(sleepy))));
+        QCOMPARE(image.pixel(centreOf(view->nodeRect(busy))), rgb(colors.frameColor(data->tree.frame(busy))));
+        // main: 20 of its 120 ms on the CPU, warm at its left, blue over the rest
+        const QRectF m = view->nodeRect(main);
+        const int y = static_cast<int>(m.center().y());
+        QCOMPARE(image.pixel(static_cast<int>(m.left() + m.width() * 0.08), y),
+                 rgb(colors.frameColor(data->tree.frame(main))));
+        QCOMPARE(image.pixel(static_cast<int>(m.left() + m.width() * 0.3), y),
+                 rgb(colors.coldColor(data->tree.frame(main))));
+        const QString tip = view->offCpuSplit(main);
+        QVERIFY2(tip.contains(QStringLiteral("Off-CPU: ")) && tip.contains(QStringLiteral("83.3%")) &&
+                     tip.contains(QStringLiteral("[blocked: S]")),
+                 qPrintable(tip));
+        // drawn by cpu-clock: no off-CPU part anywhere
+        const auto cpuData = ChartData::fromProfile(profile, static_cast<std::size_t>(cpu));
+        view->setData(cpuData);
+        const QImage cpuImage = view->renderImage(QSize(600, 200));
+        const NodeId cpuMain = byName(cpuData->tree, "main");
+        const QRectF cm = view->nodeRect(cpuMain);
+        QCOMPARE(cpuImage.pixel(static_cast<int>(cm.right() - 4), static_cast<int>(cm.center().y())),
+                 rgb(colors.frameColor(cpuData->tree.frame(cpuMain))));
     }
 
     void colorSchemesAreDeterministic() {

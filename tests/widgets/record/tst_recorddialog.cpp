@@ -214,6 +214,36 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(window.tabCount(), 2, kPatienceMs);
     }
 
+    /// "Off-CPU time too": the recording has the off-cpu and wall cost types from its first live update on.
+    void offCpuTimeToo() {
+        RecordDialog dialog;
+        dialog.resize(1024, 700);
+        dialog.show();
+        dialog.setRecordingDir(m_dir.filePath(QStringLiteral("offcpu")));
+        dialog.targetTabs()->setCurrentIndex(1);
+        dialog.commandEdit()->setText(QString::fromUtf8(SCORCH_SAMPLER_TARGET));
+        dialog.argumentsEdit()->setText(QStringLiteral("wait")); // works until a signal
+        QVERIFY(!dialog.offCpuBox()->isChecked() && dialog.offCpuBox()->isVisible());
+        dialog.offCpuBox()->setChecked(true);
+        QSignalSpy started(&dialog, &RecordDialog::recordingStarted);
+        QSignalSpy live(&dialog, &RecordDialog::liveUpdated);
+        QSignalSpy finished(&dialog, &RecordDialog::recordingFinished);
+        const QString error = dialog.start(false);
+        if (error.contains(QStringLiteral("was refused")) ||
+            error.contains(QStringLiteral("perf_event_paranoid")))
+            QSKIP(qPrintable(error));
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const auto pid = static_cast<pid_t>(started.at(0).at(0).toLongLong());
+        auto endTarget = qScopeGuard([&] { kill(pid, SIGKILL); });
+        QVERIFY(!dialog.offCpuBox()->isEnabled()); // fixed while recording
+        QTRY_VERIFY_WITH_TIMEOUT(live.count() >= 1 && dialog.livePanel()->data(), kPatienceMs);
+        const Profile& p = *dialog.livePanel()->data()->profile;
+        QVERIFY(p.costTypeIndex("off-cpu") >= 0 && p.costTypeIndex("wall") >= 0);
+        dialog.stop();
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kPatienceMs);
+        QVERIFY(dialog.offCpuBox()->isEnabled());
+    }
+
     /// "Stop the command when the recording ends": the launched command is stopped with the recording;
     /// unchecked (above) it keeps running.
     void killAfterStopsTheCommand() {

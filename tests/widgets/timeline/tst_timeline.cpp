@@ -340,6 +340,37 @@ private Q_SLOTS:
         QCOMPARE(chart->boxes().front().row, 0u);
     }
 
+    /// Off-CPU profiles: the stretch a thread waited (100 ms of sleep between two 10 ms bursts of samples in
+    /// tests/data/offcpu/hotcold.perfscript) is a band of its own, full where it waited, absent elsewhere.
+    void offCpuStretches() {
+        auto tab =
+            std::make_unique<ProfileTab>(QStringLiteral(SCORCH_TEST_DATA "/offcpu/hotcold.perfscript"));
+        tab->resize(1200, 800);
+        tab->show();
+        QVERIFY(test::waitLoaded(tab.get()));
+        TimelineView* view = tab->timeline()->view();
+        // it opens drawn by wall time (the hot/cold chart)
+        QTRY_VERIFY_WITH_TIMEOUT(tab->panel()->data(), kPatienceMs);
+        QCOMPARE(static_cast<int>(tab->panel()->data()->costType), tab->profile()->costTypeIndex("wall"));
+        QTRY_VERIFY_WITH_TIMEOUT(view->activityCurrent() && !view->lanes().empty() &&
+                                     !view->offCpuOf(view->lanes().front()).empty(),
+                                 kPatienceMs);
+        const std::vector<uint32_t> off = view->offCpuOf(view->lanes().front());
+        const int left = view->plotRect().left();
+        QCOMPARE(off.size(), static_cast<std::size_t>(view->plotRect().width()));
+        const auto at = [&](int64_t ns) {
+            return off[static_cast<std::size_t>(view->timeToX(ns) - left)];
+        };
+        for (int64_t ms = 12; ms <= 108; ms += 4) // waiting from 10 ms to 110 ms after the first sample
+            QVERIFY2(at(ms * kMs) >= 950, qPrintable(QString::number(ms)));
+        for (int64_t ms : {0, 2, 5, 8, 112, 115, 118})
+            QVERIFY2(at(ms * kMs) == 0, qPrintable(QString::number(ms)));
+        // a profile without off-CPU time has no such band
+        auto plain = openTab();
+        QVERIFY(plain);
+        QVERIFY(plain->timeline()->view()->offCpuOf(plain->timeline()->view()->lanes().front()).empty());
+    }
+
     void noTimelineForFolded() {
         const QString path = m_dir.filePath(QStringLiteral("stacks.folded"));
         QFile f(path);
