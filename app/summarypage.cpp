@@ -144,11 +144,13 @@ void SummaryPage::render(const QString& topFunctions) {
             lost << displayText(w.message).toHtmlEscaped();
     html += row(tr("Lost"), lost.isEmpty() ? tr("none reported") : lost.join(QStringLiteral("<br>")));
     QStringList events;
-    for (std::size_t t = 0; t < p.costTypes.size(); ++t)
-        events << tr("%1: %2")
-                      .arg(displayText(p.costTypes[t].name),
-                           toQString(formatCost(p.tree.grandTotal(t), p.costTypes[t])))
+    for (std::size_t t = 0; t < p.costTypes.size(); ++t) {
+        const QString name = displayText(p.costTypes[t].name);
+        const QString value = toQString(formatCost(p.tree.grandTotal(t), p.costTypes[t]));
+        // "22,819 samples", not "samples: 22,819 samples": a value that names its type stands alone
+        events << (value.endsWith(QLatin1Char(' ') + name) ? value : tr("%1: %2").arg(name, value))
                       .toHtmlEscaped();
+    }
     html += row(p.costTypes.size() == 1 ? tr("Cost") : tr("Costs"), events.join(QStringLiteral("<br>")));
     html += row(tr("Threads"), locale.toString(static_cast<qulonglong>(p.threads.size())));
     html += QStringLiteral("</table>");

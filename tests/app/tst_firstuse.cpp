@@ -201,8 +201,15 @@ private Q_SLOTS:
         QCOMPARE(SummaryPage::durationText(14.49), QStringLiteral("14.49 s"));
         QCOMPARE(SummaryPage::durationText(0.0023), QStringLiteral("2.3 ms"));
         QVERIFY(text.contains(QLocale().toString(static_cast<qulonglong>(p.meta.samples))));
-        for (const CostType& type : p.costTypes) // every event with its total
-            QVERIFY2(text.contains(QString::fromStdString(type.name)), type.name.c_str());
+        for (std::size_t t = 0; t < p.costTypes.size(); ++t) { // every event with its total, named once
+            const QString name = QString::fromStdString(p.costTypes[t].name);
+            const QString value = QString::fromStdString(formatCost(p.tree.grandTotal(t), p.costTypes[t]));
+            QVERIFY2(text.contains(value), qPrintable(value));
+            QVERIFY2(value.endsWith(QLatin1Char(' ') + name)
+                         ? !text.contains(name + QStringLiteral(": ") + value)
+                         : text.contains(name + QStringLiteral(": ") + value),
+                     qPrintable(text));
+        }
         // The top functions by self cost: the heaviest function of the profile heads the list.
         const std::vector<FunctionCost> top = topFunctions(p, 0, 1);
         QVERIFY(!top.empty());

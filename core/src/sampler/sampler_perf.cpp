@@ -392,6 +392,7 @@ private:
                 break;
             case SwitchEvent::In:
                 t.lastIn = e.time;
+                t.dead = false; // a thread id used again
                 if (!t.off)
                     break;
                 t.off = false;
