@@ -236,8 +236,9 @@ std::shared_ptr<const SampleStore> SampleLog::build(std::size_t count, std::span
     for (NodeId& n : s.m_node)
         n = n < refNode.size() ? refNode[n] : kRootNode;
     s.m_origin = s.m_time.empty() ? 0 : s.m_time.front();
-    for (int64_t& t : s.m_time)
-        t -= s.m_origin;
+    for (int64_t& t : s.m_time) // times after the first; a span beyond int64 (damaged input) saturates
+        if (__builtin_sub_overflow(t, s.m_origin, &t))
+            t = INT64_MAX;
     for (uint32_t type : typeOrder) {
         SampleCostColumn c;
         if (type < m_cost.size()) {

@@ -2,6 +2,8 @@
 // a profile with counted warnings when only some lines are bad.
 #include "testutil.h"
 
+#include "scorch/samples.h"
+
 #include <QTemporaryDir>
 
 #include <algorithm>
@@ -262,6 +264,17 @@ private Q_SLOTS:
         QCOMPARE(rootOnly.tree.grandTotal(0), int64_t(64710000));
         QCOMPARE(rootOnly.tree.self(0, kRootNode), rootOnly.tree.grandTotal(0));
         QCOMPARE(rootOnly.meta.warningCount, uint64_t(2));
+
+        // a perf.data whose last sample's time is near 2^64 ns: the span from the first saturates (UBSan
+        // found the signed overflow); the times stay in order
+        covered << QStringLiteral("perfdata-time-span-overflow.data");
+        const Profile span = importProfile(path("perfdata-time-span-overflow.data"));
+        QCOMPARE(span.meta.format, Format::PerfData);
+        QCOMPARE(span.meta.samples, uint64_t(14));
+        QVERIFY(span.samples);
+        for (std::size_t i = 0; i < span.samples->size(); ++i)
+            QVERIFY(span.samples->time(i) >= 0 &&
+                    (i == 0 || span.samples->time(i) >= span.samples->time(i - 1)));
 
         QStringList files = dir.entryList(QDir::Files);
         files.sort();
