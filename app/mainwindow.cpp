@@ -459,7 +459,12 @@ void MainWindow::restoreSettings() {
     if (!restoreGeometry(settings.value(kGeometryKey).toByteArray())) {
         const QScreen* screen = QGuiApplication::primaryScreen();
         const QSize available = screen ? screen->availableSize() : QSize(1600, 1000);
-        resize(available.boundedTo(QSize(1600, 1100)) * 0.9);
+        // A small screen (a 1024x700 laptop) has no room to spare: the window takes all of it, maximized
+        // where a window manager does that, and sized to the screen where none does.
+        const bool small = available.width() < 1280 || available.height() < 800;
+        resize(small ? available : available.boundedTo(QSize(1600, 1100)) * 0.9);
+        if (small)
+            setWindowState(windowState() | Qt::WindowMaximized);
     }
     restoreState(settings.value(kStateKey).toByteArray());
 }

@@ -249,15 +249,18 @@ void ProfileTab::showProfile(std::shared_ptr<const Profile> profile) {
 }
 
 void ProfileTab::updateChartSizes() {
-    // The timeline gets its preferred height (a few lanes, or the one-line note); the chart and the tables
-    // share the rest 3:2.
+    // The timeline gets its preferred height (a few lanes, or the one-line note) but at most 30 % of the
+    // height, so that on a small screen (1024x700) the chart is not squeezed to a few rows; the chart and
+    // the tables share the rest 3:2.
     const QList<int> sizes = m_chartSplitter->sizes();
     int total = 0;
     for (int s : sizes)
         total += s;
     if (total <= 0)
         total = 1000;
-    const int timeline = std::min(m_timeline->sizeHint().height(), m_timeline->maximumHeight());
+    const int preferred = std::min(m_timeline->sizeHint().height(), m_timeline->maximumHeight());
+    const int timeline =
+        std::max(std::min(preferred, total * 3 / 10), m_timeline->minimumSizeHint().height());
     const int rest = std::max(0, total - timeline);
     m_chartSplitter->setSizes({timeline, rest * 3 / 5, rest - rest * 3 / 5});
 }

@@ -15,6 +15,7 @@
 #include "tables/calltreetables.h"
 #include "testutil.h"
 #include "threadlist.h"
+#include "timeline/timelinepanel.h"
 #include "warningbanner.h"
 #include "widgettestutil.h"
 
@@ -264,6 +265,24 @@ private Q_SLOTS:
         QVERIFY(waitLoaded(small.get()));
         QVERIFY(small->threadList()->isVisible());
         QVERIFY(!small->threadList()->filterBox()->isVisible());
+    }
+
+    void chartKeepsTheRoomOnASmallScreen() {
+        // Twelve threads want eight timeline lanes; at 1024x700 that would leave the flame graph a few rows.
+        // The timeline gets at most 30 % of the height below the banner, and the chart more than it.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("threads.perf"));
+        QVERIFY(writeFile(path, manyThreads(12)));
+        const auto tab = shownTab(path);
+        QVERIFY(waitLoaded(tab.get()));
+        TimelinePanel* timeline = tab->timeline();
+        QVERIFY(timeline->isVisible());
+        QVERIFY(timeline->sizeHint().height() > 200); // what it would take if it could
+        const int column = timeline->height() + tab->chartTabs()->height() + tab->tables()->height();
+        QVERIFY2(timeline->height() <= column * 3 / 10 + 8,
+                 qPrintable(QStringLiteral("timeline %1 of %2 px").arg(timeline->height()).arg(column)));
+        QVERIFY(tab->chartTabs()->height() > timeline->height());
+        QVERIFY(tab->panel()->view()->height() >= 8 * tab->panel()->view()->rowHeight());
     }
 
     void selectionKeptAcrossTableTabs() {

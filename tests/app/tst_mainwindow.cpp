@@ -28,6 +28,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRandomGenerator>
+#include <QScreen>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTabWidget>
@@ -499,6 +500,20 @@ private Q_SLOTS:
         const QModelIndex first = tab->tables()->topDownModel()->index(0, 0);
         QCOMPARE(tab->tables()->topDownModel()->rowCount(), 1);
         QCOMPARE(first.data(FrameRole).toUInt(), focus.value);
+    }
+
+    void smallScreenGetsTheWholeScreen() {
+        // No saved geometry, and the offscreen screen (800x600) is smaller than 1280x800: the window takes
+        // all of it instead of 90 %.
+        QSettings().remove(QStringLiteral("window/geometry"));
+        const QScreen* screen = QGuiApplication::primaryScreen();
+        QVERIFY(screen);
+        const QSize available = screen->availableSize();
+        if (available.width() >= 1280 && available.height() >= 800)
+            QSKIP("the screen is not small");
+        MainWindow w;
+        QCOMPARE(w.size(), available);
+        QVERIFY(w.windowState() & Qt::WindowMaximized);
     }
 
     void geometryPersists() {
