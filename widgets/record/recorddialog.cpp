@@ -2,6 +2,7 @@
 
 #include "flame/flamegraphpanel.h"
 #include "record/processlistmodel.h"
+#include "record/programoutput.h"
 
 #include "scorch/rawprofile.h"
 #include "scorch/sampler.h"
@@ -86,6 +87,8 @@ RecordDialog::RecordDialog(QWidget* parent)
     , m_save(new QPushButton(tr("Save recording…"), this))
     , m_status(new QLabel(this))
     , m_panel(new FlameGraphPanel(this))
+    , m_outputBox(new QWidget(this))
+    , m_output(new ProgramOutput(m_outputBox))
     , m_refreshTimer(new QTimer(this))
     , m_pollTimer(new QTimer(this)) {
     setWindowTitle(tr("Record"));
@@ -195,8 +198,15 @@ RecordDialog::RecordDialog(QWidget* parent)
     m_splitter = new QSplitter(Qt::Vertical, this);
     m_splitter->addWidget(m_targetTabs);
     m_splitter->addWidget(m_panel);
+    auto* outputLayout = new QVBoxLayout(m_outputBox);
+    outputLayout->setContentsMargins(0, 0, 0, 0);
+    outputLayout->addWidget(new QLabel(tr("Program output:"), m_outputBox));
+    outputLayout->addWidget(m_output, 1);
+    m_outputBox->setVisible(false); // until a command is launched
+    m_splitter->addWidget(m_outputBox);
     m_splitter->setStretchFactor(0, 2);
     m_splitter->setStretchFactor(1, 3);
+    m_splitter->setStretchFactor(2, 1);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_splitter, 1);
     layout->addLayout(settings);
@@ -261,6 +271,8 @@ QString RecordDialog::start(bool showErrors) {
         for (const QString& a : args)
             o.command.push_back(a.toStdString());
         o.workingDirectory = m_workingDir->text().trimmed().toStdString();
+        if (error.isEmpty())
+            o.outputFd = m_output->startFile(m_recordingDir, error);
     }
     std::shared_ptr<Sampler> sampler;
     if (error.isEmpty()) {
@@ -284,11 +296,15 @@ QString RecordDialog::start(bool showErrors) {
     m_elapsed.start();
     m_lastLiveMs = -1000000;
     m_panel->setProfile(nullptr);
-    // The live flame graph gets most of the height while recording; the target list shrinks to a strip.
+    // The live flame graph gets most of the height while recording; the target list shrinks to a strip and
+    // a launched program's output gets a few lines below the graph.
     m_idleSizes = m_splitter->sizes();
-    const int total = m_idleSizes.value(0) + m_idleSizes.value(1);
+    const int total = m_idleSizes.value(0) + m_idleSizes.value(1) + m_idleSizes.value(2);
     const int strip = std::min(total / 5, m_targetTabs->minimumSizeHint().height() + 40);
-    m_splitter->setSizes({strip, total - strip});
+    const bool launched = o.outputFd >= 0;
+    m_outputBox->setVisible(launched);
+    const int output = launched ? std::max(m_idleSizes.value(2), 8 * fontMetrics().lineSpacing()) : 0;
+    m_splitter->setSizes({strip, total - strip - output, output});
     updateButtons();
     m_pollTimer->start();
     Q_EMIT recordingStarted(m_sampler->pid());
@@ -353,18 +369,35 @@ void RecordDialog::finish() {
         sampler
             ->stopCommand(); // a launched command only; it is reaped in the background like one left running
     sampler.reset();         // a launched command keeps running, reaped in the background
-    if (!m_idleSizes.isEmpty())
-        m_splitter->setSizes(m_idleSizes);
+    if (!m_idleSizes.isEmpty()) { // the target list gets its room back, the output keeps its lines
+        const QList<int> now = m_splitter->sizes();
+        const int total = now.value(0) + now.value(1) + now.value(2);
+        const int output = m_outputBox->isVisible() ? now.value(2) : 0;
+        const int targets = std::min(m_idleSizes.value(0), std::max(0, total - output - 120));
+        m_splitter->setSizes({targets, total - targets - output, output});
+    }
+    m_output->readMore(true); // what it wrote up to now (the view goes on reading while it runs)
     updateButtons();
+    // How the program ended, when it did while recorded.
+    QString exited;
+    if (m_lastRecording.exitCode >= 128)
+        exited = tr(" %1 was killed by signal %2.")
+                     .arg(programName(m_lastRecording, pid))
+                     .arg(m_lastRecording.exitCode - 128);
+    else if (m_lastRecording.exitCode >= 0)
+        exited = tr(" %1 exited with code %2.")
+                     .arg(programName(m_lastRecording, pid))
+                     .arg(m_lastRecording.exitCode);
     if (m_lastRecording.samples.empty()) {
         const QString why =
-            tr("No samples were recorded from PID %1.").arg(pid) +
-            (m_lastRecording.mode == "perf"
+            tr("No samples were recorded from PID %1.").arg(pid) + exited +
+            (m_lastRecording.mode == "perf" && m_lastRecording.exitCode < 0
                  ? tr(" The perf mechanism samples running threads only: was the process idle? "
                       "The ptrace mechanism also samples blocked threads.")
                  : QString()) +
             (error.isEmpty() ? QString() : u' ' + error);
         m_status->setText(why);
+        m_status->setToolTip(why);
         Q_EMIT recordingFailed(why);
         return;
     }
@@ -384,16 +417,7 @@ void RecordDialog::finish() {
     }
     m_lastPath = path;
     updateButtons();
-    // What was recorded, how the program ended (when it did while recorded) and where the file went.
-    QString exited;
-    if (m_lastRecording.exitCode >= 128)
-        exited = tr(" %1 was killed by signal %2.")
-                     .arg(programName(m_lastRecording, pid))
-                     .arg(m_lastRecording.exitCode - 128);
-    else if (m_lastRecording.exitCode >= 0)
-        exited = tr(" %1 exited with code %2.")
-                     .arg(programName(m_lastRecording, pid))
-                     .arg(m_lastRecording.exitCode);
+    // What was recorded, how the program ended and where the file went.
     m_status->setText(
         tr("Recorded %1 samples in %2 s%3.%4 Written to %5 and opened in a tab.")
             .arg(m_lastRecording.samples.size())

@@ -1,8 +1,8 @@
 // File > Record…: pick a running process (live process list with a filter) or a command to launch, the
 // mechanism, rate and duration; Start/Stop. While recording, the flame graph of the samples so far updates
-// every second with the sample count and elapsed time. When the recording ends it is written to a file
-// in Scorch's recording format and recordingFinished() hands it over (the main window opens it in a tab);
-// "Save recording…" copies it anywhere.
+// every second with the sample count and elapsed time; a launched program's output shows below it. When the
+// recording ends it is written to a file in Scorch's recording format and recordingFinished() hands it over
+// (the main window opens it in a tab); "Save recording…" copies it anywhere.
 #pragma once
 
 #include "scorch/recording.h"
@@ -29,6 +29,7 @@ namespace scorch {
 
 class FlameGraphPanel;
 class ProcessFilterProxy;
+class ProgramOutput;
 class ProcessListModel;
 class Sampler;
 struct Profile;
@@ -55,13 +56,15 @@ public:
     QPushButton* saveButton() const { return m_save; }
     QLabel* statusLabel() const { return m_status; }
     FlameGraphPanel* livePanel() const { return m_panel; }
+    /// A launched program's standard output and error (shown below the live flame graph from its launch).
+    ProgramOutput* programOutput() const { return m_output; }
 
     bool isRecording() const;
     /// Where finished recordings are written before they are saved elsewhere.
     void setRecordingDir(const QString& dir) { m_recordingDir = dir; }
     /// Where "Save recording…" proposes to save: the recording's own directory, named after the program.
     QString proposedSavePath() const;
-    /// The process list / command above and the live flame graph below.
+    /// The process list / command above, the live flame graph below, a launched program's output last.
     QSplitter* splitter() const { return m_splitter; }
 
     /// Starts recording with the current settings; returns an error message (also shown) or empty.
@@ -107,6 +110,8 @@ private:
     QPushButton* m_save;
     QLabel* m_status;
     FlameGraphPanel* m_panel;
+    QWidget* m_outputBox;
+    ProgramOutput* m_output;
     QTimer* m_refreshTimer;
     QTimer* m_pollTimer;
 

@@ -33,8 +33,13 @@ struct SamplerOptions {
     int64_t pid = -1;                 ///< attach to this process ...
     std::vector<std::string> command; ///< ... or launch this command (argv[0] searched in PATH)
     std::string workingDirectory;     ///< for a launched command; empty = the current one
-    uint32_t stackBytes = 8192;       ///< perf: user stack bytes copied per sample for DWARF unwinding
-    uint32_t maxDepth = 256;          ///< frames per sample
+    /// A launched command's standard output and error go to this descriptor and its input is /dev/null
+    /// (File > Record… shows the output); -1 = it inherits the recorder's three. The caller keeps and
+    /// closes it; a file, not a pipe, so that a command left running never blocks or dies on a full or
+    /// closed pipe.
+    int outputFd = -1;
+    uint32_t stackBytes = 8192; ///< perf: user stack bytes copied per sample for DWARF unwinding
+    uint32_t maxDepth = 256;    ///< frames per sample
     /// Also record where threads wait (Recording::offCpu): perf records every context switch with the stack
     /// the thread left with (a `context-switches` event, which needs kernel.perf_event_paranoid <= 1 or
     /// CAP_PERFMON, and switch records), and weighs each on-CPU sample by the time since the thread's

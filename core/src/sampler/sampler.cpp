@@ -239,9 +239,15 @@ PausedChild forkPaused(const SamplerOptions& options) {
         argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
     const char* dir = options.workingDirectory.empty() ? nullptr : options.workingDirectory.c_str();
+    const int output = options.outputFd;
+    const int input = output >= 0 ? open("/dev/null", O_RDONLY | O_CLOEXEC) : -1;
     const pid_t pid = fork();
-    if (pid < 0)
-        throw SamplerError(std::string("cannot fork: ") + std::strerror(errno));
+    if (pid < 0) {
+        const int err = errno;
+        if (input >= 0)
+            close(input);
+        throw SamplerError(std::string("cannot fork: ") + std::strerror(err));
+    }
     if (pid == 0) {
         // Only async-signal-safe calls from here on.
         sigset_t none;
@@ -253,7 +259,10 @@ PausedChild forkPaused(const SamplerOptions& options) {
         while (read(release[0], &c, 1) < 0 && errno == EINTR) {
         }
         int err = 0;
-        if (dir && chdir(dir) != 0)
+        if (output >= 0 && (dup2(output, STDOUT_FILENO) < 0 || dup2(output, STDERR_FILENO) < 0 ||
+                            (input >= 0 && dup2(input, STDIN_FILENO) < 0)))
+            err = errno;
+        if (!err && dir && chdir(dir) != 0)
             err = errno;
         if (!err) {
             execvp(argv[0], argv.data());
@@ -265,6 +274,8 @@ PausedChild forkPaused(const SamplerOptions& options) {
     }
     close(release[0]);
     close(error[1]);
+    if (input >= 0)
+        close(input);
     return {pid, release[1], error[0]};
 }
 

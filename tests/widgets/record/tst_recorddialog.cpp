@@ -5,6 +5,7 @@
 #include "patience.h"
 #include "profiletab.h"
 #include "record/processlistmodel.h"
+#include "record/programoutput.h"
 #include "record/recorddialog.h"
 
 #include "scorch/import.h"
@@ -58,6 +59,17 @@ QStringList column(const QAbstractItemModel& m, int c) {
     for (int r = 0; r < m.rowCount(); ++r)
         out << m.index(r, c).data().toString();
     return out;
+}
+
+/// A shown dialog at the smallest size the issues name, on the Launch tab with the sampler's test target and
+/// `arguments`, writing its recordings to `dir`.
+void setUpLaunch(RecordDialog& dialog, const QString& dir, const QString& arguments) {
+    dialog.resize(1024, 700);
+    dialog.show();
+    dialog.setRecordingDir(dir);
+    dialog.targetTabs()->setCurrentIndex(1);
+    dialog.commandEdit()->setText(QString::fromUtf8(SCORCH_SAMPLER_TARGET));
+    dialog.argumentsEdit()->setText(arguments);
 }
 
 } // namespace
@@ -217,12 +229,8 @@ private Q_SLOTS:
     /// "Off-CPU time too": the recording has the off-cpu and wall cost types from its first live update on.
     void offCpuTimeToo() {
         RecordDialog dialog;
-        dialog.resize(1024, 700);
-        dialog.show();
-        dialog.setRecordingDir(m_dir.filePath(QStringLiteral("offcpu")));
-        dialog.targetTabs()->setCurrentIndex(1);
-        dialog.commandEdit()->setText(QString::fromUtf8(SCORCH_SAMPLER_TARGET));
-        dialog.argumentsEdit()->setText(QStringLiteral("wait")); // works until a signal
+        setUpLaunch(dialog, m_dir.filePath(QStringLiteral("offcpu")),
+                    QStringLiteral("wait")); // until a signal
         QVERIFY(!dialog.offCpuBox()->isChecked() && dialog.offCpuBox()->isVisible());
         dialog.offCpuBox()->setChecked(true);
         QSignalSpy started(&dialog, &RecordDialog::recordingStarted);
@@ -244,17 +252,53 @@ private Q_SLOTS:
         QVERIFY(dialog.offCpuBox()->isEnabled());
     }
 
+    /// A launched program's output (standard output and error) shows in the dialog, escaped, and how it
+    /// ended is in the status line; a program that fails at once makes no recording but says why.
+    void programOutputAndExitStatus() {
+        RecordDialog dialog;
+        // Each worker thread works for 0.2 s of CPU time, then the program prints its counts and exits 0.
+        setUpLaunch(dialog, m_dir.filePath(QStringLiteral("output")), QStringLiteral("cpu=0.2"));
+        QSignalSpy started(&dialog, &RecordDialog::recordingStarted);
+        QSignalSpy finished(&dialog, &RecordDialog::recordingFinished);
+        QSignalSpy failed(&dialog, &RecordDialog::recordingFailed);
+        const QString error = dialog.start(false);
+        if (error.contains(QStringLiteral("was refused")))
+            QSKIP(qPrintable(error));
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const auto pid = static_cast<pid_t>(started.at(0).at(0).toLongLong());
+        auto endTarget = qScopeGuard([&] { kill(pid, SIGKILL); });
+        QVERIFY(dialog.programOutput()->isVisible());
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() + failed.count() == 1, kPatienceMs);
+        QVERIFY2(finished.count() == 1, qPrintable(dialog.statusLabel()->text()));
+        const QString output = dialog.programOutput()->toPlainText();
+        QVERIFY2(output.contains(QStringLiteral("units busy=")) &&
+                     output.contains(QStringLiteral("errors=0")),
+                 qPrintable(output));
+        const QString program = QFileInfo(QString::fromUtf8(SCORCH_SAMPLER_TARGET)).fileName();
+        QVERIFY2(dialog.statusLabel()->text().contains(program + QStringLiteral(" exited with code 0")),
+                 qPrintable(dialog.statusLabel()->text()));
+        QVERIFY(dialog.programOutput()->isVisible()); // still there to read after the recording
+
+        // A shell that writes an escape sequence and a progress line to its error output and fails: the
+        // escape is shown as text, the progress line as a terminal would show it, and the exit code is in the
+        // status line whether or not a sample was taken before it exited.
+        dialog.commandEdit()->setText(QStringLiteral("/bin/sh"));
+        dialog.argumentsEdit()->setText(
+            QStringLiteral("-c \"printf 'bad\\033[31mred\\n50%%\\r100%%\\n' >&2; exit 3\""));
+        QVERIFY(dialog.start(false).isEmpty());
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() + failed.count() == 2, kPatienceMs);
+        QVERIFY2(dialog.statusLabel()->text().contains(QStringLiteral("sh exited with code 3")),
+                 qPrintable(dialog.statusLabel()->text()));
+        QCOMPARE(dialog.programOutput()->toPlainText(), QStringLiteral("bad\\x1b[31mred\n100%"));
+    }
+
     /// "Stop the command when the recording ends": the launched command is stopped with the recording;
     /// unchecked (above) it keeps running.
     void killAfterStopsTheCommand() {
         RecordDialog dialog;
-        dialog.resize(1024, 700);
-        dialog.show();
-        dialog.setRecordingDir(m_dir.filePath(QStringLiteral("killafter")));
-        dialog.targetTabs()->setCurrentIndex(1);
-        dialog.commandEdit()->setText(QString::fromUtf8(SCORCH_SAMPLER_TARGET));
-        dialog.argumentsEdit()->setText(QStringLiteral("wait")); // works until a signal
-        QVERIFY(!dialog.killAfterBox()->isChecked());            // the default: the command keeps running
+        setUpLaunch(dialog, m_dir.filePath(QStringLiteral("killafter")),
+                    QStringLiteral("wait"));          // works until a signal
+        QVERIFY(!dialog.killAfterBox()->isChecked()); // the default: the command keeps running
         dialog.killAfterBox()->setChecked(true);
         QSignalSpy started(&dialog, &RecordDialog::recordingStarted);
         QSignalSpy live(&dialog, &RecordDialog::liveUpdated);
