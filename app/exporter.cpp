@@ -176,9 +176,9 @@ QString exportChart(ExportKind kind, const FlameGraphView& view, const QString& 
             options.palette = static_cast<FlameColorScheme>(view.colorScheme());
             options.theme = FlamePalette::themeOf(view.palette());
             options.diff = view.diffColoring();
-            // frames narrower than a pixel at the export width merge, as the chart merges its narrow ones: a
-            // deep C++ recording otherwise writes tens of thousands of invisible frames with long titles
-            options.minWidth = 1.0;
+            // SvgOptions::minWidth's default: frames narrower than a pixel at the export width merge, as the
+            // chart merges its narrow ones (a deep C++ recording otherwise writes tens of thousands of
+            // invisible frames)
             bytes = written([&](std::ostream& out) { writeFlameGraphSvg(*data->profile, options, out); });
             break;
         }

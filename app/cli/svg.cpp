@@ -100,7 +100,9 @@ const Command& svgCommand() {
              {.longName = "--height", .value = "PX", .help = "height of one frame in pixels (default 16)"},
              {.longName = "--minwidth",
               .value = "PX",
-              .help = "frames narrower than this merge with their narrow neighbours (default 0.1)"},
+              .help = "frames narrower than this merge with their narrow neighbours (default 1, as the "
+                      "window draws "
+                      "them; 0 keeps every frame)"},
              {.longName = "--countname",
               .value = "TEXT",
               .help = "what counts are called in tooltips (default: the cost type's unit)"},

@@ -57,11 +57,12 @@ struct SvgOptions {
     std::string subtitle;
     bool inverted = false; ///< icicle: roots at the top
     SvgPalette palette = SvgPalette::Hot;
-    FlameTheme theme;      ///< colours of the System scheme and of merged blocks (the window passes its own)
-    DiffColoring diff;     ///< how the differential scheme reads a diff profile
-    int width = 1200;      ///< image width in pixels
-    int frameHeight = 16;  ///< height of one frame row
-    double minWidth = 0.1; ///< frames narrower than this (pixels) merge with narrow neighbours
+    FlameTheme theme;     ///< colours of the System scheme and of merged blocks (the window passes its own)
+    DiffColoring diff;    ///< how the differential scheme reads a diff profile
+    int width = 1200;     ///< image width in pixels
+    int frameHeight = 16; ///< height of one frame row
+    double minWidth =
+        1.0; ///< frames narrower than this (pixels) merge with narrow neighbours (as in the chart)
     std::string countName; ///< what values count ("samples"); empty = from the cost type
 };
 

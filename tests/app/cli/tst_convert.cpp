@@ -3,6 +3,7 @@
 #include "clirunner.h"
 #include "testutil.h"
 
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
 
@@ -156,6 +157,42 @@ private Q_SLOTS:
         QVERIFY(r.out.contains("INVERTED = true"));
         QVERIFY(r.out.contains("<script"));
         QVERIFY(r.err.isEmpty());
+    }
+
+    /// By default frames narrower than a pixel at the image width merge with their narrow neighbours, as the
+    /// window's chart and its export merge them (a deep C++ recording otherwise writes tens of megabytes of
+    /// invisible frames); --minwidth 0 keeps every frame.
+    void svgMergesSubPixelFramesByDefault() {
+        SCORCH_REQUIRE_CORPUS();
+        const QString in = corpusFile("/perf-script/inputs/flamegraph/example-perf-stacks.txt.gz");
+        const CliResult byDefault = runScorch({QStringLiteral("svg"), in});
+        const CliResult onePixel =
+            runScorch({QStringLiteral("svg"), QStringLiteral("--minwidth"), QStringLiteral("1"), in});
+        const CliResult every =
+            runScorch({QStringLiteral("svg"), QStringLiteral("--minwidth"), QStringLiteral("0"), in});
+        QCOMPARE(byDefault.exitCode, 0);
+        QCOMPARE(byDefault.out, onePixel.out);
+        const auto rects = [](const QByteArray& svg) {
+            return svg.count("<rect x=");
+        };
+        const auto merged = [](const QByteArray& svg) {
+            return svg.count(" narrow frames merged (");
+        };
+        QVERIFY2(rects(every.out) > rects(byDefault.out) + 100,
+                 qPrintable(QStringLiteral("%1 / %2").arg(rects(every.out)).arg(rects(byDefault.out))));
+        QCOMPARE(merged(every.out), qsizetype(0));
+        QVERIFY(merged(byDefault.out) > 10);
+        // The wide frames are the same: the heaviest frame's title (name, count, share) is in both.
+        QString heaviest;
+        qlonglong most = 0;
+        const QRegularExpression title(QStringLiteral("<title>[^<]* \\((\\d+) samples?, [^<]*</title>"));
+        for (const auto& m : title.globalMatch(QString::fromUtf8(every.out)))
+            if (m.captured(1).toLongLong() > most) {
+                most = m.captured(1).toLongLong();
+                heaviest = m.captured(0);
+            }
+        QVERIFY(most > 0);
+        QVERIFY2(byDefault.out.contains(heaviest.toUtf8()), qPrintable(heaviest));
     }
 
     /// --reverse flips every stack: a leaf function called from two places is one frame at the base.
