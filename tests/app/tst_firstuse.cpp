@@ -100,6 +100,20 @@ private Q_SLOTS:
                  WarningKind::Symbols);
         QCOMPARE(warningKind("/usr/bin/x: not found (1.2% of samples): functions unknown"),
                  WarningKind::Note);
+        // Names without file:line read fine however hot the module; nameless addresses count by the samples
+        // spent in them; a build-id mismatch by the module's share, whether its names resolved or not.
+        QCOMPARE(warningKind("/usr/lib/libstdc++.so.6: no debug info (62.6% of samples): file:line unknown"),
+                 WarningKind::Note);
+        QCOMPARE(
+            warningKind("/usr/lib/libstdc++.so.6: no debug info (62.6% of samples): file:line unknown, 4 "
+                        "of 13 addresses without a function name, 0.4% of the samples spent in them"),
+            WarningKind::Note);
+        QCOMPARE(warningKind("/usr/bin/python3: no debug info (22.4% of samples): file:line unknown, 691 of "
+                             "1363 addresses without a function name, 18.0% of the samples spent in them"),
+                 WarningKind::Symbols);
+        QCOMPARE(warningKind("/usr/bin/y: build-id mismatch (recorded ab, found cd) (30.0% of samples): "
+                             "file:line unknown"),
+                 WarningKind::Symbols);
         QCOMPARE(warningKind("40 of 100 --call-graph dwarf samples could not be unwound"),
                  WarningKind::Unwind);
         QCOMPARE(warningKind("2 of 100 --call-graph dwarf samples could not be unwound"), WarningKind::Note);

@@ -43,7 +43,9 @@ struct RawProfileOptions {
 /// Frame::file is the function's file). Unresolved addresses become `[libfoo.so]` (or, with
 /// RawProfileOptions::unresolvedAddresses, `[libfoo.so+0x1a2b]`) frames of kind Unknown, or `[unknown]`
 /// without a module. Modules without symbols or debug info become warnings with their share of samples,
-/// e.g. "/usr/lib/libfoo.so: no debug info (12.3% of samples): file:line unknown".
+/// e.g. "/usr/lib/libfoo.so: no debug info (12.3% of samples): file:line unknown", and where some of its
+/// addresses have no function name, how many and the share of samples spent in them (their leaf frames):
+/// "..., 3 of 9 addresses without a function name, 4.1% of the samples spent in them" (warningkind.h).
 class RawProfileBuilder {
 public:
     explicit RawProfileBuilder(Symbolizer& symbolizer, RawProfileOptions options = {});

@@ -35,9 +35,19 @@ WarningKind warningKind(std::string_view m) {
     // perfstate.cpp "N events were lost while recording", recording_profile.cpp "N samples were lost ..."
     if (m.find(" were lost while recording") != m.npos && leadingNumber(m) > 0)
         return WarningKind::Lost;
-    // rawprofile.cpp: "PATH: PROBLEM (12.5% of samples): functions unknown"
+    // rawprofile.cpp: "PATH: PROBLEM (12.5% of samples): functions unknown". A module whose functions have
+    // names but no file:line (no debug info) reads fine; one whose names are partly missing is serious by
+    // the share of samples spent in its nameless addresses ("..., 3 of 9 addresses without a function name,
+    // 4.1% of the samples spent in them": hot code without names, not a nameless frame on the way to named
+    // ones); a build-id mismatch by the module's share, names or not (they may be wrong).
     if (const std::size_t at = m.rfind("% of samples): "); at != m.npos) {
-        const double share = numberBefore(m, at);
+        double share = numberBefore(m, at);
+        const bool mismatch = m.find("build-id mismatch") != m.npos;
+        if (!mismatch && m.ends_with("): file:line unknown"))
+            share = 0;
+        else if (const std::size_t in = m.rfind("% of the samples spent in them");
+                 !mismatch && in > at && in != m.npos)
+            share = numberBefore(m, in);
         if (share > kSeriousShare * 100)
             return WarningKind::Symbols;
     }

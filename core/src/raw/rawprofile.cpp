@@ -100,10 +100,14 @@ struct RawProfileBuilder::Impl {
     std::size_t expanded = 0;                        ///< stacks [0, expanded) are in `tree`
     std::vector<uint64_t> accountedCount;            ///< per stack: samples already in `tree`
     std::vector<std::vector<int64_t>> accountedCost; ///< [type][stack]: cost already in `tree`
-    std::vector<uint32_t> stackModules;              ///< per stack: its distinct modules, concatenated
-    std::vector<uint32_t> stackModulesFirst;         ///< per stack: where they start in stackModules
-    std::vector<uint64_t> moduleSamples;             ///< per module handle: samples with a frame in it
-    std::vector<uint32_t> moduleStamp;
+    /// per stack: its distinct modules, concatenated, each as handle << 1 | (the leaf is a nameless address
+    /// of it: the samples were spent where no function name tells)
+    std::vector<uint32_t> stackModules;
+    std::vector<uint32_t> stackModulesFirst; ///< per stack: where they start in stackModules
+    std::vector<uint64_t> moduleSamples;     ///< per module handle: samples with a frame in it
+    std::vector<uint64_t> moduleUnnamed;     ///< per module handle: samples spent in a nameless address
+    std::vector<uint32_t> moduleStamp;       ///< per module handle: the stack that listed it last
+    std::vector<uint32_t> moduleSlot;        ///< per module handle: its entry in stackModules then
 
     uint32_t addrId(const RawFrame& f) {
         const uint64_t h = hashRaw(f);
@@ -312,11 +316,17 @@ void RawProfileBuilder::Impl::expand(uint32_t thread, std::span<const uint32_t> 
         path.push_back(rootRefs[thread]);
     const auto stack = static_cast<uint32_t>(stackModulesFirst.size());
     stackModulesFirst.push_back(static_cast<uint32_t>(stackModules.size()));
-    for (uint32_t a : rootToLeafAddrs) {
+    for (std::size_t i = 0; i < rootToLeafAddrs.size(); ++i) {
+        const uint32_t a = rootToLeafAddrs[i];
         const uint32_t module = addrModule[a];
-        if (module < moduleStamp.size() && moduleStamp[module] != stack) {
-            moduleStamp[module] = stack;
-            stackModules.push_back(module);
+        if (module < moduleStamp.size()) {
+            if (moduleStamp[module] != stack) {
+                moduleStamp[module] = stack;
+                moduleSlot[module] = static_cast<uint32_t>(stackModules.size());
+                stackModules.push_back(module << 1);
+            }
+            if (i + 1 == rootToLeafAddrs.size() && resolved[addrFirst[a]].unresolved)
+                stackModules[moduleSlot[module]] |= 1;
         }
         for (uint32_t r = addrFirst[a]; r < addrFirst[a] + addrCount[a]; ++r) {
             const Resolved& x = resolved[r];
@@ -577,7 +587,9 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
     }
     const std::size_t moduleCount = symbolizer.report().size();
     moduleSamples.resize(moduleCount, 0);
+    moduleUnnamed.resize(moduleCount, 0);
     moduleStamp.resize(moduleCount, UINT32_MAX);
+    moduleSlot.resize(moduleCount, 0);
     const std::size_t nt = types2.size();
     accountedCost.resize(nt);
     std::vector<int64_t> costs(nt);
@@ -636,8 +648,11 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
         const uint32_t end = x.stack + 1 < stackModulesFirst.size()
                                  ? stackModulesFirst[x.stack + 1]
                                  : static_cast<uint32_t>(stackModules.size());
-        for (uint32_t k = stackModulesFirst[x.stack]; k < end; ++k)
-            moduleSamples[stackModules[k]] += dn;
+        for (uint32_t k = stackModulesFirst[x.stack]; k < end; ++k) {
+            moduleSamples[stackModules[k] >> 1] += dn;
+            if (stackModules[k] & 1)
+                moduleUnnamed[stackModules[k] >> 1] += dn;
+        }
     }
 
     meta.samples = samples2;
@@ -656,18 +671,22 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
         serious; // over kSeriousShare of the samples: ahead of the rest, never capped away
     for (const auto& [count, m] : bad) {
         const ModuleReport& r = reports[m];
-        char share[32];
-        std::snprintf(share, sizeof share, "%.1f%%",
-                      samples2 ? 100.0 * static_cast<double>(count) / static_cast<double>(samples2) : 0.0);
-        std::string message = r.path + ": " + r.problem + " (" + share + " of samples): ";
+        const auto percent = [&](uint64_t n) {
+            char text[32];
+            std::snprintf(text, sizeof text, "%.1f%%",
+                          samples2 ? 100.0 * static_cast<double>(n) / static_cast<double>(samples2) : 0.0);
+            return std::string(text);
+        };
+        std::string message = r.path + ": " + r.problem + " (" + percent(count) + " of samples): ";
         if (r.unresolved == 0 && r.hasSymbols)
             message += "file:line unknown";
         else if (r.unresolved >= r.addresses)
             message += "functions unknown";
         else
             message += "file:line unknown, " + std::to_string(r.unresolved) + " of " +
-                       std::to_string(r.addresses) + " addresses without a function name";
-        if (static_cast<double>(count) > kSeriousShare * static_cast<double>(samples2))
+                       std::to_string(r.addresses) + " addresses without a function name, " +
+                       percent(moduleUnnamed[m]) + " of the samples spent in them";
+        if (warningKind(message) != WarningKind::Note) // the same rule as the window's banner
             serious.push_back(std::move(message));
         else
             meta.warn(std::move(message));
