@@ -3,6 +3,7 @@
 // costs and warnings for modules without symbols.
 #include "scorch/builder.h"
 #include "scorch/rawprofile.h"
+#include "scorch/warningkind.h"
 
 #include "native/symtest.h"
 #include "native/symtest_probe.h"
@@ -414,6 +415,47 @@ private Q_SLOTS:
         QVERIFY(f != kRootNode);
         QCOMPARE(p.tree.self(0, f), int64_t(1));
         QVERIFY(!p.tree.children(f).size());
+    }
+
+    /// A module whose addresses are partly nameless says how many and how much of the samples were spent in
+    /// them (the leaf): a nameless frame on the way to named code does not count.
+    void namelessAddressesCountWhereSamplesWereSpent() {
+        const QString objcopy = QStandardPaths::findExecutable(QStringLiteral("objcopy"));
+        if (objcopy.isEmpty())
+            QSKIP("objcopy (binutils) not installed");
+        QTemporaryDir dir;
+        const QString stripped = dir.path() + QStringLiteral("/libscorch_symtest.so");
+        QCOMPARE(QProcess::execute(objcopy, {QStringLiteral("--strip-debug"),
+                                             QString::fromUtf8(SCORCH_SYMTEST_LIB), stripped}),
+                 0);
+        const Location exe = locate(symtest::outerFunction(8));
+        const Location lib = locate(symtest::libFunction(8));
+        SymbolizerOptions options;
+        options.debugDirs = {};
+        Symbolizer sym(options);
+        RawProfileBuilder raw(sym);
+        const uint32_t n = raw.costType("samples", CostUnit::Samples);
+        const uint32_t t = raw.thread("main", 1, 1);
+        const ModuleHandle libModule = sym.module(stripped.toStdString());
+        const RawFrame nameless{libModule, 0x10, true}; // the ELF header: no function there
+        const RawFrame named{libModule, lib.offset, true};
+        const RawFrame caller{sym.module(exe.path), exe.offset, true};
+        const RawFrame spentThere[] = {nameless, caller}; // leaf first
+        const RawFrame passingThrough[] = {caller, nameless, caller};
+        const RawFrame namedLeaf[] = {named, caller};
+        const CostValue one{n, 1};
+        raw.addSample(t, spentThere, {&one, 1});
+        raw.addSample(t, spentThere, {&one, 1});
+        raw.addSample(t, passingThrough, {&one, 1});
+        raw.addSample(t, namedLeaf, {&one, 1});
+        const Profile p = raw.finish({});
+        QCOMPARE(p.meta.warningCount, uint64_t(1));
+        const QString message = toQ(p.meta.warnings.at(0).message);
+        QCOMPARE(message,
+                 stripped + QStringLiteral(": no debug info (100.0% of samples): file:line unknown, 1 of "
+                                           "2 addresses without a function name, 50.0% of the samples "
+                                           "spent in them"));
+        QCOMPARE(warningKind(p.meta.warnings.at(0).message), WarningKind::Symbols);
     }
 };
 
