@@ -15,7 +15,7 @@ constexpr FormatPatterns kFormats[] = {
     {QT_TRANSLATE_NOOP("scorch::ProfileFilters", "perf.data recordings"), "perf.data* *.data *.perf.data"},
     {QT_TRANSLATE_NOOP("scorch::ProfileFilters", "perf script output"),
      "*.perf *.script *.txt *.stacks *.out"},
-    {QT_TRANSLATE_NOOP("scorch::ProfileFilters", "Folded stacks"), "*.folded *.collapsed *.txt"},
+    {QT_TRANSLATE_NOOP("scorch::ProfileFilters", "folded stacks"), "*.folded *.collapsed *.txt"},
     {QT_TRANSLATE_NOOP("scorch::ProfileFilters", "speedscope, Chrome and d3 JSON"),
      "*.json *.cpuprofile *.trace *.speedscope"},
     {QT_TRANSLATE_NOOP("scorch::ProfileFilters", "pprof"), "*.pb *.pb.gz *.prof *.pprof *.pprof.gz"},

@@ -170,9 +170,7 @@ void SummaryPage::render(const QString& topFunctions) {
             if (t.tid >= 0)
                 name += tr(" [pid %1, tid %2]").arg(t.pid).arg(t.tid);
             html += QStringLiteral("<tr><td align='right' style='padding-right:12px'>%1</td><td>%2</td></tr>")
-                        .arg(tr("%n sample(s)", nullptr,
-                                static_cast<int>(std::min<uint64_t>(t.samples, INT32_MAX))),
-                             name.toHtmlEscaped());
+                        .arg(sampleCount(t.samples), name.toHtmlEscaped());
         }
         if (order.size() > kShown)
             html += QStringLiteral("<tr><td></td><td>%1</td></tr>")

@@ -225,6 +225,21 @@ private Q_SLOTS:
                          : text.contains(name + QStringLiteral(": ") + value),
                      qPrintable(text));
         }
+        // The busiest threads with their sample counts in words ("1 sample", "3 samples"), busiest first.
+        {
+            QTemporaryDir dir;
+            const QString path = dir.filePath(QStringLiteral("threads.perf"));
+            QVERIFY(writeFile(path, manyThreads(3)));
+            const auto threads = shownTab(path);
+            QVERIFY(waitLoaded(threads.get()));
+            QTRY_VERIFY_WITH_TIMEOUT(threads->summaryPage()->complete(), kPatienceMs);
+            const QString summary = threads->summaryPage()->text();
+            QVERIFY2(!summary.contains(QStringLiteral("sample(s)")), qPrintable(summary));
+            const qsizetype three = summary.indexOf(QStringLiteral("3 samples\nworker-2"));
+            const qsizetype one = summary.indexOf(QStringLiteral("1 sample\nworker-0"));
+            QVERIFY2(three > 0 && one > three, qPrintable(summary));
+        }
+        QCOMPARE(sampleCount(1234), QLocale().toString(1234) + QStringLiteral(" samples"));
         // The top functions by self cost: the heaviest function of the profile heads the list.
         const std::vector<FunctionCost> top = topFunctions(p, 0, 1);
         QVERIFY(!top.empty());

@@ -3,6 +3,8 @@
 #include "scorch/safetext.h"
 #include "scorch/shortname.h"
 
+#include <QCoreApplication>
+
 namespace scorch {
 
 QString displayText(std::string_view s) {
@@ -32,6 +34,11 @@ QString costWithPercent(const Profile& profile, std::size_t costType, int64_t va
     return cost + QStringLiteral(" (") +
            QString::number(100.0 * static_cast<double>(value) / static_cast<double>(whole), 'f', 1) +
            QStringLiteral("%)");
+}
+
+QString sampleCount(uint64_t n) {
+    return n == 1 ? QCoreApplication::translate("scorch", "1 sample")
+                  : QCoreApplication::translate("scorch", "%L1 samples").arg(n);
 }
 
 } // namespace scorch

@@ -25,6 +25,10 @@ QString frameDisplayName(const Profile& profile, FrameId frame);
 QString frameShortName(const Profile& profile, FrameId frame);
 QString shortDisplayName(const QString& name);
 
+/// "1 sample", "1,234 samples": a count of samples in words, digits grouped (no translation is loaded, so
+/// tr()'s "%n sample(s)" would show its parentheses).
+QString sampleCount(uint64_t n);
+
 /// "1,234 samples (12.5%)"-style cost text for tooltips and tables.
 QString costWithPercent(const Profile& profile, std::size_t costType, int64_t value, int64_t whole);
 

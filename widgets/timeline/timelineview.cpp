@@ -274,7 +274,7 @@ QString TimelineView::laneToolTip(uint32_t thread) const {
         ids << tr("TID %1").arg(info.tid);
     if (!ids.isEmpty())
         lines << ids.join(QStringLiteral(", "));
-    lines << tr("%n sample(s)", nullptr, static_cast<int>(std::min<uint64_t>(info.samples, INT32_MAX)));
+    lines << sampleCount(info.samples);
     lines << tr("Click to show only this thread (click again for all)");
     return QStringLiteral("<qt>") + lines.join(QStringLiteral("<br>")) + QStringLiteral("</qt>");
 }
@@ -639,7 +639,7 @@ bool TimelineView::event(QEvent* event) {
             text = QStringLiteral("<qt><b>%1</b><br>%2")
                        .arg(threadName(thread).toHtmlEscaped(), formatTimelineTime(t, px));
             if (seriesMatches(m_activity, FrameId{}) && bucket < a.size())
-                text += QStringLiteral(": ") + tr("%n sample(s)", nullptr, static_cast<int>(a[bucket]));
+                text += QStringLiteral(": ") + sampleCount(a[bucket]);
             text += QStringLiteral("<br>") + tr("Drag to select a time range; double-click to zoom") +
                     QStringLiteral("</qt>");
         }
