@@ -21,6 +21,7 @@ core/src import/pprof util model io
 core/src perf         util model io symbols
 core/src raw          util model io symbols
 core/src sampler      util model symbols raw
+core/src disasm       util model symbols
 core/src import       util model io symbols import/text import/json import/pprof perf raw
 widgets  common
 widgets  flame        common

@@ -21,10 +21,10 @@ namespace scorch::cli {
 namespace {
 
 /// The command table: every headless command, in the order `scorch --help` lists them.
-const std::array<const Command*, 9>& commands() {
-    static const std::array<const Command*, 9> table = {
+const std::array<const Command*, 10>& commands() {
+    static const std::array<const Command*, 10> table = {
         &collapseCommand(), &infoCommand(), &diffCommand(),    &convertCommand(), &svgCommand(),
-        &recordCommand(),   &topCommand(),  &callersCommand(), &calleesCommand()};
+        &recordCommand(),   &topCommand(),  &callersCommand(), &calleesCommand(), &annotateCommand()};
     return table;
 }
 

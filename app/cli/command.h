@@ -38,6 +38,7 @@ const Command& recordCommand();
 const Command& topCommand();
 const Command& callersCommand();
 const Command& calleesCommand();
+const Command& annotateCommand();
 
 /// Every option `command` takes: its own, -h/--help, then the profile options it does not list itself.
 std::vector<const Option*> commandOptions(const Command& command);

@@ -200,20 +200,27 @@ void writeTreeJson(std::ostream& o, const Profile& p, const CallTree& tree, std:
     o << "]";
 }
 
-int runSandwich(const Command& command, const Args& args, bool callers) {
+int withFunction(
+    const Command& command, const Args& args,
+    const std::function<int(Profile&, std::size_t type, const std::vector<FrameId>& frames)>& body) {
     if (args.operands.size() < 2)
         return usageError(command, std::string(command.name) + ": give FILE and FUNCTION");
     const ProfileArgs profile = profileArgs(args);
-    const bool json = args.has("--json");
     return withProfile(args.operands[0], profile, [&](Profile& p) {
         CostChoice choice;
         if (const std::string error = chooseCostType(p, profile.event, choice); !error.empty())
             return fail(error);
-        const auto type = static_cast<std::size_t>(choice.type);
         std::string error;
         const std::vector<FrameId> frames = findFunction(p, args.operands[1], error);
         if (frames.empty())
             return fail(error);
+        return body(p, static_cast<std::size_t>(choice.type), frames);
+    });
+}
+
+int runSandwich(const Command& command, const Args& args, bool callers) {
+    const bool json = args.has("--json");
+    return withFunction(command, args, [&](Profile& p, std::size_t type, const std::vector<FrameId>& frames) {
         const Sandwich s = sandwich(p, p.tree, frames.front(), std::span(frames).subspan(1));
         const CallTree& tree = callers ? s.callers : s.callees;
         const int64_t whole = p.tree.grandTotal(type);

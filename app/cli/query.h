@@ -6,6 +6,7 @@
 
 #include "scorch/calltree.h"
 
+#include <functional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -23,6 +24,12 @@ std::string jsonString(std::string_view s);
 /// name is the only one the ECMAScript regex FUNCTION is found in. Empty with `error` set when there are
 /// none or several names match.
 std::vector<FrameId> findFunction(const Profile& p, const std::string& function, std::string& error);
+
+/// What `scorch callers|callees|annotate FILE FUNCTION` share: the profile of FILE with the cost type of
+/// --event and the frames of FUNCTION handed to `body`, or the usage error or failure when there are none.
+int withFunction(
+    const Command& command, const Args& args,
+    const std::function<int(Profile&, std::size_t type, const std::vector<FrameId>& frames)>& body);
 
 /// A cost value as a plain number in its cost type's unit ("12", "0.5"), for text and JSON.
 std::string costNumber(const Profile& p, std::size_t type, int64_t value);

@@ -100,6 +100,24 @@ struct LineCosts {
     std::size_t size() const { return frame.size(); }
 };
 
+/// Self costs of machine instructions, from importers that keep every sample's leaf address (perf.data,
+/// Scorch recordings), for annotated disassembly (scorch/disasm.h). Entry i: samples that ended at file
+/// offset offset[i] of module modules[module[i]] cost self[type][i]; frame[i] is the outermost function there
+/// (an inlined callee's instructions belong to the function they were inlined into). Entries are sorted by
+/// (frame, module, offset).
+struct AddressCosts {
+    struct Module {
+        std::string file;      ///< the ELF file the symbolizer read (build-id verified)
+        std::string debugPath; ///< libdwfl's debug-info search path it used (":.debug:/usr/lib/debug")
+    };
+    std::vector<Module> modules;
+    std::vector<FrameId> frame;
+    std::vector<uint32_t> module;
+    std::vector<uint64_t> offset;
+    std::vector<std::vector<int64_t>> self; ///< [costType][entry]
+    std::size_t size() const { return frame.size(); }
+};
+
 class SampleStore;
 
 struct Profile {
@@ -111,6 +129,7 @@ struct Profile {
     CallTree tree;
     ThreadCosts threadCosts;
     LineCosts lineCosts;
+    AddressCosts addressCosts;
     /// Every sample's time, thread, CPU, leaf node and costs (scorch/samples.h), for formats with
     /// per-sample time; null otherwise.
     std::shared_ptr<const SampleStore> samples;

@@ -147,6 +147,8 @@ public:
     /// Empty when no file was found (see report()).
     std::string moduleFile(ModuleHandle module);
     ModuleType moduleType(ModuleHandle module) const;
+    /// libdwfl's debug-info search path (":.debug:DIR..."): where separate debug files are looked for.
+    std::string debugSearchPath() const;
     /// One report per registered module: report()[i] belongs to ModuleHandle{i}.
     std::vector<ModuleReport> report() const;
 

@@ -21,6 +21,7 @@
 #include <mutex>
 #include <numeric>
 #include <thread>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 
@@ -105,9 +106,14 @@ struct RawProfileBuilder::Impl {
     std::vector<uint32_t> stackModules;
     std::vector<uint32_t> stackModulesFirst; ///< per stack: where they start in stackModules
     std::vector<uint64_t> moduleSamples;     ///< per module handle: samples with a frame in it
-    std::vector<uint64_t> moduleUnnamed;     ///< per module handle: samples spent in a nameless address
-    std::vector<uint32_t> moduleStamp;       ///< per module handle: the stack that listed it last
-    std::vector<uint32_t> moduleSlot;        ///< per module handle: its entry in stackModules then
+    std::vector<uint32_t> stackLeaf;         ///< per expanded stack: its leaf address id (UINT32_MAX: none)
+    std::vector<std::vector<int64_t>> leafCost; ///< [type][address id]: self cost of samples ending there
+    std::vector<uint64_t> moduleUnnamed;        ///< per module handle: samples spent in a nameless address
+    std::vector<uint32_t> moduleStamp;          ///< per module handle: the stack that listed it last
+    std::vector<uint32_t> moduleSlot;           ///< per module handle: its entry in stackModules then
+
+    /// The self costs of the resolved ELF leaf addresses so far (Profile::addressCosts).
+    AddressCosts addressCosts(const std::vector<ModuleReport>& reports);
 
     uint32_t addrId(const RawFrame& f) {
         const uint64_t h = hashRaw(f);
@@ -309,6 +315,53 @@ void RawProfileBuilder::Impl::resolve(std::span<const Symbolizer::Request> reque
     }
 }
 
+AddressCosts RawProfileBuilder::Impl::addressCosts(const std::vector<ModuleReport>& reports) {
+    AddressCosts out;
+    const std::size_t nt = leafCost.size();
+    std::vector<uint32_t> moduleIndex(reports.size(), UINT32_MAX);
+    std::vector<uint32_t> order;
+    std::vector<uint64_t> offsets;
+    {
+        std::lock_guard lock(data); // addrs grows under it
+        for (uint32_t a = 0; a < addrFirst.size(); ++a) {
+            bool any = false;
+            for (std::size_t t = 0; t < nt && !any; ++t)
+                any = a < leafCost[t].size() && leafCost[t][a] != 0;
+            const uint32_t m = addrModule[a];
+            if (!any || m >= reports.size() || reports[m].resolvedPath.empty() ||
+                resolved[addrFirst[a]].unresolved ||
+                symbolizer.moduleType(ModuleHandle{m}) != ModuleType::Elf)
+                continue;
+            if (moduleIndex[m] == UINT32_MAX) {
+                moduleIndex[m] = static_cast<uint32_t>(out.modules.size());
+                out.modules.push_back({reports[m].resolvedPath, symbolizer.debugSearchPath()});
+            }
+            order.push_back(a);
+            offsets.push_back(addrs[a].address);
+        }
+    }
+    std::vector<uint32_t> rank(order.size());
+    for (uint32_t i = 0; i < rank.size(); ++i)
+        rank[i] = i;
+    const auto frameOf = [&](uint32_t i) {
+        return resolved[addrFirst[order[i]]].frame.value;
+    };
+    std::sort(rank.begin(), rank.end(), [&](uint32_t x, uint32_t y) {
+        return std::tuple(frameOf(x), moduleIndex[addrModule[order[x]]], offsets[x]) <
+               std::tuple(frameOf(y), moduleIndex[addrModule[order[y]]], offsets[y]);
+    });
+    out.self.assign(nt, {});
+    for (const uint32_t i : rank) {
+        const uint32_t a = order[i];
+        out.frame.push_back(resolved[addrFirst[a]].frame);
+        out.module.push_back(moduleIndex[addrModule[a]]);
+        out.offset.push_back(offsets[i]);
+        for (std::size_t t = 0; t < nt; ++t)
+            out.self[t].push_back(a < leafCost[t].size() ? leafCost[t][a] : 0);
+    }
+    return out;
+}
+
 void RawProfileBuilder::Impl::expand(uint32_t thread, std::span<const uint32_t> rootToLeafAddrs) {
     std::vector<uint32_t>& path = pathRefs;
     const auto first = static_cast<uint32_t>(path.size());
@@ -316,6 +369,7 @@ void RawProfileBuilder::Impl::expand(uint32_t thread, std::span<const uint32_t> 
         path.push_back(rootRefs[thread]);
     const auto stack = static_cast<uint32_t>(stackModulesFirst.size());
     stackModulesFirst.push_back(static_cast<uint32_t>(stackModules.size()));
+    stackLeaf.push_back(rootToLeafAddrs.empty() ? UINT32_MAX : rootToLeafAddrs.back());
     for (std::size_t i = 0; i < rootToLeafAddrs.size(); ++i) {
         const uint32_t a = rootToLeafAddrs[i];
         const uint32_t module = addrModule[a];
@@ -592,6 +646,7 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
     moduleSlot.resize(moduleCount, 0);
     const std::size_t nt = types2.size();
     accountedCost.resize(nt);
+    leafCost.resize(nt);
     std::vector<int64_t> costs(nt);
     std::size_t next = 0;
     {
@@ -645,6 +700,12 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
             accountedCost[t][x.stack] = deltaCost[i * nt + t];
         }
         tree.addCost(x.stack, dn, costs);
+        if (const uint32_t leaf = stackLeaf[x.stack]; leaf != UINT32_MAX)
+            for (std::size_t t = 0; t < nt; ++t) {
+                if (leafCost[t].size() <= leaf)
+                    leafCost[t].resize(addrFirst.size(), 0);
+                leafCost[t][leaf] += costs[t];
+            }
         const uint32_t end = x.stack + 1 < stackModulesFirst.size()
                                  ? stackModulesFirst[x.stack + 1]
                                  : static_cast<uint32_t>(stackModules.size());
@@ -694,6 +755,7 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
     for (std::string& message : serious) // the biggest share first, after the truncation or lost samples
         warnSerious(meta, std::move(message));
     Profile profile = tree.profile(std::move(meta));
+    profile.addressCosts = addressCosts(reports);
     detail::trace("tree built");
     if (timed2 == samples2)
         attachSamples(profile, timed2, final);

@@ -487,6 +487,10 @@ void Symbolizer::preload(ModuleHandle module) {
     d->preloadWake.notify_one();
 }
 
+std::string Symbolizer::debugSearchPath() const {
+    return d->debugInfoPath;
+}
+
 std::string Symbolizer::moduleFile(ModuleHandle module) {
     Module* m = d->get(module);
     if (!m || m->kind != ModuleKind::Elf)

@@ -30,6 +30,7 @@ public:
     std::string_view name(int64_t index) const;
     std::string_view module(int64_t index) const;
     uint64_t start(int64_t index) const { return m_entries[static_cast<std::size_t>(index)].start; }
+    uint64_t end(int64_t index) const { return m_entries[static_cast<std::size_t>(index)].end; }
     std::size_t size() const { return m_entries.size(); }
     bool allZero() const;
 

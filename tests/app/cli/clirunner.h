@@ -35,6 +35,15 @@ inline CliResult runScorch(const QStringList& args, const QByteArray& stdinData 
             p.readAllStandardError()};
 }
 
+/// Runs `perf record -q ARGS` (ARGS end with `-o OUT -- PROGRAM ...`): true when perf recorded (exit code 0);
+/// false when perf cannot record here (the caller skips with a message).
+inline bool perfRecord(const QStringList& args) {
+    QProcess p;
+    p.start(QStringLiteral("perf"), QStringList{QStringLiteral("record"), QStringLiteral("-q")} + args);
+    return p.waitForFinished(scorch::test::kPatienceMs) && p.exitStatus() == QProcess::NormalExit &&
+           p.exitCode() == 0;
+}
+
 /// The state letter of /proc/PID/stat (R, S, D, T for stopped, Z, ...); '?' when there is no such process.
 inline char procState(qint64 pid) {
     std::ifstream in("/proc/" + std::to_string(pid) + "/stat");

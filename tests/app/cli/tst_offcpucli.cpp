@@ -32,14 +32,10 @@ private Q_SLOTS:
     void initTestCase() {
         QVERIFY(m_dir.isValid());
         const QString out = m_dir.filePath(QStringLiteral("both.data"));
-        QProcess p;
-        p.start(QStringLiteral("perf"),
-                {QStringLiteral("record"), QStringLiteral("-q"), QStringLiteral("-e"),
-                 QStringLiteral("cpu-clock"), QStringLiteral("-e"), QStringLiteral("sched:sched_switch"),
-                 QStringLiteral("--switch-events"), QStringLiteral("-g"), QStringLiteral("-o"), out,
-                 QStringLiteral("--"), QStringLiteral(SCORCH_OFFCPUPROG), QStringLiteral("sleep")});
-        if (p.waitForFinished(scorch::test::kPatienceMs) && p.exitStatus() == QProcess::NormalExit &&
-            p.exitCode() == 0)
+        if (perfRecord({QStringLiteral("-e"), QStringLiteral("cpu-clock"), QStringLiteral("-e"),
+                        QStringLiteral("sched:sched_switch"), QStringLiteral("--switch-events"),
+                        QStringLiteral("-g"), QStringLiteral("-o"), out, QStringLiteral("--"),
+                        QStringLiteral(SCORCH_OFFCPUPROG), QStringLiteral("sleep")}))
             m_data = out;
         else
             qWarning("perf record -e sched:sched_switch --switch-events does not work here: skipped");

@@ -1,0 +1,220 @@
+#include "scorch/disasm.h"
+
+#include "symbols/symbolizer_internal.h"
+
+#include <capstone/capstone.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <memory>
+
+namespace scorch {
+
+namespace {
+
+using detail::ElfFileInfo;
+
+/// The entries of Profile::addressCosts for `function`: [begin, end).
+std::pair<std::size_t, std::size_t> entriesOf(const AddressCosts& ac, FrameId function) {
+    const auto lo = std::lower_bound(ac.frame.begin(), ac.frame.end(), function,
+                                     [](FrameId a, FrameId b) { return a.value < b.value; });
+    const auto hi = std::upper_bound(lo, ac.frame.end(), function,
+                                     [](FrameId a, FrameId b) { return a.value < b.value; });
+    return {static_cast<std::size_t>(lo - ac.frame.begin()), static_cast<std::size_t>(hi - ac.frame.begin())};
+}
+
+/// e_machine of an ELF file, or EM_NONE.
+int elfMachine(const std::string& path) {
+    static const bool initialized = elf_version(EV_CURRENT) != EV_NONE;
+    int machine = EM_NONE;
+    const int fd = initialized ? ::open(path.c_str(), O_RDONLY | O_CLOEXEC) : -1;
+    if (fd < 0)
+        return machine;
+    if (Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr)) {
+        GElf_Ehdr mem;
+        if (const GElf_Ehdr* eh = gelf_getehdr(elf, &mem))
+            machine = eh->e_machine;
+        elf_end(elf);
+    }
+    ::close(fd);
+    return machine;
+}
+
+/// The file offset of a virtual address, by the PT_LOAD segments.
+bool toOffset(const ElfFileInfo& info, uint64_t vaddr, uint64_t& offset) {
+    for (const ElfFileInfo::Segment& s : info.loads)
+        if (vaddr >= s.vaddr && vaddr - s.vaddr < s.fileSize) {
+            offset = vaddr - s.vaddr + s.offset;
+            return true;
+        }
+    return false;
+}
+
+struct CapstoneHandle {
+    csh handle = 0;
+    ~CapstoneHandle() {
+        if (handle)
+            cs_close(&handle);
+    }
+};
+
+/// A direct jump's or call's target, from capstone's details.
+std::optional<uint64_t> directTarget(csh handle, const cs_insn& insn, cs_arch arch) {
+    if (!insn.detail ||
+        !(cs_insn_group(handle, &insn, CS_GRP_JUMP) || cs_insn_group(handle, &insn, CS_GRP_CALL)))
+        return std::nullopt;
+    if (arch == CS_ARCH_X86) {
+        const cs_x86& x = insn.detail->x86;
+        if (x.op_count == 1 && x.operands[0].type == X86_OP_IMM)
+            return static_cast<uint64_t>(x.operands[0].imm);
+    } else if (arch == CS_ARCH_ARM64) {
+        const cs_arm64& a = insn.detail->arm64;
+        for (int i = 0; i < a.op_count; ++i)
+            if (a.operands[i].type == ARM64_OP_IMM)
+                return static_cast<uint64_t>(a.operands[i].imm);
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+std::size_t Annotation::hottest(std::size_t costType) const {
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < instructions.size(); ++i)
+        if (instructions[i].self[costType] > instructions[best].self[costType])
+            best = i;
+    return best;
+}
+
+bool hasAddressCosts(const Profile& profile, FrameId function) {
+    const auto [begin, end] = entriesOf(profile.addressCosts, function);
+    return begin < end;
+}
+
+Annotation annotate(const Profile& profile, FrameId function) {
+    const AddressCosts& ac = profile.addressCosts;
+    const std::string name(profile.frameName(function));
+    const auto [begin, end] = entriesOf(ac, function);
+    if (begin == end)
+        throw DisasmError(name + ": no instruction costs (only perf.data and Scorch recordings have them)");
+    const std::size_t types = ac.self.size();
+    // the module with the most samples of the function (an inlined-everywhere function may span several)
+    std::map<uint32_t, int64_t> perModule;
+    for (std::size_t i = begin; i < end; ++i)
+        perModule[ac.module[i]] += types ? ac.self[0][i] : 0;
+    const uint32_t module =
+        std::max_element(perModule.begin(), perModule.end(), [](const auto& a, const auto& b) {
+            return a.second < b.second;
+        })->first;
+    const AddressCosts::Module& mod = ac.modules[module];
+    const ElfFileInfo info = detail::readElfFileInfo(mod.file);
+    if (!info.ok)
+        throw DisasmError(mod.file + ": cannot be read as ELF");
+    uint64_t hotOffset = 0;
+    int64_t hotCost = -1;
+    for (std::size_t i = begin; i < end; ++i)
+        if (ac.module[i] == module && types && ac.self[0][i] > hotCost)
+            hotCost = ac.self[0][i], hotOffset = ac.offset[i];
+    uint64_t hotAddress = 0;
+    if (!info.toVaddr(hotOffset, hotAddress))
+        throw DisasmError(mod.file + ": offset " + std::to_string(hotOffset) + " is in no loaded segment");
+
+    detail::ElfSession session(mod.file, mod.debugPath);
+    if (!session.ok())
+        throw DisasmError(mod.file + ": cannot be read by libdwfl");
+    detail::AddressTable symbols = session.symbols();
+    const int64_t symbol = symbols.find(hotAddress);
+    if (symbol < 0) {
+        char hex[32];
+        std::snprintf(hex, sizeof hex, "%#llx", static_cast<unsigned long long>(hotAddress));
+        throw DisasmError(mod.file + ": no symbol holds " + name + "'s address " + hex);
+    }
+    Annotation out;
+    out.module = mod.file;
+    out.start = symbols.start(symbol);
+    out.end = symbols.end(symbol);
+    out.function = detail::demangle(symbols.name(symbol), true);
+    constexpr uint64_t kLargest = 1 << 20; // a corrupt symbol size must not read the whole file
+    if (out.end <= out.start || out.end - out.start > kLargest)
+        throw DisasmError(mod.file + ": the symbol " + out.function + " has an implausible size");
+
+    uint64_t startOffset = 0;
+    if (!toOffset(info, out.start, startOffset))
+        throw DisasmError(mod.file + ": " + out.function + " is in no loaded segment");
+    std::vector<uint8_t> bytes(out.end - out.start);
+    const int fd = ::open(mod.file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        throw DisasmError(mod.file + ": cannot be opened");
+    const ssize_t got = ::pread(fd, bytes.data(), bytes.size(), static_cast<off_t>(startOffset));
+    ::close(fd);
+    if (got != static_cast<ssize_t>(bytes.size()))
+        throw DisasmError(mod.file + ": " + out.function + " is cut off in the file");
+
+    cs_arch arch;
+    cs_mode mode;
+    switch (elfMachine(mod.file)) {
+    case EM_X86_64:
+        arch = CS_ARCH_X86, mode = CS_MODE_64;
+        break;
+    case EM_AARCH64:
+        arch = CS_ARCH_ARM64, mode = CS_MODE_ARM;
+        break;
+    default:
+        throw DisasmError(mod.file + ": only x86-64 and AArch64 code is disassembled");
+    }
+    CapstoneHandle cs;
+    if (cs_open(arch, mode, &cs.handle) != CS_ERR_OK)
+        throw DisasmError("capstone cannot be opened");
+    cs_option(cs.handle, CS_OPT_DETAIL, CS_OPT_ON);
+    cs_option(cs.handle, CS_OPT_SKIPDATA, CS_OPT_ON); // bytes that are no instruction show as data
+
+    // costs of the function's instructions in this module, by offset
+    std::map<uint64_t, std::size_t> costAt;
+    for (std::size_t i = begin; i < end; ++i)
+        if (ac.module[i] == module)
+            costAt.emplace(ac.offset[i], i);
+    out.total.assign(types, 0);
+    out.outside.assign(types, 0);
+
+    const SymbolizerOptions options;
+    const uint8_t* code = bytes.data();
+    std::size_t size = bytes.size();
+    uint64_t address = out.start;
+    cs_insn* insn = cs_malloc(cs.handle);
+    while (cs_disasm_iter(cs.handle, &code, &size, &address, insn)) {
+        AnnotatedInstruction a;
+        a.address = insn->address;
+        a.offset = startOffset + (insn->address - out.start);
+        a.mnemonic = insn->mnemonic;
+        a.operands = insn->op_str;
+        a.self.assign(types, 0);
+        if (const auto it = costAt.find(a.offset); it != costAt.end()) {
+            for (std::size_t t = 0; t < types; ++t)
+                a.self[t] = ac.self[t][it->second];
+            costAt.erase(it);
+        }
+        for (std::size_t t = 0; t < types; ++t)
+            out.total[t] += a.self[t];
+        const std::vector<SymbolFrame> frames = session.lookup(insn->address, options, symbols);
+        if (!frames.empty()) {
+            a.file = frames.back().file;
+            a.line = frames.back().line;
+            if (frames.size() > 1)
+                a.inlined = frames.back().function;
+        }
+        a.jumpTarget = directTarget(cs.handle, *insn, arch);
+        out.instructions.push_back(std::move(a));
+    }
+    cs_free(insn, 1);
+    for (const auto& [offset, i] : costAt) // sampled, but not at an instruction start of the symbol
+        for (std::size_t t = 0; t < types; ++t)
+            out.outside[t] += ac.self[t][i];
+    return out;
+}
+
+} // namespace scorch

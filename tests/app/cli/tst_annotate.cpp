@@ -1,0 +1,159 @@
+// `scorch annotate` (issue 16) on a recording of scorch_perfprog made here with `perf record`: the hottest
+// instruction is the one `perf annotate` finds, the mnemonics are objdump's at the same addresses, the
+// instructions' costs sum to the function's self cost, inlined code is marked; formats without addresses
+// say so. Skipped when perf cannot record here.
+#include "clirunner.h"
+#include "testutil.h"
+
+#include <QProcess>
+#include <QRegularExpression>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <map>
+
+namespace {
+
+struct Instruction {
+    QString mnemonic;
+    double percent = 0;
+};
+
+/// The instructions of `scorch annotate` text by address.
+std::map<qulonglong, Instruction> scorchInstructions(const QByteArray& text) {
+    std::map<qulonglong, Instruction> out;
+    static const QRegularExpression line(
+        QStringLiteral("^\\s*(?:([0-9.]+)%\\s+\\d+)?\\s+([0-9a-f]+):  (\\S+)"));
+    for (const QByteArray& l : text.split('\n')) {
+        const QRegularExpressionMatch m = line.match(QString::fromUtf8(l));
+        if (m.hasMatch())
+            out[m.captured(2).toULongLong(nullptr, 16)] = {m.captured(3), m.captured(1).toDouble()};
+    }
+    return out;
+}
+
+QByteArray run(const QString& program, const QStringList& args) {
+    QProcess p;
+    p.start(program, args);
+    if (!p.waitForFinished(scorch::test::kPatienceMs) || p.exitStatus() != QProcess::NormalExit)
+        return {};
+    return p.readAllStandardOutput();
+}
+
+} // namespace
+
+class TestAnnotate : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    QString m_data;
+
+private Q_SLOTS:
+    void initTestCase() {
+        QVERIFY(m_dir.isValid());
+        const QString out = m_dir.filePath(QStringLiteral("perfprog.data"));
+        // 400 thousand iterations: about 2 s of CPU time, hotLeaf three quarters of it
+        if (perfRecord({QStringLiteral("-e"), QStringLiteral("cpu-clock"), QStringLiteral("-F"),
+                        QStringLiteral("999"), QStringLiteral("-o"), out, QStringLiteral("--"),
+                        QStringLiteral(SCORCH_PERFPROG), QStringLiteral("400")}))
+            m_data = out;
+        else
+            qWarning("perf record does not work here: the annotate tests are skipped");
+    }
+
+    /// The hottest instruction of hotLeaf is perf annotate's, and scorch's mnemonics are objdump's.
+    void hottestAndMnemonicsMatchPerfAndObjdump() {
+        if (m_data.isEmpty())
+            QSKIP("perf cannot record here");
+        const CliResult r = runScorch({QStringLiteral("annotate"), m_data, QStringLiteral("^hotLeaf")});
+        QCOMPARE(r.exitCode, 0);
+        const std::map<qulonglong, Instruction> ours = scorchInstructions(r.out);
+        QVERIFY2(ours.size() >= 5, r.out.constData());
+        qulonglong hottest = 0;
+        double most = -1;
+        for (const auto& [address, i] : ours)
+            if (i.percent > most)
+                most = i.percent, hottest = address;
+        QVERIFY(most > 50); // the multiply-add loop
+
+        const QByteArray perf =
+            run(QStringLiteral("perf"), {QStringLiteral("annotate"), QStringLiteral("--stdio"),
+                                         QStringLiteral("-i"), m_data, QStringLiteral("hotLeaf")});
+        if (perf.isEmpty())
+            QSKIP("perf annotate gave nothing here");
+        static const QRegularExpression perfLine(QStringLiteral("^\\s*([0-9.]+)\\s*:\\s+([0-9a-f]+):"));
+        qulonglong perfHottest = 0;
+        double perfMost = -1;
+        for (const QByteArray& l : perf.split('\n'))
+            if (const QRegularExpressionMatch m = perfLine.match(QString::fromUtf8(l)); m.hasMatch())
+                if (m.captured(1).toDouble() > perfMost)
+                    perfMost = m.captured(1).toDouble(), perfHottest = m.captured(2).toULongLong(nullptr, 16);
+        QCOMPARE(QString::number(hottest, 16), QString::number(perfHottest, 16));
+
+        const QString objdump = QStandardPaths::findExecutable(QStringLiteral("objdump"));
+        if (objdump.isEmpty())
+            QSKIP("objdump (binutils) not installed");
+        const QByteArray dump =
+            run(objdump, {QStringLiteral("-d"), QStringLiteral("-M"), QStringLiteral("intel"),
+                          QStringLiteral("--no-show-raw-insn"),
+                          QStringLiteral("--start-address=0x%1").arg(ours.begin()->first, 0, 16),
+                          QStringLiteral("--stop-address=0x%1").arg(ours.rbegin()->first + 1, 0, 16),
+                          QStringLiteral(SCORCH_PERFPROG)});
+        static const QRegularExpression dumpLine(QStringLiteral("^\\s*([0-9a-f]+):\\s+(\\S+)"));
+        int compared = 0;
+        for (const QByteArray& l : dump.split('\n')) {
+            const QRegularExpressionMatch m = dumpLine.match(QString::fromUtf8(l));
+            if (!m.hasMatch())
+                continue;
+            const auto it = ours.find(m.captured(1).toULongLong(nullptr, 16));
+            QVERIFY2(it != ours.end(), qPrintable(QString::fromUtf8(l)));
+            QCOMPARE(it->second.mnemonic, m.captured(2));
+            ++compared;
+        }
+        QCOMPARE(compared, int(ours.size()));
+    }
+
+    /// The instructions' costs sum to the function's self cost (hotLeaf inlines nothing), every event.
+    void costsSumToSelfCost() {
+        if (m_data.isEmpty())
+            QSKIP("perf cannot record here");
+        const CliResult r = runScorch({QStringLiteral("annotate"), m_data, QStringLiteral("^hotLeaf")});
+        QCOMPARE(r.exitCode, 0);
+        const QRegularExpressionMatch header =
+            QRegularExpression(QStringLiteral("\\): (\\d+) \\S+ at its instructions"))
+                .match(QString::fromUtf8(r.out));
+        QVERIFY2(header.hasMatch(), r.out.constData());
+        const CliResult folded = runScorch({QStringLiteral("collapse"), m_data});
+        QCOMPARE(folded.exitCode, 0);
+        qlonglong self = 0;
+        for (const QByteArray& line : folded.out.split('\n')) {
+            const qsizetype space = line.lastIndexOf(' ');
+            if (space > 0 && line.left(space).endsWith("hotLeaf(unsigned long)"))
+                self += line.mid(space + 1).toLongLong();
+        }
+        QVERIFY(self > 0);
+        QCOMPARE(header.captured(1).toLongLong(), self);
+    }
+
+    /// warmLeaf's loop is inlinedMix, inlined: its lines say so.
+    void inlinedCodeIsMarked() {
+        if (m_data.isEmpty())
+            QSKIP("perf cannot record here");
+        const CliResult r = runScorch({QStringLiteral("annotate"), m_data, QStringLiteral("^warmLeaf")});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("(inlined inlinedMix"), r.out.constData());
+    }
+
+    /// A format without instruction addresses: a one-line error naming the file.
+    void foldedHasNoAddresses() {
+        const QString folded = scorch::test::testData(QStringLiteral("gui/small.folded"));
+        const CliResult r = runScorch({QStringLiteral("annotate"), folded, QStringLiteral("^main$")});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("no instruction costs") && r.err.contains("small.folded"), r.err.constData());
+        QCOMPARE(r.err.count('\n'), 1);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestAnnotate)
+#include "tst_annotate.moc"
