@@ -3,6 +3,7 @@
 #include "scorch/flamecolors.h"
 
 #include "common/qtprofile.h"
+#include "disasm/disassemblyview.h"
 #include "flame/flamegraphpanel.h"
 #include "loader.h"
 #include "sandwich/sandwichview.h"
@@ -93,8 +94,16 @@ QWidget* ProfileTab::makeContentPage() {
     m_timeline = new TimelinePanel(page);
     m_tables = new CallTreeTables(page);
     m_source = new SourceView(page);
-    m_source->setMinimumSize(240, 80);
-    m_source->setVisible(false);
+    m_disasm = new DisassemblyView(page);
+    // Source and Disassembly share the place beside the tables, hidden when the profile has neither
+    m_detailTabs = new QTabWidget(page);
+    m_detailTabs->setObjectName(QStringLiteral("detailTabs"));
+    m_detailTabs->setDocumentMode(true);
+    m_detailTabs->addTab(m_source, tr("Source"));
+    m_detailTabs->addTab(m_disasm, tr("Disassembly"));
+    m_detailTabs->setTabToolTip(1, tr("The selected function's instructions with the samples at each"));
+    m_detailTabs->setMinimumSize(240, 80);
+    m_detailTabs->setVisible(false);
 
     // Explicit minimums: a child's wide minimum size hint (a long breadcrumb path) must not push the
     // splitter, and with it the window, wider than the screen.
@@ -115,7 +124,7 @@ QWidget* ProfileTab::makeContentPage() {
     m_chartSplitter->addWidget(m_chartTabs);
     m_tableSplitter = new QSplitter(Qt::Horizontal, page);
     m_tableSplitter->addWidget(m_tables);
-    m_tableSplitter->addWidget(m_source);
+    m_tableSplitter->addWidget(m_detailTabs);
     // The tables keep most of the width: the source panel is empty until a function is picked.
     m_tableSplitter->setStretchFactor(0, 2);
     m_tableSplitter->setStretchFactor(1, 1);
@@ -150,8 +159,8 @@ QWidget* ProfileTab::makeContentPage() {
     auto* sync = new SelectionSync(m_panel->view(), m_tables, page);
     connect(sync, &SelectionSync::frameSelected, this, [this](FrameId frame) {
         m_timeline->view()->setHighlightFrame(frame);
-        if (m_source->isVisible())
-            m_source->showFrame(frame);
+        if (m_detailTabs->isVisible())
+            showDetails(frame);
         if (m_chartTabs->currentWidget() == m_sandwich) // a table row picks the sandwich's function
             m_sandwich->showFunction(frame);
     });
@@ -162,8 +171,21 @@ QWidget* ProfileTab::makeContentPage() {
     connect(m_panel->view(), &FlameGraphView::sourceRequested, this, &ProfileTab::showSource);
     connect(m_tables, &CallTreeTables::sourceRequested, this, &ProfileTab::showSource);
     connect(m_summary, &SummaryBar::costTypeChanged, m_panel, &FlameGraphPanel::setCostType);
-    connect(m_summary, &SummaryBar::costTypeChanged, this,
-            [this](std::size_t costType) { m_source->setProfile(m_profile, costType); });
+    connect(m_summary, &SummaryBar::costTypeChanged, this, [this](std::size_t costType) {
+        m_source->setProfile(m_profile, costType);
+        m_disasm->setProfile(m_profile, costType);
+    });
+    connect(m_detailTabs, &QTabWidget::currentChanged, this, [this] {
+        if (m_detailTabs->currentWidget() != m_disasm)
+            return;
+        // instructions, their costs and source lines want room: at least half of the width beside the tables
+        const QList<int> sizes = m_tableSplitter->sizes();
+        const int total = sizes.value(0) + sizes.value(1);
+        if (sizes.value(1) < total / 2)
+            m_tableSplitter->setSizes({total - total / 2, total / 2});
+        if (m_detailFrame)
+            m_disasm->showFrame(*m_detailFrame); // computed when looked at
+    });
     connect(m_threads, &ThreadList::threadsChanged, m_panel, &FlameGraphPanel::setThreads);
     connect(m_threads, &ThreadList::threadsChanged, m_timeline->view(), &TimelineView::setThreads);
     connect(m_timeline, &TimelinePanel::threadClicked, m_threads, &ThreadList::toggleOnly);
@@ -219,6 +241,7 @@ void ProfileTab::onLoaded(std::shared_ptr<const Profile> profile) {
 void ProfileTab::showProfile(std::shared_ptr<const Profile> profile) {
     Q_ASSERT(QThread::currentThread() == thread());
     m_profile = std::move(profile);
+    m_detailFrame.reset();
     m_summary->setProfile(*m_profile);
     m_banner->setMeta(m_profile->meta);
     m_summaryPage->setProfile(m_profile);
@@ -234,7 +257,11 @@ void ProfileTab::showProfile(std::shared_ptr<const Profile> profile) {
     bool sourceInfo = m_profile->lineCosts.size() > 0; // or frames that know their file (speedscope, Chrome)
     for (uint32_t f = 1; !sourceInfo && f < m_profile->frames.size(); ++f)
         sourceInfo = bool(m_profile->frames[FrameId{f}].file);
-    m_source->setVisible(sourceInfo);
+    m_disasm->setProfile(m_profile);
+    const bool instructions = m_profile->addressCosts.size() > 0;
+    m_detailTabs->setTabVisible(1, instructions);
+    m_detailTabs->setTabVisible(0, sourceInfo || !instructions);
+    m_detailTabs->setVisible(sourceInfo || instructions);
     m_sliceJob.drop();
     m_range.reset();
     m_panel->setProfile(m_profile); // emits dataChanged -> summary total and tables
@@ -243,6 +270,7 @@ void ProfileTab::showProfile(std::shared_ptr<const Profile> profile) {
     if (FlameColors::offCpuTypes(*m_profile, offType, wallType)) {
         m_panel->setCostType(wallType);
         m_source->setProfile(m_profile, wallType);
+        m_disasm->setProfile(m_profile, wallType);
     }
     m_timeline->setProfile(m_profile);
     updateChartSizes();
@@ -294,8 +322,17 @@ void ProfileTab::setTimeRange(std::optional<TimeRange> range) {
 void ProfileTab::showSource(FrameId frame) {
     if (!m_profile)
         return;
-    m_source->setVisible(true);
+    m_detailTabs->setVisible(true);
+    m_detailTabs->setTabVisible(0, true);
+    m_detailTabs->setCurrentWidget(m_source);
+    showDetails(frame);
+}
+
+void ProfileTab::showDetails(FrameId frame) {
+    m_detailFrame = frame;
     m_source->showFrame(frame);
+    if (m_detailTabs->currentWidget() == m_disasm)
+        m_disasm->showFrame(frame);
 }
 
 void ProfileTab::showSandwich(FrameId frame) {

@@ -21,6 +21,7 @@ class QTabWidget;
 namespace scorch {
 
 class CallTreeTables;
+class DisassemblyView;
 class FlameGraphPanel;
 class ProfileLoader;
 class SourceView;
@@ -73,8 +74,14 @@ public:
     /// The source of the selected function, beside the tables (shown for profiles with line costs, or on
     /// "Show Source").
     SourceView* sourceView() const { return m_source; }
+    /// The Disassembly tab beside Source (perf.data and Scorch recordings).
+    DisassemblyView* disassemblyView() const { return m_disasm; }
+    /// Source and Disassembly, the tabs beside the tables.
+    QTabWidget* detailTabs() const { return m_detailTabs; }
     /// Shows the source panel with the function of `frame`.
     void showSource(FrameId frame);
+    /// The function's source, and its instructions when the Disassembly tab is the current one.
+    void showDetails(FrameId frame);
     /// The caller/callee sandwich, the chart's second tab ("Flame Graph", "Sandwich").
     SandwichView* sandwich() const { return m_sandwich; }
     QTabWidget* chartTabs() const { return m_chartTabs; }
@@ -129,6 +136,9 @@ private:
     TimelinePanel* m_timeline = nullptr;
     CallTreeTables* m_tables = nullptr;
     SourceView* m_source = nullptr;
+    DisassemblyView* m_disasm = nullptr;
+    QTabWidget* m_detailTabs = nullptr;
+    std::optional<FrameId> m_detailFrame; ///< the function the detail tabs show
     QSplitter* m_tableSplitter = nullptr;
     QSplitter* m_chartSplitter = nullptr;
     QSplitter* m_sideSplitter = nullptr;

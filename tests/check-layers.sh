@@ -31,8 +31,9 @@ widgets  compare      common flame tables sandwich
 widgets  record       common flame
 widgets  timeline     common
 widgets  sandwich     common flame
+widgets  disasm       common
 app      cli
-app      .            cli common flame tables source compare record timeline sandwich
+app      .            cli common flame tables source compare record timeline sandwich disasm
 "
 
 allowed() { # root folder -> the allowed list, or "?" when the folder has no rule

@@ -1,0 +1,134 @@
+// The Disassembly tab beside Source (issue 16) on a recording of scorch_perfprog made here with perf: a
+// function chosen in the function table shows its instructions with a cost column per event, the hottest
+// instruction current (the one scorch/disasm.h finds, three quarters of hotLeaf's samples and more), the
+// source line beside each instruction, inlined code marked, and a double-click on a jump goes to its
+// target. Skipped when perf cannot record here.
+#include "apptestutil.h"
+#include "disasm/disassemblyview.h"
+#include "patience.h"
+#include "profiletab.h"
+#include "tables/calltreetables.h"
+#include "testutil.h"
+#include "widgettestutil.h"
+
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeView>
+#include <QTreeWidget>
+
+using namespace scorch;
+using scorch::test::findRow;
+using scorch::test::kPatienceMs;
+using scorch::test::waitLoaded;
+
+class TestDisassembly : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    QString m_data;
+
+    /// Picks `function` in the function table and waits for the Disassembly tab to show it.
+    static bool showInstructions(ProfileTab& tab, const QString& function) {
+        QTreeView* functions = tab.tables()->view(CallTreeTables::Functions);
+        tab.tables()->tabs()->setCurrentIndex(CallTreeTables::Functions);
+        const QModelIndex row = findRow(*functions->model(), function);
+        if (!row.isValid())
+            return false;
+        QSignalSpy ready(tab.disassemblyView(), &DisassemblyView::ready);
+        functions->setCurrentIndex(row);
+        tab.detailTabs()->setCurrentWidget(tab.disassemblyView());
+        return ready.count() > 0 || ready.wait(kPatienceMs);
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        QVERIFY(m_dir.isValid());
+        const QString out = m_dir.filePath(QStringLiteral("perfprog.data"));
+        QProcess p;
+        p.start(QStringLiteral("perf"),
+                {QStringLiteral("record"), QStringLiteral("-q"), QStringLiteral("-e"),
+                 QStringLiteral("cpu-clock"), QStringLiteral("-F"), QStringLiteral("999"),
+                 QStringLiteral("-o"), out, QStringLiteral("--"), QStringLiteral(SCORCH_PERFPROG),
+                 QStringLiteral("300")});
+        if (p.waitForFinished(kPatienceMs) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0)
+            m_data = out;
+        else
+            qWarning("perf record does not work here: the disassembly tests are skipped");
+    }
+
+    void hottestInstructionAndJumps() {
+        if (m_data.isEmpty())
+            QSKIP("perf cannot record here");
+        ProfileTab tab(m_data);
+        tab.resize(1600, 1000);
+        tab.show();
+        QVERIFY(waitLoaded(&tab));
+        QVERIFY(tab.detailTabs()->isVisible());
+        QVERIFY(tab.detailTabs()->isTabVisible(1)); // perf.data keeps instruction addresses
+        QVERIFY(showInstructions(tab, QStringLiteral("hotLeaf(…)")));
+        DisassemblyView* view = tab.disassemblyView();
+        QVERIFY2(view->annotation().has_value(), qPrintable(view->infoLabel()->text()));
+        const Annotation& a = *view->annotation();
+        QTreeWidget* tree = view->tree();
+        QCOMPARE(tree->topLevelItemCount(), int(a.instructions.size()));
+        QCOMPARE(tree->columnCount(),
+                 DisassemblyView::FirstCostColumn + int(tab.profile()->costTypes.size()));
+        // the hottest instruction is current, with most of the function's samples
+        const AnnotatedInstruction& hot = a.instructions[a.hottest(0)];
+        QVERIFY(tree->currentItem());
+        QCOMPARE(tree->currentItem()->text(DisassemblyView::AddressColumn), QString::number(hot.address, 16));
+        QVERIFY(hot.self[0] * 2 > a.total[0]);
+        QVERIFY(tree->currentItem()->text(DisassemblyView::FirstCostColumn).endsWith(u'%'));
+        QVERIFY(tree->currentItem()
+                    ->text(DisassemblyView::SourceColumn)
+                    .startsWith(QStringLiteral("perfprog.cpp:")));
+        // the tab takes at least half of the width beside the tables, so the source column is in view
+        QVERIFY(tab.detailTabs()->width() * 2 >= tab.detailTabs()->width() + tab.tables()->width() - 8);
+        // the loop's conditional jump goes back into the function: a double-click makes its target current
+        QTreeWidgetItem* jump = nullptr;
+        for (int r = 0; r < tree->topLevelItemCount() && !jump; ++r)
+            if (tree->topLevelItem(r)
+                    ->text(DisassemblyView::InstructionColumn)
+                    .startsWith(QStringLiteral("j")))
+                jump = tree->topLevelItem(r);
+        QVERIFY(jump);
+        const QString target =
+            jump->text(DisassemblyView::InstructionColumn).section(QStringLiteral("0x"), 1);
+        Q_EMIT tree->itemDoubleClicked(jump, DisassemblyView::InstructionColumn);
+        QCOMPARE(tree->currentItem()->text(DisassemblyView::AddressColumn), target);
+    }
+
+    void inlinedCodeInItalics() {
+        if (m_data.isEmpty())
+            QSKIP("perf cannot record here");
+        ProfileTab tab(m_data);
+        tab.resize(1600, 1000);
+        tab.show();
+        QVERIFY(waitLoaded(&tab));
+        QVERIFY(showInstructions(tab, QStringLiteral("warmLeaf(…)")));
+        QTreeWidget* tree = tab.disassemblyView()->tree();
+        int inlined = 0;
+        for (int r = 0; r < tree->topLevelItemCount(); ++r) {
+            QTreeWidgetItem* item = tree->topLevelItem(r);
+            if (item->text(DisassemblyView::SourceColumn).contains(QStringLiteral("(inlined inlinedMix"))) {
+                ++inlined;
+                QVERIFY(item->font(DisassemblyView::InstructionColumn).italic());
+            }
+        }
+        QVERIFY(inlined > 0);
+    }
+
+    /// Folded stacks keep no addresses: no Disassembly tab.
+    void noTabWithoutAddresses() {
+        ProfileTab tab(scorch::test::testData(QStringLiteral("gui/small.folded")));
+        tab.show();
+        QVERIFY(waitLoaded(&tab));
+        QVERIFY(!tab.detailTabs()->isTabVisible(1));
+    }
+};
+
+QTEST_MAIN(TestDisassembly)
+#include "tst_disassembly.moc"
