@@ -192,6 +192,7 @@ FlameGraphPanel::FlameGraphPanel(QWidget* parent)
     connect(m_search, &SearchBar::nextRequested, m_view, [this] { m_view->nextMatch(false); });
     connect(m_search, &SearchBar::previousRequested, m_view, [this] { m_view->nextMatch(true); });
     connect(m_search, &SearchBar::closeRequested, this, &FlameGraphPanel::closeSearch);
+    connect(m_search, &SearchBar::sandwichRequested, m_view, &FlameGraphView::sandwichOfMatch);
 
     const QSettings settings;
     m_restoring = true;

@@ -265,6 +265,14 @@ int FlameGraphView::currentMatch() const {
     return d->matchIndexOf(d->selected);
 }
 
+void FlameGraphView::sandwichOfMatch() {
+    if (d->matchList.empty() || !d->data)
+        return;
+    const int at = d->matchIndexOf(d->selected);
+    const NodeId node = d->matchList[static_cast<std::size_t>(std::max(at, 0))];
+    Q_EMIT sandwichRequested(d->data->tree.frame(node));
+}
+
 NodeId FlameGraphView::zoomRoot() const {
     return d->zoomRoot;
 }

@@ -61,6 +61,9 @@ public:
     const std::vector<NodeId>& matchOrder() const;
     /// The selected frame's position in matchOrder(), or -1 when the selection is not a match.
     int currentMatch() const;
+    /// Asks for the sandwich (sandwichRequested) of the selected match's function, or of the heaviest
+    /// match when the selection is none; nothing without matches.
+    void sandwichOfMatch();
 
     NodeId zoomRoot() const;
     void zoomTo(NodeId node);

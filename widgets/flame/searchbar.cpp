@@ -20,6 +20,7 @@ SearchBar::SearchBar(QWidget* parent)
     , m_counter(new QLabel(this))
     , m_previous(new QToolButton(this))
     , m_next(new QToolButton(this))
+    , m_sandwich(new QToolButton(this))
     , m_debounce(new QTimer(this)) {
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(4, 2, 4, 2);
@@ -47,6 +48,10 @@ SearchBar::SearchBar(QWidget* parent)
     m_next->setArrowType(Qt::DownArrow);
     m_next->setAutoRaise(true);
     m_next->setToolTip(tr("Next match, heaviest first (F3, Enter)"));
+    m_sandwich->setText(tr("Sandwich"));
+    m_sandwich->setAutoRaise(true);
+    m_sandwich->setToolTip(tr("Show the selected match (or the heaviest) over all its call sites in the "
+                              "Sandwich tab (Ctrl+Enter)"));
     // The keys stay visible beside the buttons (the placeholder disappears as soon as one types).
     auto* hint = new QLabel(tr("F3 / Shift+F3"), this);
     hint->setObjectName(QStringLiteral("searchHint"));
@@ -57,6 +62,7 @@ SearchBar::SearchBar(QWidget* parent)
     layout->addWidget(m_previous);
     layout->addWidget(m_next);
     layout->addWidget(hint);
+    layout->addWidget(m_sandwich);
     layout->addWidget(m_regex);
     layout->addWidget(m_case);
     layout->addWidget(m_result);
@@ -71,6 +77,7 @@ SearchBar::SearchBar(QWidget* parent)
     connect(close, &QToolButton::clicked, this, &SearchBar::closeRequested);
     connect(m_previous, &QToolButton::clicked, this, &SearchBar::previousRequested);
     connect(m_next, &QToolButton::clicked, this, &SearchBar::nextRequested);
+    connect(m_sandwich, &QToolButton::clicked, this, &SearchBar::sandwichRequested);
     setPosition(-1, 0);
 }
 
@@ -99,10 +106,14 @@ QToolButton* SearchBar::nextButton() const {
 QToolButton* SearchBar::previousButton() const {
     return m_previous;
 }
+QToolButton* SearchBar::sandwichButton() const {
+    return m_sandwich;
+}
 
 void SearchBar::setPosition(int index, int count) {
     m_previous->setEnabled(count > 0);
     m_next->setEnabled(count > 0);
+    m_sandwich->setEnabled(count > 0);
     if (m_edit->text().isEmpty() || m_invalid)
         m_counter->clear();
     else if (index >= 0 && index < count)
@@ -159,7 +170,9 @@ bool SearchBar::eventFilter(QObject* watched, QEvent* event) {
         case Qt::Key_Enter:
             if (m_debounce->isActive())
                 emitQuery();
-            if (key->modifiers() & Qt::ShiftModifier)
+            if (key->modifiers() & Qt::ControlModifier)
+                Q_EMIT sandwichRequested();
+            else if (key->modifiers() & Qt::ShiftModifier)
                 Q_EMIT previousRequested();
             else
                 Q_EMIT nextRequested();

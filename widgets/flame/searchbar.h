@@ -26,6 +26,9 @@ public:
     QLabel* counterLabel() const;
     QToolButton* nextButton() const;
     QToolButton* previousButton() const;
+    /// "Sandwich": the selected match's function (the heaviest match when none is selected) in the
+    /// Sandwich tab (Ctrl+Enter).
+    QToolButton* sandwichButton() const;
 
     /// Shows "Matched: <matched> (x.x% of total)"; `matchedText` is the formatted matched cost.
     void setResult(int matchingNodes, const QString& matchedText, double percentOfTotal);
@@ -40,6 +43,7 @@ Q_SIGNALS:
     void nextRequested();     ///< Enter, F3 or the Next button
     void previousRequested(); ///< Shift+Enter, Shift+F3 or the Previous button
     void closeRequested();    ///< Esc or the close button
+    void sandwichRequested(); ///< Ctrl+Enter or the Sandwich button
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -54,6 +58,7 @@ private:
     QLabel* m_counter;
     QToolButton* m_previous;
     QToolButton* m_next;
+    QToolButton* m_sandwich;
     QTimer* m_debounce;
     bool m_invalid = false;
 };

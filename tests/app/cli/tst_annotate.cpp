@@ -145,6 +145,32 @@ private Q_SLOTS:
         QVERIFY2(r.out.contains("(inlined inlinedMix"), r.out.constData());
     }
 
+    /// A Scorch recording keeps its samples' addresses too: the same hottest instruction as perf's recording
+    /// of the same program.
+    void scorchRecording() {
+        if (m_data.isEmpty())
+            QSKIP("perf cannot record here");
+        const QString rec = m_dir.filePath(QStringLiteral("perfprog.rec"));
+        const CliResult recorded =
+            runScorch({QStringLiteral("record"), QStringLiteral("-o"), rec, QStringLiteral("--"),
+                       QStringLiteral(SCORCH_PERFPROG), QStringLiteral("300")});
+        if (recorded.err.contains("was refused"))
+            QSKIP("the sampler is refused here");
+        QVERIFY2(recorded.exitCode == 0, recorded.err.constData());
+        const auto hottestOf = [](const QString& file) {
+            const CliResult r = runScorch({QStringLiteral("annotate"), file, QStringLiteral("^hotLeaf")});
+            qulonglong hottest = 0;
+            double most = -1;
+            for (const auto& [address, i] : scorchInstructions(r.out))
+                if (i.percent > most)
+                    most = i.percent, hottest = address;
+            return hottest;
+        };
+        const qulonglong fromRecording = hottestOf(rec);
+        QVERIFY(fromRecording != 0);
+        QCOMPARE(QString::number(fromRecording, 16), QString::number(hottestOf(m_data), 16));
+    }
+
     /// A format without instruction addresses: a one-line error naming the file.
     void foldedHasNoAddresses() {
         const QString folded = scorch::test::testData(QStringLiteral("gui/small.folded"));

@@ -5,6 +5,9 @@
 // the sandwich following the chart's transforms; the comparison window's sandwich in the diff colours.
 #include "apptestutil.h"
 #include "compare/compareview.h"
+#include "flame/flamegraphpanel.h"
+#include "flame/flamegraphview.h"
+#include "flame/searchbar.h"
 #include "patience.h"
 #include "profiletab.h"
 #include "sandwich/sandwichview.h"
@@ -14,6 +17,7 @@
 
 #include <QAction>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenu>
 #include <QSignalSpy>
 #include <QTabWidget>
@@ -349,6 +353,28 @@ private Q_SLOTS:
         chart->selectNode(test::nodeByPath(*chart->data(), {"main", "run", "compute"}));
         chart->setFocus();
         QTest::keyClick(chart, Qt::Key_S);
+        QCOMPARE(tab.chartTabs()->currentWidget(), tab.sandwich());
+        QCOMPARE(tab.sandwich()->function(), compute);
+
+        // from the find bar: its Sandwich button (or Ctrl+Enter) shows the selected match's function, and
+        // without a selected match the heaviest one's
+        tab.chartTabs()->setCurrentIndex(0);
+        tab.panel()->focusSearch();
+        SearchBar* search = tab.panel()->searchBar();
+        QVERIFY(!search->sandwichButton()->isEnabled()); // no pattern, no match
+        search->lineEdit()->setText(QStringLiteral("io"));
+        QTRY_VERIFY_WITH_TIMEOUT(search->sandwichButton()->isEnabled(), kPatienceMs);
+        chart->selectNode(kRootNode);
+        search->sandwichButton()->click();
+        QCOMPARE(tab.chartTabs()->currentWidget(), tab.sandwich());
+        QCOMPARE(tab.sandwich()->function(), frameNamed(*profile, "io"));
+        tab.chartTabs()->setCurrentIndex(0);
+        search->lineEdit()->setText(QStringLiteral("compute"));
+        QTRY_VERIFY_WITH_TIMEOUT(!chart->matchOrder().empty() &&
+                                     profile->frameName(chart->data()->tree.frame(
+                                         chart->matchOrder().front())) == std::string_view("compute"),
+                                 kPatienceMs);
+        QTest::keyClick(search->lineEdit(), Qt::Key_Return, Qt::ControlModifier);
         QCOMPARE(tab.chartTabs()->currentWidget(), tab.sandwich());
         QCOMPARE(tab.sandwich()->function(), compute);
     }
