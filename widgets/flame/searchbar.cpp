@@ -25,7 +25,9 @@ SearchBar::SearchBar(QWidget* parent)
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(4, 2, 4, 2);
     auto* label = new QLabel(tr("Find:"), this);
+    m_findLabel = label;
     label->setBuddy(m_edit);
+    m_edit->setMinimumWidth(fontMetrics().averageCharWidth() * 16);
     m_edit->setPlaceholderText(tr("Function name"));
     m_edit->setClearButtonEnabled(true);
     m_edit->setObjectName(QStringLiteral("searchEdit"));
@@ -124,20 +126,54 @@ void SearchBar::setPosition(int index, int count) {
 
 void SearchBar::setResult(int matchingNodes, const QString& matchedText, double percentOfTotal) {
     if (m_edit->text().isEmpty()) {
+        m_lastResult.reset();
         m_result->clear();
         return;
     }
     if (m_invalid)
         return; // keep "Invalid regular expression"
-    m_result->setText(
-        tr("Matched: %1 (%2% of total)").arg(matchedText, QString::number(percentOfTotal, 'f', 1)));
-    m_result->setToolTip(tr("%n frame(s) match", nullptr, matchingNodes));
+    m_lastResult = Result{matchingNodes, matchedText, percentOfTotal};
+    showResult();
+}
+
+void SearchBar::showResult() {
+    if (!m_lastResult || m_invalid)
+        return;
+    const Result& r = *m_lastResult;
+    const QString percent = QString::number(r.percent, 'f', 1);
+    const QString full = tr("Matched: %1 (%2% of total)").arg(r.matched, percent);
+    const QString frames = r.nodes == 1 ? tr("1 frame matches") : tr("%L1 frames match").arg(r.nodes);
+    m_result->setText(m_compact ? tr("%1 (%2%)").arg(r.matched, percent) : full);
+    m_result->setToolTip(m_compact ? full + u'\n' + frames : frames);
+    if (!m_compact && isVisible()) { // a longer result may not fit in full any more
+        m_fullWidth = layout()->sizeHint().width();
+        if (width() < m_fullWidth)
+            setCompact(true);
+    }
+}
+
+void SearchBar::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    if (!m_compact)
+        m_fullWidth = layout()->sizeHint().width(); // what the full bar wants
+    setCompact(width() < m_fullWidth);
+}
+
+void SearchBar::setCompact(bool compact) {
+    if (compact == m_compact)
+        return;
+    m_compact = compact;
+    m_findLabel->setVisible(!compact);
+    m_regex->setText(compact ? QStringLiteral(".*") : tr("Regex"));
+    m_case->setText(compact ? QStringLiteral("Aa") : tr("Case"));
+    showResult();
 }
 
 void SearchBar::clear() {
     const QSignalBlocker blocker(m_edit);
     m_debounce->stop();
     m_edit->clear();
+    m_lastResult.reset();
     m_result->clear();
     m_counter->clear();
     m_invalid = false;

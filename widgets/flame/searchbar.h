@@ -5,6 +5,8 @@
 
 #include <QWidget>
 
+#include <optional>
+
 class QLabel;
 class QLineEdit;
 class QTimer;
@@ -37,6 +39,10 @@ public:
     /// Clears pattern and result (does not emit queryChanged).
     void clear();
 
+    /// Narrow (a 1024 px wide screen): no "Find:" label, ".*" and "Aa" for Regex and Case, the matched cost
+    /// without its words (they move to the tooltip), so the pattern keeps its room and nothing is cut off.
+    bool isCompact() const { return m_compact; }
+
 Q_SIGNALS:
     /// The pattern or an option changed (typing is debounced by a short timer).
     void queryChanged(const scorch::SearchQuery& query);
@@ -47,6 +53,7 @@ Q_SIGNALS:
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void emitQuery();
@@ -60,7 +67,18 @@ private:
     QToolButton* m_next;
     QToolButton* m_sandwich;
     QTimer* m_debounce;
+    QLabel* m_findLabel;
     bool m_invalid = false;
+    bool m_compact = false;
+    int m_fullWidth = 0; ///< the full bar's preferred width, measured while it is shown in full
+    struct Result {
+        int nodes = 0;
+        QString matched;
+        double percent = 0;
+    };
+    std::optional<Result> m_lastResult;
+    void setCompact(bool compact);
+    void showResult();
 };
 
 } // namespace scorch

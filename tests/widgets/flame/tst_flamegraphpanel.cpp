@@ -343,6 +343,20 @@ private Q_SLOTS:
         bar->lineEdit()->setText(QStringLiteral("^(other|leaf)$"));
         bar->regexButton()->click();
         QCOMPARE(bar->resultLabel()->text(), QStringLiteral("Matched: 20 (100.0% of total)"));
+        // Narrow (a 1024 px screen leaves the chart about 700 px): the short forms, every part of the bar
+        // inside it and the pattern box keeping its room; the words move to the tooltip.
+        QVERIFY(!bar->isCompact());
+        panel.resize(700, 500);
+        QTRY_VERIFY_WITH_TIMEOUT(bar->isCompact(), kPatienceMs);
+        QCOMPARE(bar->regexButton()->text(), QStringLiteral(".*"));
+        QCOMPARE(bar->resultLabel()->text(), QStringLiteral("20 (100.0%)"));
+        QVERIFY(bar->resultLabel()->toolTip().startsWith(QStringLiteral("Matched: 20 (100.0% of total)")));
+        QTRY_VERIFY_WITH_TIMEOUT(bar->resultLabel()->geometry().right() < bar->width(), kPatienceMs);
+        QVERIFY(bar->resultLabel()->width() >= bar->resultLabel()->sizeHint().width());
+        QVERIFY(bar->lineEdit()->width() >= bar->lineEdit()->minimumWidth());
+        panel.resize(900, 500);
+        QTRY_VERIFY_WITH_TIMEOUT(!bar->isCompact(), kPatienceMs);
+        QCOMPARE(bar->resultLabel()->text(), QStringLiteral("Matched: 20 (100.0% of total)"));
         bar->lineEdit()->setText(QStringLiteral("(unclosed"));
         QTRY_COMPARE_WITH_TIMEOUT(bar->resultLabel()->text(), QStringLiteral("Invalid regular expression"),
                                   kPatienceMs);
