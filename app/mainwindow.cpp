@@ -464,7 +464,7 @@ void MainWindow::restoreSettings() {
         const bool small = available.width() < 1280 || available.height() < 800;
         resize(small ? available : available.boundedTo(QSize(1600, 1100)) * 0.9);
         if (small)
-            setWindowState(windowState() | Qt::WindowMaximized);
+            m_smallScreenSize = size();
     }
     restoreState(settings.value(kStateKey).toByteArray());
 }
@@ -473,6 +473,13 @@ void MainWindow::saveSettings() const {
     QSettings settings;
     settings.setValue(kGeometryKey, saveGeometry());
     settings.setValue(kStateKey, saveState());
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+    if (!m_smallScreenSize.isEmpty() && size() == m_smallScreenSize)
+        setWindowState(windowState() | Qt::WindowMaximized);
+    m_smallScreenSize = {};
+    QMainWindow::showEvent(event);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

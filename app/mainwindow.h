@@ -66,6 +66,7 @@ public:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
 
@@ -96,6 +97,9 @@ private:
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
     RecordDialog* m_recordDialog = nullptr;
+    /// On a small screen without saved geometry: the size given in restoreSettings(), maximized when first
+    /// shown unless the size was changed before (a caller's resize() wins).
+    QSize m_smallScreenSize;
 };
 
 } // namespace scorch

@@ -513,7 +513,15 @@ private Q_SLOTS:
             QSKIP("the screen is not small");
         MainWindow w;
         QCOMPARE(w.size(), available);
+        w.show();
         QVERIFY(w.windowState() & Qt::WindowMaximized);
+        // a size set before showing wins (as the other tests set theirs)
+        QSettings().remove(QStringLiteral("window/geometry"));
+        MainWindow sized;
+        sized.resize(1600, 1000);
+        sized.show();
+        QVERIFY(!(sized.windowState() & Qt::WindowMaximized));
+        QCOMPARE(sized.size(), QSize(1600, 1000));
     }
 
     void geometryPersists() {
