@@ -183,6 +183,7 @@ QWidget* ProfileTab::makeContentPage() {
         const int total = sizes.value(0) + sizes.value(1);
         if (sizes.value(1) < total / 2)
             m_tableSplitter->setSizes({total - total / 2, total / 2});
+        m_disasm->setSourceConfig(m_source->locatorConfig());
         if (m_detailFrame)
             m_disasm->showFrame(*m_detailFrame); // computed when looked at
     });

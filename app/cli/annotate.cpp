@@ -6,6 +6,7 @@
 #include "scorch/safetext.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 namespace scorch::cli {
@@ -23,6 +24,9 @@ int run(const Command& command, const Args& args) {
         Annotation a;
         try {
             a = annotate(p, frames.front());
+            SourceLocatorConfig sources; // as the window's source view finds files, relative ones beside FILE
+            sources.baseDir = std::filesystem::path(args.operands[0]).parent_path().string();
+            addSourceText(a, sources);
         } catch (const DisasmError& e) {
             return fail(p.meta.source + ": " + escapeText(e.what()));
         }
@@ -39,8 +43,13 @@ int run(const Command& command, const Args& args) {
             std::string here = i.file.empty() ? std::string() : i.file + ":" + std::to_string(i.line);
             if (!i.inlined.empty())
                 here += " (inlined " + i.inlined + ")";
-            if (here != source && !here.empty())
-                o << "                           " << escapeText(here) << "\n";
+            if (here != source && !here.empty()) {
+                const std::size_t indent = i.sourceText.find_first_not_of(" \t");
+                o << "                           " << escapeText(here)
+                  << (indent == std::string::npos ? std::string()
+                                                  : "  " + escapeText(i.sourceText.substr(indent)))
+                  << "\n";
+            }
             source = here;
             char line[64];
             const std::string percent = i.self[type] ? percentOf(i.self[type], whole) : std::string();

@@ -81,9 +81,12 @@ void DisassemblyView::showFrame(FrameId frame) {
     }
     m_info->setText(tr("Disassembling %1…").arg(name.toHtmlEscaped()));
     m_job.start(
-        [profile = m_profile, frame](JobContext&) -> std::pair<std::optional<Annotation>, QString> {
+        [profile = m_profile, frame,
+         sources = m_sources](JobContext&) -> std::pair<std::optional<Annotation>, QString> {
             try {
-                return {annotate(*profile, frame), QString()};
+                Annotation a = annotate(*profile, frame);
+                addSourceText(a, sources);
+                return {std::move(a), QString()};
             } catch (const DisasmError& e) {
                 return {std::nullopt, displayText(std::string_view(e.what()))};
             }
@@ -115,7 +118,26 @@ void DisassemblyView::fill() {
     italic.setItalic(true);
     QList<QTreeWidgetItem*> items;
     items.reserve(static_cast<qsizetype>(a.instructions.size()));
+    // the source lines a step lighter than the instructions, readable on light and dark palettes
+    const QColor text = palette().color(QPalette::Text), base = palette().color(QPalette::Base);
+    const QColor sourceColor =
+        QColor::fromRgbF(text.redF() * 0.6f + base.redF() * 0.4f, text.greenF() * 0.6f + base.greenF() * 0.4f,
+                         text.blueF() * 0.6f + base.blueF() * 0.4f);
+    const AnnotatedInstruction* previous = nullptr;
     for (const AnnotatedInstruction& i : a.instructions) {
+        // the source line, between the instructions, where it changes (as perf annotate shows it)
+        if (!i.file.empty() && (!previous || previous->file != i.file || previous->line != i.line)) {
+            auto* line = new QTreeWidgetItem;
+            QString text = QFileInfo(displayText(i.file)).fileName() + u':' + QString::number(i.line);
+            if (!i.sourceText.empty())
+                text += QStringLiteral("   ") + displayText(i.sourceText).trimmed();
+            line->setText(0, text);
+            line->setToolTip(0, displayText(i.file) + u':' + QString::number(i.line));
+            line->setForeground(0, sourceColor);
+            line->setFlags(Qt::ItemIsEnabled);
+            items << line;
+        }
+        previous = &i;
         auto* item = new QTreeWidgetItem;
         item->setText(AddressColumn, hex(i.address));
         item->setData(AddressColumn, kAddressRole, QVariant::fromValue<qulonglong>(i.address));
@@ -151,6 +173,9 @@ void DisassemblyView::fill() {
         items << item;
     }
     m_tree->addTopLevelItems(items);
+    for (QTreeWidgetItem* item : items)
+        if (!isInstruction(item))
+            item->setFirstColumnSpanned(true);
     const QFontMetrics header(m_tree->header()->font());
     for (int c = 0; c < m_tree->columnCount(); ++c) {
         if (c == SourceColumn) // the last one shown: it stretches
@@ -174,6 +199,10 @@ void DisassemblyView::fill() {
     m_info->setToolTip(displayText(a.function) + u'\n' + displayText(a.module));
     if (!a.instructions.empty() && types)
         goToAddress(a.instructions[a.hottest(type)].address);
+}
+
+bool DisassemblyView::isInstruction(const QTreeWidgetItem* item) {
+    return item && item->data(AddressColumn, kAddressRole).isValid();
 }
 
 bool DisassemblyView::goToAddress(uint64_t address) {

@@ -33,6 +33,10 @@ public:
     void setProfile(std::shared_ptr<const Profile> profile, std::size_t costType = 0);
     /// Disassembles the function of `frame` in the background (the newest request wins).
     void showFrame(FrameId frame);
+    /// Where the source lines shown between the instructions are looked for (the source view's settings).
+    void setSourceConfig(const SourceLocatorConfig& config) { m_sources = config; }
+    /// Rows with an instruction, as opposed to the source lines between them.
+    static bool isInstruction(const QTreeWidgetItem* item);
 
     FrameId frame() const { return m_frame; }
     /// The shown annotation; empty while computing or after an error.
@@ -53,6 +57,7 @@ private:
     std::size_t m_costType = 0;
     FrameId m_frame{};
     std::optional<Annotation> m_annotation;
+    SourceLocatorConfig m_sources;
     QLabel* m_info;
     QTreeWidget* m_tree;
     BackgroundJob m_job{this};

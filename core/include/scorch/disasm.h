@@ -5,6 +5,7 @@
 #pragma once
 
 #include "scorch/profile.h"
+#include "scorch/sourcelocator.h"
 
 #include <cstdint>
 #include <optional>
@@ -23,6 +24,7 @@ struct AnnotatedInstruction {
     std::string file;          ///< source file of the line; empty when unknown
     uint32_t line = 0;         ///< source line; 0 when unknown
     std::string inlined;       ///< the innermost inlined function here; empty in the function's own code
+    std::string sourceText;    ///< the text of `line` (addSourceText()); untrusted: escape it to show it
     std::optional<uint64_t> jumpTarget; ///< a direct jump's or call's target address
 };
 
@@ -50,5 +52,9 @@ bool hasAddressCosts(const Profile& profile, FrameId function);
 /// Disassembles `function` (the module holding most of its sampled instructions) with its costs. Throws
 /// DisasmError.
 Annotation annotate(const Profile& profile, FrameId function);
+
+/// Fills the instructions' sourceText from their source files, found as the source view finds them
+/// (locateSource with `config`); files that are not found, not readable or over 64 MiB leave it empty.
+void addSourceText(Annotation& annotation, const SourceLocatorConfig& config);
 
 } // namespace scorch

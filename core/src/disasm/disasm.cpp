@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 
@@ -215,6 +217,30 @@ Annotation annotate(const Profile& profile, FrameId function) {
         for (std::size_t t = 0; t < types; ++t)
             out.outside[t] += ac.self[t][i];
     return out;
+}
+
+void addSourceText(Annotation& annotation, const SourceLocatorConfig& config) {
+    std::map<std::string, std::vector<std::string>> files; // recorded path -> its lines (empty: not found)
+    for (AnnotatedInstruction& i : annotation.instructions) {
+        if (i.file.empty() || i.line == 0)
+            continue;
+        auto [it, added] = files.try_emplace(i.file);
+        if (added) {
+            const SourceLocation where = locateSource(i.file, config);
+            constexpr std::uintmax_t kLargest = 64u << 20;
+            std::error_code error;
+            std::ifstream in;
+            if (where.found() && std::filesystem::file_size(where.path, error) <= kLargest && !error)
+                in.open(where.path, std::ios::binary);
+            for (std::string line; in && std::getline(in, line);) {
+                if (!line.empty() && line.back() == '\r')
+                    line.pop_back();
+                it->second.push_back(std::move(line));
+            }
+        }
+        if (i.line <= it->second.size())
+            i.sourceText = it->second[i.line - 1];
+    }
 }
 
 } // namespace scorch

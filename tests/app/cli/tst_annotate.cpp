@@ -76,6 +76,8 @@ private Q_SLOTS:
             if (i.percent > most)
                 most = i.percent, hottest = address;
         QVERIFY(most > 50); // the multiply-add loop
+        QVERIFY2(r.out.contains("x = x * 6364136223846793005ul"),
+                 r.out.constData()); // its source line's text
 
         const QByteArray perf =
             run(QStringLiteral("perf"), {QStringLiteral("annotate"), QStringLiteral("--stdio"),
