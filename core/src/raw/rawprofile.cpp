@@ -101,16 +101,13 @@ struct RawProfileBuilder::Impl {
     std::size_t expanded = 0;                        ///< stacks [0, expanded) are in `tree`
     std::vector<uint64_t> accountedCount;            ///< per stack: samples already in `tree`
     std::vector<std::vector<int64_t>> accountedCost; ///< [type][stack]: cost already in `tree`
-    /// per stack: its distinct modules, concatenated, each as handle << 1 | (the leaf is a nameless address
-    /// of it: the samples were spent where no function name tells)
-    std::vector<uint32_t> stackModules;
-    std::vector<uint32_t> stackModulesFirst; ///< per stack: where they start in stackModules
-    std::vector<uint64_t> moduleSamples;     ///< per module handle: samples with a frame in it
-    std::vector<uint32_t> stackLeaf;         ///< per expanded stack: its leaf address id (UINT32_MAX: none)
+    std::vector<uint32_t> stackModules;              ///< per stack: its distinct modules, concatenated
+    std::vector<uint32_t> stackModulesFirst;         ///< per stack: where they start in stackModules
+    std::vector<uint64_t> moduleSamples;             ///< per module handle: samples with a frame in it
+    std::vector<uint32_t> stackLeaf; ///< per expanded stack: its leaf address id (UINT32_MAX: none)
     std::vector<std::vector<int64_t>> leafCost; ///< [type][address id]: self cost of samples ending there
     std::vector<uint64_t> moduleUnnamed;        ///< per module handle: samples spent in a nameless address
     std::vector<uint32_t> moduleStamp;          ///< per module handle: the stack that listed it last
-    std::vector<uint32_t> moduleSlot;           ///< per module handle: its entry in stackModules then
 
     /// The self costs of the resolved ELF leaf addresses so far (Profile::addressCosts).
     AddressCosts addressCosts(const std::vector<ModuleReport>& reports);
@@ -370,17 +367,11 @@ void RawProfileBuilder::Impl::expand(uint32_t thread, std::span<const uint32_t> 
     const auto stack = static_cast<uint32_t>(stackModulesFirst.size());
     stackModulesFirst.push_back(static_cast<uint32_t>(stackModules.size()));
     stackLeaf.push_back(rootToLeafAddrs.empty() ? UINT32_MAX : rootToLeafAddrs.back());
-    for (std::size_t i = 0; i < rootToLeafAddrs.size(); ++i) {
-        const uint32_t a = rootToLeafAddrs[i];
+    for (uint32_t a : rootToLeafAddrs) {
         const uint32_t module = addrModule[a];
-        if (module < moduleStamp.size()) {
-            if (moduleStamp[module] != stack) {
-                moduleStamp[module] = stack;
-                moduleSlot[module] = static_cast<uint32_t>(stackModules.size());
-                stackModules.push_back(module << 1);
-            }
-            if (i + 1 == rootToLeafAddrs.size() && resolved[addrFirst[a]].unresolved)
-                stackModules[moduleSlot[module]] |= 1;
+        if (module < moduleStamp.size() && moduleStamp[module] != stack) {
+            moduleStamp[module] = stack;
+            stackModules.push_back(module);
         }
         for (uint32_t r = addrFirst[a]; r < addrFirst[a] + addrCount[a]; ++r) {
             const Resolved& x = resolved[r];
@@ -643,7 +634,6 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
     moduleSamples.resize(moduleCount, 0);
     moduleUnnamed.resize(moduleCount, 0);
     moduleStamp.resize(moduleCount, UINT32_MAX);
-    moduleSlot.resize(moduleCount, 0);
     const std::size_t nt = types2.size();
     accountedCost.resize(nt);
     leafCost.resize(nt);
@@ -700,20 +690,21 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
             accountedCost[t][x.stack] = deltaCost[i * nt + t];
         }
         tree.addCost(x.stack, dn, costs);
-        if (const uint32_t leaf = stackLeaf[x.stack]; leaf != UINT32_MAX)
+        if (const uint32_t leaf = stackLeaf[x.stack]; leaf != UINT32_MAX) {
             for (std::size_t t = 0; t < nt; ++t) {
                 if (leafCost[t].size() <= leaf)
                     leafCost[t].resize(addrFirst.size(), 0);
                 leafCost[t][leaf] += costs[t];
             }
+            // the samples were spent where no function name tells
+            if (addrModule[leaf] < moduleUnnamed.size() && resolved[addrFirst[leaf]].unresolved)
+                moduleUnnamed[addrModule[leaf]] += dn;
+        }
         const uint32_t end = x.stack + 1 < stackModulesFirst.size()
                                  ? stackModulesFirst[x.stack + 1]
                                  : static_cast<uint32_t>(stackModules.size());
-        for (uint32_t k = stackModulesFirst[x.stack]; k < end; ++k) {
-            moduleSamples[stackModules[k] >> 1] += dn;
-            if (stackModules[k] & 1)
-                moduleUnnamed[stackModules[k] >> 1] += dn;
-        }
+        for (uint32_t k = stackModulesFirst[x.stack]; k < end; ++k)
+            moduleSamples[stackModules[k]] += dn;
     }
 
     meta.samples = samples2;
