@@ -3,9 +3,8 @@
 #include "symbols/symbolizer_internal.h"
 
 #include <capstone/capstone.h>
+#include <elf.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -28,33 +27,6 @@ std::pair<std::size_t, std::size_t> entriesOf(const AddressCosts& ac, FrameId fu
     const auto hi = std::upper_bound(lo, ac.frame.end(), function,
                                      [](FrameId a, FrameId b) { return a.value < b.value; });
     return {static_cast<std::size_t>(lo - ac.frame.begin()), static_cast<std::size_t>(hi - ac.frame.begin())};
-}
-
-/// e_machine of an ELF file, or EM_NONE.
-int elfMachine(const std::string& path) {
-    static const bool initialized = elf_version(EV_CURRENT) != EV_NONE;
-    int machine = EM_NONE;
-    const int fd = initialized ? ::open(path.c_str(), O_RDONLY | O_CLOEXEC) : -1;
-    if (fd < 0)
-        return machine;
-    if (Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr)) {
-        GElf_Ehdr mem;
-        if (const GElf_Ehdr* eh = gelf_getehdr(elf, &mem))
-            machine = eh->e_machine;
-        elf_end(elf);
-    }
-    ::close(fd);
-    return machine;
-}
-
-/// The file offset of a virtual address, by the PT_LOAD segments.
-bool toOffset(const ElfFileInfo& info, uint64_t vaddr, uint64_t& offset) {
-    for (const ElfFileInfo::Segment& s : info.loads)
-        if (vaddr >= s.vaddr && vaddr - s.vaddr < s.fileSize) {
-            offset = vaddr - s.vaddr + s.offset;
-            return true;
-        }
-    return false;
 }
 
 struct CapstoneHandle {
@@ -146,7 +118,7 @@ Annotation annotate(const Profile& profile, FrameId function) {
         throw DisasmError(mod.file + ": the symbol " + out.function + " has an implausible size");
 
     uint64_t startOffset = 0;
-    if (!toOffset(info, out.start, startOffset))
+    if (!info.toOffset(out.start, startOffset))
         throw DisasmError(mod.file + ": " + out.function + " is in no loaded segment");
     std::vector<uint8_t> bytes(out.end - out.start);
     const int fd = ::open(mod.file.c_str(), O_RDONLY | O_CLOEXEC);
@@ -159,7 +131,7 @@ Annotation annotate(const Profile& profile, FrameId function) {
 
     cs_arch arch;
     cs_mode mode;
-    switch (elfMachine(mod.file)) {
+    switch (info.machine) {
     case EM_X86_64:
         arch = CS_ARCH_X86, mode = CS_MODE_64;
         break;

@@ -28,6 +28,16 @@ bool ElfFileInfo::toVaddr(uint64_t fileOffset, uint64_t& vaddr) const {
     return false;
 }
 
+bool ElfFileInfo::toOffset(uint64_t vaddr, uint64_t& fileOffset) const {
+    for (const Segment& s : loads) {
+        if (vaddr >= s.vaddr && vaddr - s.vaddr < s.fileSize) {
+            fileOffset = vaddr - s.vaddr + s.offset;
+            return true;
+        }
+    }
+    return false;
+}
+
 ElfFileInfo readElfFileInfo(const std::string& path) {
     static const bool initialized = elf_version(EV_CURRENT) != EV_NONE;
     ElfFileInfo info;
@@ -39,6 +49,9 @@ ElfFileInfo readElfFileInfo(const std::string& path) {
     Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
     if (elf && elf_kind(elf) == ELF_K_ELF) {
         info.ok = true;
+        GElf_Ehdr header;
+        if (gelf_getehdr(elf, &header))
+            info.machine = header.e_machine;
         const void* id = nullptr;
         const ssize_t n = dwelf_elf_gnu_build_id(elf, &id);
         if (n > 0)

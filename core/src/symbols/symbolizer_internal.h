@@ -75,8 +75,11 @@ struct ElfFileInfo {
         uint64_t offset, fileSize, vaddr;
     };
     std::vector<Segment> loads;
+    int machine = 0; ///< e_machine (EM_X86_64, EM_AARCH64, ...)
     /// ELF virtual address of a file offset, or false when no PT_LOAD segment holds it.
     bool toVaddr(uint64_t fileOffset, uint64_t& vaddr) const;
+    /// The file offset of an ELF virtual address, or false when no PT_LOAD segment holds it.
+    bool toOffset(uint64_t vaddr, uint64_t& fileOffset) const;
 };
 ElfFileInfo readElfFileInfo(const std::string& path);
 
