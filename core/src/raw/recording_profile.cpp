@@ -101,8 +101,12 @@ void RecordingFeeder::feed(const Recording& r, const std::atomic<bool>* cancel) 
                 d->frames.push_back(f);
             }
         }
-        const double time =
-            d->startNs && s.timeNs >= d->startNs ? static_cast<double>(s.timeNs - d->startNs) / 1e9 : -1.0;
+        // Seconds since the recording started. A stretch of waiting can begin a little before the sampler
+        // took its start time (a thread already blocked when it attached, the first switches after exec):
+        // it starts at 0 rather than dropping the profile's timeline, which needs every sample's time.
+        const double time = !d->startNs || !s.timeNs ? -1.0
+                            : s.timeNs <= d->startNs ? 0.0
+                                                     : static_cast<double>(s.timeNs - d->startNs) / 1e9;
         if (d->wallCost == UINT32_MAX || s.durationNs == 0) {
             d->builder.addSample(t->second, d->frames, one, time);
             continue;

@@ -63,6 +63,8 @@ public:
             }
             throw;
         }
+        // before the events can fire: every sample and switch is at or after the recording's start
+        const uint64_t start = monotonicNs();
         if (launch) {
             releaseChild(child, o); // the events start at exec (enable_on_exec)
         } else {
@@ -73,7 +75,6 @@ public:
                 ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
         }
         m_unwinder = std::make_unique<RemoteUnwinder>(m_pid, o.maxDepth);
-        const uint64_t start = monotonicNs();
         {
             std::lock_guard lock(m_ctx.mutex);
             m_ctx.recording.pid = m_pid;

@@ -124,8 +124,12 @@ private Q_SLOTS:
         // wall = on-CPU + off-CPU: more than off-CPU alone wherever the program computes
         QVERIFY(foldedSum(wall.out) > foldedSum(off.out));
         QVERIFY(foldedSum(wall.out, "computePhase") - foldedSum(off.out, "computePhase") >= 500000000);
+        // every stretch has its time: the recording has a timeline (threads blocked when the sampler began
+        // once took it away)
+        const CliResult info = runScorch({QStringLiteral("info"), out});
+        QCOMPARE(info.exitCode, 0);
+        QVERIFY2(info.out.contains("\ntimeline:") && !info.out.contains("no timeline"), info.out.constData());
         if (mode == QStringLiteral("perf")) { // the switch records time every stretch on the CPU
-            const CliResult info = runScorch({QStringLiteral("info"), out});
             QVERIFY2(info.out.contains("\n  off-cpu (ns): "), info.out.constData());
             // the program computes 20 x 50 ms of CPU time: the time between switches, whatever the load
             QVERIFY(foldedSum(wall.out, "computePhase") - foldedSum(off.out, "computePhase") >= 900000000);
