@@ -93,8 +93,13 @@ void CompareTab::init() {
 }
 
 QString CompareTab::title() const {
-    return displayText(QFileInfo(m_paths[0]).fileName()) + QStringLiteral(" ↔ ") +
-           displayText(QFileInfo(m_paths[1]).fileName());
+    const QString a = QFileInfo(m_paths[0]).fileName(), b = QFileInfo(m_paths[1]).fileName();
+    // two time ranges of one file ("fp.data [0.00 s – 1.00 s]", "fp.data [rest …]"): the name once
+    const qsizetype open = a.indexOf(QStringLiteral(" ["));
+    if (open > 0 && a.endsWith(u']') && b.endsWith(u']') && b.startsWith(a.left(open + 2)))
+        return displayText(a.left(open)) + QStringLiteral(": ") + displayText(a.mid(open + 2).chopped(1)) +
+               QStringLiteral(" ↔ ") + displayText(b.mid(open + 2).chopped(1));
+    return displayText(a) + QStringLiteral(" ↔ ") + displayText(b);
 }
 
 QString CompareTab::messageText() const {

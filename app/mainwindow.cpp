@@ -271,6 +271,12 @@ ProfileTab* MainWindow::insertProfileTab(const QString& path, int at) {
                            problem ? style()->standardIcon(QStyle::SP_MessageBoxWarning) : QIcon());
     });
     connect(tab, &ProfileTab::retryRequested, this, [this, tab] { reloadTab(m_tabs->indexOf(tab)); });
+    connect(tab, &ProfileTab::comparisonReady, this,
+            [this](std::shared_ptr<const Profile> before, const QString& beforeLabel,
+                   std::shared_ptr<const Profile> after, const QString& afterLabel) {
+                addComparison(
+                    new CompareTab(std::move(before), beforeLabel, std::move(after), afterLabel, m_tabs));
+            });
     return tab;
 }
 

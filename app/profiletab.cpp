@@ -191,6 +191,7 @@ QWidget* ProfileTab::makeContentPage() {
     connect(m_threads, &ThreadList::threadsChanged, m_timeline->view(), &TimelineView::setThreads);
     connect(m_timeline, &TimelinePanel::threadClicked, m_threads, &ThreadList::toggleOnly);
     connect(m_timeline, &TimelinePanel::rangeChanged, this, &ProfileTab::setTimeRange);
+    connect(m_timeline, &TimelinePanel::compareRequested, this, &ProfileTab::compareRanges);
     connect(m_panel, &FlameGraphPanel::dataChanged, this, &ProfileTab::rebuildTables);
     return page;
 }
@@ -317,6 +318,42 @@ void ProfileTab::setTimeRange(std::optional<TimeRange> range) {
         [this](std::shared_ptr<const Profile> slice) {
             if (slice)
                 m_panel->replaceProfile(std::move(slice));
+        });
+}
+
+void ProfileTab::compareRanges(TimeRange before, std::optional<TimeRange> after) {
+    if (!m_profile || !m_profile->samples)
+        return;
+    // "fp.data [0.00 s – 1.00 s]", "fp.data [rest]"; with ", 2 of 5 threads" when a subset is shown
+    const std::vector<uint32_t> threads = m_threads->selectedThreads();
+    const QString subset = threads.empty()
+                               ? QString()
+                               : tr(", %1 of %2 threads").arg(threads.size()).arg(m_profile->threads.size());
+    const QString name = QFileInfo(m_path).fileName();
+    const QString beforeLabel = QStringLiteral("%1 [%2%3]").arg(name, formatTimelineRange(before), subset);
+    const QString afterLabel =
+        QStringLiteral("%1 [%2%3]")
+            .arg(name, after ? formatTimelineRange(*after) : tr("rest of the recording"), subset);
+    using Pair = std::pair<std::shared_ptr<const Profile>, std::shared_ptr<const Profile>>;
+    m_compareJob.start(
+        [profile = m_profile, before, after, threads](const JobContext& job) -> Pair {
+            const auto slice = [&](TimeRange range, bool outside) -> std::shared_ptr<const Profile> {
+                SliceRequest request;
+                request.range = range;
+                request.outside = outside;
+                request.threads = threads;
+                request.cancel = job.cancelFlag();
+                std::optional<TimeSlice> s = sliceSamples(*profile, request);
+                return s ? std::make_shared<const Profile>(sliceProfile(*profile, std::move(*s))) : nullptr;
+            };
+            std::shared_ptr<const Profile> a = slice(before, false);
+            std::shared_ptr<const Profile> b = a ? slice(after.value_or(before), !after) : nullptr;
+            return {std::move(a), std::move(b)};
+        },
+        [this, beforeLabel, afterLabel](Pair profiles) {
+            if (profiles.first && profiles.second)
+                Q_EMIT comparisonReady(std::move(profiles.first), beforeLabel, std::move(profiles.second),
+                                       afterLabel);
         });
 }
 

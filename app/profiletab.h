@@ -95,6 +95,10 @@ Q_SIGNALS:
     void tablesUpdated();
     /// The Retry button of a failed or cancelled load (the main window reloads the tab).
     void retryRequested();
+    /// Two time ranges of this profile re-aggregated for a comparison tab (TimelinePanel::compareRequested,
+    /// with the thread subset shown); the labels name the file and the range ("fp.data [0.00 s – 1.00 s]").
+    void comparisonReady(std::shared_ptr<const scorch::Profile> before, const QString& beforeLabel,
+                         std::shared_ptr<const scorch::Profile> after, const QString& afterLabel);
 
 private:
     QWidget* makeMessagePage();
@@ -109,6 +113,7 @@ private:
     void onCancelled();
     void rebuildTables(std::shared_ptr<const ChartData> data);
     void setTimeRange(std::optional<TimeRange> range);
+    void compareRanges(TimeRange before, std::optional<TimeRange> after);
     void updateChartSizes();
 
     QString m_path;
@@ -116,8 +121,9 @@ private:
     int m_percent = 0;
     std::shared_ptr<const Profile> m_profile;
     ProfileLoader* m_loader;
-    BackgroundJob m_tableJob{this}; // the table rows of the newest chart data
-    BackgroundJob m_sliceJob{this}; // the profile of the newest time range
+    BackgroundJob m_tableJob{this};   // the table rows of the newest chart data
+    BackgroundJob m_sliceJob{this};   // the profile of the newest time range
+    BackgroundJob m_compareJob{this}; // the two profiles of a comparison of time ranges
     std::optional<TimeRange> m_range;
 
     QStackedWidget* m_stack;

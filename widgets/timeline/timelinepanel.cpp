@@ -7,6 +7,7 @@
 
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMenu>
 #include <QPainter>
 #include <QScrollArea>
 #include <QToolButton>
@@ -37,6 +38,8 @@ TimelinePanel::TimelinePanel(QWidget* parent)
     , m_chip(new QToolButton(m_header))
     , m_zoomOut(new QToolButton(m_header))
     , m_stackButton(new QToolButton(m_header))
+    , m_compareButton(new QToolButton(m_header))
+    , m_compareMenu(new QMenu(this))
     , m_stackArea(new QScrollArea(this))
     , m_stack(new StackChartView)
     , m_hint(new ElidedLabel(m_header))
@@ -60,7 +63,30 @@ TimelinePanel::TimelinePanel(QWidget* parent)
     headerLayout->addWidget(m_chip);
     headerLayout->addWidget(m_zoomOut);
     headerLayout->addWidget(m_hint, 1);
+    headerLayout->addWidget(m_compareButton);
     headerLayout->addWidget(m_stackButton);
+    m_withRest = m_compareMenu->addAction(tr("Selection with the Rest of the Recording"), this,
+                                          &TimelinePanel::compareSelectionWithRest);
+    m_compareMenu->addSeparator();
+    m_markBaseline = m_compareMenu->addAction(tr("Mark Selection as Baseline"), this,
+                                              [this] { setBaseline(m_view->selection()); });
+    m_withBaseline = m_compareMenu->addAction(tr("Baseline with Selection"), this,
+                                              &TimelinePanel::compareBaselineWithSelection);
+    m_clearBaseline =
+        m_compareMenu->addAction(tr("Clear Baseline"), this, [this] { setBaseline(std::nullopt); });
+    m_compareButton->setObjectName(QStringLiteral("compareRanges"));
+    m_compareButton->setText(tr("Compare"));
+    m_compareButton->setMenu(m_compareMenu);
+    m_compareButton->setPopupMode(QToolButton::InstantPopup);
+    m_compareButton->setAutoRaise(true);
+    m_compareButton->setToolTip(tr("Compare two time ranges in a comparison tab: the selection with the "
+                                   "rest of the recording, or a baseline range with the selection"));
+    connect(m_compareMenu, &QMenu::aboutToShow, this, &TimelinePanel::updateCompareActions);
+    m_view->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_view, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
+        if (m_view->hasTimeline() && pos.x() >= m_view->plotRect().left())
+            m_compareMenu->popup(m_view->mapToGlobal(pos));
+    });
     m_stackButton->setText(tr("Stack Chart"));
     m_stackButton->setCheckable(true);
     m_stackButton->setAutoRaise(true);
@@ -101,6 +127,8 @@ TimelinePanel::TimelinePanel(QWidget* parent)
 
 void TimelinePanel::setProfile(std::shared_ptr<const Profile> profile) {
     const bool hadSelection = m_view->selection().has_value();
+    m_baseline.reset();
+    m_view->setBaseline(std::nullopt);
     const Profile* p = profile.get();
     m_view->setProfile(std::move(profile));
     const bool timeline = m_view->hasTimeline();
@@ -146,6 +174,42 @@ void TimelinePanel::syncStackSpan() {
 void TimelinePanel::resizeEvent(QResizeEvent* event) {
     QWidget::resizeEvent(event);
     syncStackSpan();
+}
+
+void TimelinePanel::setBaseline(std::optional<TimeRange> range) {
+    m_baseline = range;
+    m_view->setBaseline(range);
+    updateCompareActions();
+}
+
+bool TimelinePanel::compareSelectionWithRest() {
+    const std::optional<TimeRange> selection = m_view->selection();
+    if (!selection)
+        return false;
+    Q_EMIT compareRequested(*selection, std::nullopt);
+    return true;
+}
+
+bool TimelinePanel::compareBaselineWithSelection() {
+    const std::optional<TimeRange> selection = m_view->selection();
+    if (!selection || !m_baseline ||
+        (selection->begin == m_baseline->begin && selection->end == m_baseline->end))
+        return false;
+    Q_EMIT compareRequested(*m_baseline, *selection);
+    return true;
+}
+
+void TimelinePanel::updateCompareActions() {
+    const std::optional<TimeRange> selection = m_view->selection();
+    const bool sameAsBaseline =
+        selection && m_baseline && selection->begin == m_baseline->begin && selection->end == m_baseline->end;
+    m_withRest->setEnabled(selection.has_value());
+    m_markBaseline->setEnabled(selection.has_value() && !sameAsBaseline);
+    m_withBaseline->setEnabled(selection && m_baseline && !sameAsBaseline);
+    m_withBaseline->setText(m_baseline
+                                ? tr("Baseline (%1) with Selection").arg(formatTimelineRange(*m_baseline))
+                                : tr("Baseline with Selection"));
+    m_clearBaseline->setEnabled(m_baseline.has_value());
 }
 
 void TimelinePanel::updateHeader() {

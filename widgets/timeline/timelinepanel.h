@@ -10,7 +10,9 @@
 #include <memory>
 #include <optional>
 
+class QAction;
 class QLabel;
+class QMenu;
 class QScrollArea;
 class QToolButton;
 
@@ -35,14 +37,30 @@ public:
     StackChartView* stackChart() const { return m_stack; }
     void setStackChartVisible(bool visible);
 
+    /// Comparing two time ranges of the recording: the header's "Compare" menu (also the timeline's context
+    /// menu) compares the selection with the rest of the recording, or a baseline range marked before with
+    /// the selection. The baseline is drawn on the timeline.
+    QMenu* compareMenu() const { return m_compareMenu; }
+    QToolButton* compareButton() const { return m_compareButton; }
+    std::optional<TimeRange> baseline() const { return m_baseline; }
+    void setBaseline(std::optional<TimeRange> range);
+    /// What the menu's actions do, also for tests: emit compareRequested (false when the action is not
+    /// possible now: no selection, no baseline, or the baseline is the selection).
+    bool compareSelectionWithRest();
+    bool compareBaselineWithSelection();
+
 Q_SIGNALS:
     /// The selected time range changed (std::nullopt: the whole profile).
     void rangeChanged(std::optional<scorch::TimeRange> range);
     /// A lane's label was clicked.
     void threadClicked(uint32_t thread);
+    /// Compare the samples of `before` with those of `after`, or with those outside `before` (the rest of
+    /// the recording) when `after` is empty.
+    void compareRequested(scorch::TimeRange before, std::optional<scorch::TimeRange> after);
 
 private:
     void updateHeader();
+    void updateCompareActions();
     void syncStackSpan();
     void resizeEvent(QResizeEvent* event) override;
 
@@ -51,6 +69,13 @@ private:
     QToolButton* m_chip;
     QToolButton* m_zoomOut;
     QToolButton* m_stackButton;
+    QToolButton* m_compareButton;
+    QMenu* m_compareMenu;
+    QAction* m_withRest;
+    QAction* m_markBaseline;
+    QAction* m_withBaseline;
+    QAction* m_clearBaseline;
+    std::optional<TimeRange> m_baseline;
     QScrollArea* m_stackArea;
     StackChartView* m_stack;
     QLabel* m_hint;

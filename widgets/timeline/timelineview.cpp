@@ -22,6 +22,8 @@ namespace {
 constexpr int64_t kMinVisibleNs = 1000; // the deepest zoom: 1 µs across the plot
 constexpr int kMinDragPixels = 3;       // a shorter drag is a click
 constexpr int kDefaultVisibleLanes = 8;
+constexpr int kGroupIndent = 14;             // a grouped thread's label, right of its process's arrow
+constexpr std::size_t kExpandedThreads = 16; // more threads than this: only the busiest process expanded
 
 int decimalsFor(double resolution) {
     return std::clamp(static_cast<int>(-std::floor(std::log10(resolution))), 0, 3);
@@ -83,7 +85,11 @@ TimelineView::~TimelineView() = default;
 void TimelineView::setProfile(std::shared_ptr<const Profile> profile) {
     m_profile = std::move(profile);
     m_lanes.clear();
+    m_threads.clear();
+    m_groups.clear();
+    m_rows.clear();
     m_selection.reset();
+    m_baseline.reset();
     m_highlight = FrameId{};
     m_activity = {};
     m_onStack = {};
@@ -97,11 +103,38 @@ void TimelineView::setProfile(std::shared_ptr<const Profile> profile) {
         std::vector<uint64_t> counts(m_profile->threads.size(), 0);
         for (uint32_t t = 0; t < store.threadCount() && t < counts.size(); ++t)
             counts[t] = store.threadSamples(t).size();
+        std::vector<uint32_t> busy;
         for (uint32_t t = 0; t < counts.size(); ++t)
             if (counts[t] > 0)
-                m_lanes.push_back(t);
-        std::stable_sort(m_lanes.begin(), m_lanes.end(),
+                busy.push_back(t);
+        std::stable_sort(busy.begin(), busy.end(),
                          [&](uint32_t a, uint32_t b) { return counts[a] > counts[b]; });
+        // one group per process (in order of first appearance among the busiest), busiest first
+        for (uint32_t t : busy) {
+            const int64_t pid = m_profile->threads[t].pid;
+            auto g =
+                std::find_if(m_groups.begin(), m_groups.end(), [&](const Group& x) { return x.pid == pid; });
+            if (g == m_groups.end() || pid < 0) {
+                m_groups.push_back({pid, {}, {}, 0, false});
+                g = std::prev(m_groups.end());
+            }
+            g->threads.push_back(t);
+            g->samples += counts[t];
+        }
+        std::stable_sort(m_groups.begin(), m_groups.end(),
+                         [](const Group& a, const Group& b) { return a.samples > b.samples; });
+        for (std::size_t i = 0; i < m_groups.size(); ++i) {
+            Group& g = m_groups[i];
+            // the process is named by its main thread (tid == pid), else by its busiest thread
+            uint32_t named = g.threads.front();
+            for (uint32_t t : g.threads)
+                if (m_profile->threads[t].tid == g.pid)
+                    named = t;
+            g.name = threadName(named);
+            g.collapsed = busy.size() > kExpandedThreads && i > 0;
+            m_threads.insert(m_threads.end(), g.threads.begin(), g.threads.end());
+        }
+        rebuildRows();
     }
     m_inFilter.assign(m_profile ? m_profile->threads.size() : 0, true);
     m_visible = {0, m_span};
@@ -114,6 +147,114 @@ void TimelineView::setProfile(std::shared_ptr<const Profile> profile) {
 
 bool TimelineView::hasTimeline() const {
     return m_profile && m_profile->samples && m_profile->samples->size() > 0;
+}
+
+void TimelineView::rebuildRows() {
+    m_rows.clear();
+    m_lanes.clear();
+    const bool grouped = m_groups.size() > 1;
+    for (uint32_t g = 0; g < m_groups.size(); ++g) {
+        const Group& group = m_groups[g];
+        const bool header = grouped && group.threads.size() > 1;
+        if (header)
+            m_rows.push_back({true, g});
+        if (header && group.collapsed)
+            continue;
+        for (uint32_t t : group.threads) {
+            m_rows.push_back({false, t});
+            m_lanes.push_back(t);
+        }
+    }
+}
+
+std::vector<int64_t> TimelineView::groupedProcesses() const {
+    std::vector<int64_t> out;
+    for (const Row& r : m_rows)
+        if (r.header)
+            out.push_back(m_groups[r.index].pid);
+    return out;
+}
+
+bool TimelineView::processCollapsed(int64_t pid) const {
+    for (const Group& g : m_groups)
+        if (g.pid == pid)
+            return g.collapsed;
+    return false;
+}
+
+void TimelineView::setProcessCollapsed(int64_t pid, bool collapsed) {
+    for (Group& g : m_groups)
+        if (g.pid == pid && g.collapsed != collapsed) {
+            g.collapsed = collapsed;
+            rebuildRows();
+            updateScrollBar();
+            updateGeometry();
+            update();
+        }
+}
+
+int TimelineView::rowOfThread(uint32_t thread) const {
+    for (std::size_t i = 0; i < m_rows.size(); ++i)
+        if (!m_rows[i].header && m_rows[i].index == thread)
+            return static_cast<int>(i);
+    return -1;
+}
+
+int TimelineView::rowOfGroup(int64_t pid) const {
+    for (std::size_t i = 0; i < m_rows.size(); ++i)
+        if (m_rows[i].header && m_groups[m_rows[i].index].pid == pid)
+            return static_cast<int>(i);
+    return -1;
+}
+
+QRect TimelineView::processRect(int64_t pid) const {
+    return rowRect(rowOfGroup(pid));
+}
+
+QString TimelineView::groupLabel(const Group& g) const {
+    return QStringLiteral("%1 %2 (%3) · %4")
+        .arg(g.collapsed ? QStringLiteral("▸") : QStringLiteral("▾"), g.name)
+        .arg(g.pid)
+        .arg(tr("%1 threads").arg(g.threads.size()));
+}
+
+QString TimelineView::processLabel(int64_t pid) const {
+    for (const Group& g : m_groups)
+        if (g.pid == pid)
+            return fontMetrics().elidedText(groupLabel(g), Qt::ElideMiddle, labelWidth() - 12);
+    return {};
+}
+
+QString TimelineView::groupToolTip(const Group& g) const {
+    QStringList lines;
+    lines << QStringLiteral("<b>%1</b>").arg(g.name.toHtmlEscaped());
+    lines << tr("PID %1, %2 threads").arg(g.pid).arg(g.threads.size());
+    lines << sampleCount(g.samples);
+    lines << (g.collapsed ? tr("Click to show its threads") : tr("Click to fold its threads into this row"));
+    return QStringLiteral("<qt>") + lines.join(QStringLiteral("<br>")) + QStringLiteral("</qt>");
+}
+
+std::vector<uint32_t> TimelineView::groupSum(const Series& s,
+                                             const std::vector<std::vector<uint32_t>>& series,
+                                             const Group& g) const {
+    std::vector<uint32_t> sum;
+    for (uint32_t t : g.threads) {
+        const auto it = std::find(s.lanes.begin(), s.lanes.end(), t);
+        const auto i = static_cast<std::size_t>(it - s.lanes.begin());
+        if (it == s.lanes.end() || i >= series.size())
+            continue;
+        sum.resize(std::max(sum.size(), series[i].size()), 0);
+        for (std::size_t b = 0; b < series[i].size(); ++b)
+            sum[b] += series[i][b];
+    }
+    return sum;
+}
+
+std::vector<uint32_t> TimelineView::processActivity(int64_t pid) const {
+    for (const Group& g : m_groups)
+        if (g.pid == pid)
+            return groupSum(m_activity, m_activity.counts, g);
+    return {};
 }
 
 void TimelineView::setThreads(std::vector<uint32_t> threads) {
@@ -132,6 +273,11 @@ void TimelineView::setHighlightFrame(FrameId frame) {
     if (frame.value == 0)
         m_onStack = {};
     scheduleSeries();
+    update();
+}
+
+void TimelineView::setBaseline(std::optional<TimeRange> range) {
+    m_baseline = range;
     update();
 }
 
@@ -191,8 +337,11 @@ int TimelineView::laneHeight() const {
 int TimelineView::labelWidth() const {
     const QFontMetrics fm = fontMetrics();
     int widest = 0;
-    for (uint32_t t : m_lanes)
-        widest = std::max(widest, fm.horizontalAdvance(fullLabel(t)));
+    const bool indent = !groupedProcesses().empty();
+    for (const Row& r : m_rows)
+        widest = std::max(widest,
+                          r.header ? fm.horizontalAdvance(groupLabel(m_groups[r.index]))
+                                   : fm.horizontalAdvance(fullLabel(r.index)) + (indent ? kGroupIndent : 0));
     const int lo = fm.averageCharWidth() * 10;
     const int hi = std::max(lo, std::min(fm.averageCharWidth() * 28, width() / 4));
     return std::clamp(widest + 16, lo, hi);
@@ -222,15 +371,16 @@ int64_t TimelineView::xToTime(int x) const {
     return clampTime(m_visible.begin + static_cast<int64_t>(std::llround(dx * span / plot.width())));
 }
 
-QRect TimelineView::laneRect(uint32_t thread) const {
-    const auto it = std::find(m_lanes.begin(), m_lanes.end(), thread);
-    if (it == m_lanes.end())
-        return {};
-    const int row = static_cast<int>(it - m_lanes.begin()) - m_scroll->value();
-    if (row < 0 || row >= visibleLaneCount())
+QRect TimelineView::rowRect(int index) const {
+    const int row = index - m_scroll->value();
+    if (index < 0 || row < 0 || row >= visibleLaneCount())
         return {};
     const QRect plot = plotRect();
     return QRect(0, axisHeight() + row * laneHeight(), plot.right() + 1, laneHeight());
+}
+
+QRect TimelineView::laneRect(uint32_t thread) const {
+    return rowRect(rowOfThread(thread));
 }
 
 QRect TimelineView::labelRect(uint32_t thread) const {
@@ -240,11 +390,11 @@ QRect TimelineView::labelRect(uint32_t thread) const {
     return r;
 }
 
-int TimelineView::laneAt(QPoint pos) const {
+int TimelineView::rowAt(QPoint pos) const {
     if (pos.y() < axisHeight())
         return -1;
-    const int lane = (pos.y() - axisHeight()) / laneHeight() + m_scroll->value();
-    return lane >= 0 && lane < static_cast<int>(m_lanes.size()) ? lane : -1;
+    const int row = (pos.y() - axisHeight()) / laneHeight() + m_scroll->value();
+    return row >= 0 && row < static_cast<int>(m_rows.size()) ? row : -1;
 }
 
 QString TimelineView::threadName(uint32_t thread) const {
@@ -258,7 +408,8 @@ QString TimelineView::fullLabel(uint32_t thread) const {
 QString TimelineView::laneLabel(uint32_t thread) const {
     if (!m_profile || thread >= m_profile->threads.size())
         return {};
-    return fontMetrics().elidedText(fullLabel(thread), Qt::ElideMiddle, labelWidth() - 12);
+    const int indent = groupedProcesses().empty() ? 0 : kGroupIndent;
+    return fontMetrics().elidedText(fullLabel(thread), Qt::ElideMiddle, labelWidth() - 12 - indent);
 }
 
 QString TimelineView::laneToolTip(uint32_t thread) const {
@@ -281,7 +432,7 @@ QString TimelineView::laneToolTip(uint32_t thread) const {
 
 bool TimelineView::seriesMatches(const Series& s, FrameId frame) const {
     return s.buckets == static_cast<std::size_t>(plotRect().width()) && s.range.begin == m_visible.begin &&
-           s.range.end == m_visible.end && s.frame == frame && s.lanes == m_lanes;
+           s.range.end == m_visible.end && s.frame == frame && s.lanes == m_threads;
 }
 
 bool TimelineView::activityCurrent() const {
@@ -330,7 +481,7 @@ void TimelineView::computeSeries() {
     const auto buckets = static_cast<std::size_t>(plotRect().width());
     if (!seriesMatches(m_activity, FrameId{})) {
         m_activityJob.start(
-            [profile = m_profile, range = m_visible, buckets, lanes = m_lanes](const JobContext&) {
+            [profile = m_profile, range = m_visible, buckets, lanes = m_threads](const JobContext&) {
                 Series s{range, buckets, FrameId{}, lanes, {}, {}};
                 s.counts = activitySeries(*profile->samples, range, buckets, lanes);
                 s.offCpu = offCpuSeries(*profile, range, buckets, lanes);
@@ -344,7 +495,7 @@ void TimelineView::computeSeries() {
     }
     if (m_highlight.value != 0 && !seriesMatches(m_onStack, m_highlight)) {
         m_highlightJob.start(
-            [profile = m_profile, range = m_visible, buckets, lanes = m_lanes,
+            [profile = m_profile, range = m_visible, buckets, lanes = m_threads,
              frame = m_highlight](const JobContext&) {
                 Series s{range, buckets, frame, lanes, {}, {}};
                 s.counts = onStackSeries(*profile, frame, range, buckets, lanes);
@@ -359,7 +510,7 @@ void TimelineView::computeSeries() {
 }
 
 void TimelineView::updateScrollBar() {
-    const int overflow = static_cast<int>(m_lanes.size()) - visibleLaneCount();
+    const int overflow = static_cast<int>(m_rows.size()) - visibleLaneCount();
     m_scroll->setVisible(overflow > 0);
     m_scroll->setRange(0, std::max(0, overflow));
     m_scroll->setPageStep(visibleLaneCount());
@@ -368,7 +519,7 @@ void TimelineView::updateScrollBar() {
 }
 
 QSize TimelineView::sizeHint() const {
-    const int lanes = std::clamp(static_cast<int>(m_lanes.size()), 1, kDefaultVisibleLanes);
+    const int lanes = std::clamp(static_cast<int>(m_rows.size()), 1, kDefaultVisibleLanes);
     return {800, axisHeight() + lanes * laneHeight() + 1};
 }
 
@@ -389,6 +540,28 @@ void TimelineView::paintEvent(QPaintEvent*) {
         return;
     paintLanes(p);
     paintAxis(p);
+
+    // The baseline of a comparison: a grey band, labelled in the axis.
+    if (m_baseline && m_baseline->end > m_visible.begin && m_baseline->begin < m_visible.end) {
+        const QRect plot = plotRect();
+        const int x0 = std::clamp(timeToX(m_baseline->begin), plot.left(), plot.right() + 1);
+        const int x1 = std::clamp(timeToX(m_baseline->end), plot.left(), plot.right() + 1);
+        QColor band = palette().text().color();
+        band.setAlpha(28);
+        p.fillRect(QRect(x0, 0, std::max(1, x1 - x0), height()), band);
+        QColor edge = palette().text().color();
+        edge.setAlpha(120);
+        p.setPen(QPen(edge, 1, Qt::DashLine));
+        p.drawLine(x0, 0, x0, height());
+        p.drawLine(x1, 0, x1, height());
+        const QString label = tr("Baseline");
+        const int w = fontMetrics().horizontalAdvance(label) + 8;
+        if (x1 - x0 >= w) {
+            p.fillRect(QRect(x0 + 1, 1, w, axisHeight() - 3), palette().window());
+            p.setPen(palette().text().color());
+            p.drawText(QRect(x0 + 1, 0, w, axisHeight() - 2), Qt::AlignCenter, label);
+        }
+    }
 
     // The selection (or the range being dragged) over the axis and the lanes.
     std::optional<std::pair<int, int>> span;
@@ -449,81 +622,128 @@ void TimelineView::paintLanes(QPainter& p) {
     const QRect plot = plotRect();
     const int lh = laneHeight();
     const QFontMetrics fm = fontMetrics();
-    uint32_t peak = 1; // one scale for all lanes: the busiest bucket is full height
+    const bool activityDrawn = m_activity.lanes == m_threads;
+    const bool highlightDrawn =
+        m_highlight.value != 0 && m_onStack.frame == m_highlight && m_onStack.lanes == m_threads;
+    // one scale for all thread lanes (the busiest bucket is full height), one for the process headers
+    uint32_t peak = 1, groupPeak = 1;
     for (const auto& c : m_activity.counts)
         for (uint32_t v : c)
             peak = std::max(peak, v);
+    std::vector<std::vector<uint32_t>> groupActivity(m_groups.size()), groupOnStack(m_groups.size());
+    for (const Row& r : m_rows) {
+        if (!r.header)
+            continue;
+        if (activityDrawn)
+            groupActivity[r.index] = groupSum(m_activity, m_activity.counts, m_groups[r.index]);
+        if (highlightDrawn)
+            groupOnStack[r.index] = groupSum(m_onStack, m_onStack.counts, m_groups[r.index]);
+        for (uint32_t v : groupActivity[r.index])
+            groupPeak = std::max(groupPeak, v);
+    }
     const QColor activityColor = palette().highlight().color();
     const QColor onStackColor(230, 120, 20);
-    // each non-zero bucket of a lane's series with its pixel columns [x0, x1)
-    const auto forBuckets = [&](const Series& s, const std::vector<std::vector<uint32_t>>& series,
-                                std::size_t lane, auto&& draw) {
-        if (lane >= series.size() || s.buckets == 0)
+    // each non-zero bucket of a series with its pixel columns [x0, x1)
+    const auto forBuckets = [&](const Series& s, const std::vector<uint32_t>* c, auto&& draw) {
+        if (!c || s.buckets == 0)
             return;
-        const std::vector<uint32_t>& c = series[lane];
         const double width =
             static_cast<double>(s.range.end - s.range.begin) / static_cast<double>(s.buckets);
-        for (std::size_t b = 0; b < c.size(); ++b) {
-            if (c[b] == 0)
+        for (std::size_t b = 0; b < c->size(); ++b) {
+            if ((*c)[b] == 0)
                 continue;
             const auto t0 = s.range.begin + static_cast<int64_t>(std::floor(width * static_cast<double>(b)));
             const auto t1 =
                 s.range.begin + static_cast<int64_t>(std::floor(width * static_cast<double>(b + 1)));
             const int x0 = timeToX(t0);
-            draw(x0, std::max(x0 + 1, timeToX(t1)), c[b]);
+            draw(x0, std::max(x0 + 1, timeToX(t1)), (*c)[b]);
         }
     };
+    // the series of a thread, by its position in the series' threads
+    const auto threadSeries = [](const Series& s, const std::vector<std::vector<uint32_t>>& series,
+                                 uint32_t thread) -> const std::vector<uint32_t>* {
+        const auto it = std::find(s.lanes.begin(), s.lanes.end(), thread);
+        const auto i = static_cast<std::size_t>(it - s.lanes.begin());
+        return it != s.lanes.end() && i < series.size() ? &series[i] : nullptr;
+    };
     // off-CPU stretches (waiting): a blue band, as dense as the share of the bucket spent waiting
-    const auto drawOffCpu = [&](std::size_t lane, QRect row, bool in) {
-        forBuckets(m_activity, m_activity.offCpu, lane, [&](int x0, int x1, uint32_t v) {
+    const auto drawOffCpu = [&](const std::vector<uint32_t>* c, QRect row, bool in) {
+        forBuckets(m_activity, c, [&](int x0, int x1, uint32_t v) {
             const int alpha = static_cast<int>(40 + 140 * std::min(1000u, v) / 1000);
             p.fillRect(QRect(x0, row.top() + 2, x1 - x0, row.height() - 4),
                        QColor(70, 120, 230, in ? alpha : alpha / 3));
         });
     };
-    const auto drawSeries = [&](const Series& s, std::size_t lane, QRect row, QColor color) {
-        forBuckets(s, s.counts, lane, [&](int x0, int x1, uint32_t v) {
+    const auto drawSeries = [&](const Series& s, const std::vector<uint32_t>* c, uint32_t scale, QRect row,
+                                QColor color) {
+        forBuckets(s, c, [&](int x0, int x1, uint32_t v) {
             // A square-root scale with a visible minimum: a single sample must show beside a busy thread.
-            const double share = std::sqrt(std::min(1.0, double(v) / peak));
+            const double share = std::sqrt(std::min(1.0, double(v) / scale));
             const int barH =
                 std::clamp(static_cast<int>(std::lround((row.height() - 4) * share)), 3, row.height() - 4);
             p.fillRect(QRect(x0, row.bottom() - 1 - barH, x1 - x0, barH), color);
         });
     };
+    const int indent = groupedProcesses().empty() ? 0 : kGroupIndent;
     const int first = m_scroll->value();
-    const int count = std::min<int>(visibleLaneCount() + 1, static_cast<int>(m_lanes.size()) - first);
+    const int count = std::min<int>(visibleLaneCount() + 1, static_cast<int>(m_rows.size()) - first);
     for (int i = 0; i < count; ++i) {
-        const uint32_t thread = m_lanes[static_cast<std::size_t>(first + i)];
+        const Row& r = m_rows[static_cast<std::size_t>(first + i)];
         const QRect row(0, plot.top() + i * lh, plot.right() + 1, lh);
-        if ((first + i) % 2)
-            p.fillRect(row, palette().alternateBase());
-        const bool in = thread < m_inFilter.size() && m_inFilter[thread];
-        p.setPen(in ? palette().text().color() : palette().placeholderText().color());
-        QFont f = font();
-        f.setStrikeOut(!in);
-        p.setFont(f);
-        p.drawText(QRect(6, row.top(), plot.left() - 12, lh), Qt::AlignLeft | Qt::AlignVCenter,
-                   laneLabel(thread));
-        p.setFont(font());
-        p.save();
-        p.setClipRect(QRect(plot.left(), row.top(), plot.width(), lh));
-        QColor a = activityColor;
-        if (!in)
-            a.setAlpha(70);
-        const auto lane = static_cast<std::size_t>(first + i);
-        if (m_activity.lanes == m_lanes) {
-            drawOffCpu(lane, row, in);
-            drawSeries(m_activity, lane, row, a);
+        if (r.header) {
+            const Group& g = m_groups[r.index];
+            bool in = false;
+            for (uint32_t t : g.threads)
+                in = in || (t < m_inFilter.size() && m_inFilter[t]);
+            p.fillRect(row, palette().window());
+            p.setPen(in ? palette().text().color() : palette().placeholderText().color());
+            QFont f = font();
+            f.setBold(true);
+            p.setFont(f);
+            p.drawText(QRect(6, row.top(), plot.left() - 12, lh), Qt::AlignLeft | Qt::AlignVCenter,
+                       QFontMetrics(f).elidedText(groupLabel(g), Qt::ElideMiddle, plot.left() - 12));
+            p.setFont(font());
+            p.save();
+            p.setClipRect(QRect(plot.left(), row.top(), plot.width(), lh));
+            QColor a = activityColor.darker(130);
+            if (!in)
+                a.setAlpha(70);
+            drawSeries(m_activity, activityDrawn ? &groupActivity[r.index] : nullptr, groupPeak, row, a);
+            drawSeries(m_onStack, highlightDrawn ? &groupOnStack[r.index] : nullptr, groupPeak, row,
+                       in ? onStackColor : onStackColor.lighter(160));
+            p.restore();
+        } else {
+            const uint32_t thread = r.index;
+            if ((first + i) % 2)
+                p.fillRect(row, palette().alternateBase());
+            const bool in = thread < m_inFilter.size() && m_inFilter[thread];
+            p.setPen(in ? palette().text().color() : palette().placeholderText().color());
+            QFont f = font();
+            f.setStrikeOut(!in);
+            p.setFont(f);
+            p.drawText(QRect(6 + indent, row.top(), plot.left() - 12 - indent, lh),
+                       Qt::AlignLeft | Qt::AlignVCenter, laneLabel(thread));
+            p.setFont(font());
+            p.save();
+            p.setClipRect(QRect(plot.left(), row.top(), plot.width(), lh));
+            QColor a = activityColor;
+            if (!in)
+                a.setAlpha(70);
+            if (activityDrawn) {
+                drawOffCpu(threadSeries(m_activity, m_activity.offCpu, thread), row, in);
+                drawSeries(m_activity, threadSeries(m_activity, m_activity.counts, thread), peak, row, a);
+            }
+            if (highlightDrawn)
+                drawSeries(m_onStack, threadSeries(m_onStack, m_onStack.counts, thread), peak, row,
+                           in ? onStackColor : onStackColor.lighter(160));
+            p.restore();
         }
-        if (m_highlight.value != 0 && m_onStack.frame == m_highlight && m_onStack.lanes == m_lanes)
-            drawSeries(m_onStack, lane, row, in ? onStackColor : onStackColor.lighter(160));
-        p.restore();
         p.setPen(palette().midlight().color());
         p.drawLine(0, row.bottom(), plot.right(), row.bottom());
     }
     p.setPen(palette().mid().color());
     p.drawLine(plot.left() - 1, 0, plot.left() - 1, height());
-    if (m_lanes.empty()) {
+    if (m_rows.empty()) {
         p.setPen(palette().placeholderText().color());
         p.drawText(plot, Qt::AlignCenter, fm.elidedText(tr("No samples"), Qt::ElideRight, plot.width()));
     }
@@ -533,10 +753,15 @@ void TimelineView::mousePressEvent(QMouseEvent* event) {
     if (event->button() != Qt::LeftButton || !hasTimeline())
         return QWidget::mousePressEvent(event);
     const QPoint pos = event->position().toPoint();
-    const int lane = laneAt(pos);
+    const int row = rowAt(pos);
     if (pos.x() < plotRect().left()) {
-        if (lane >= 0)
-            Q_EMIT threadClicked(m_lanes[static_cast<std::size_t>(lane)]);
+        if (row < 0)
+            return;
+        const Row& r = m_rows[static_cast<std::size_t>(row)];
+        if (r.header)
+            setProcessCollapsed(m_groups[r.index].pid, !m_groups[r.index].collapsed);
+        else
+            Q_EMIT threadClicked(r.index);
         return;
     }
     m_dragStartX = std::clamp(pos.x(), plotRect().left(), plotRect().right() + 1);
@@ -549,7 +774,7 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event) {
         m_dragX = std::clamp(pos.x(), plotRect().left(), plotRect().right() + 1);
         update();
     }
-    setCursor(pos.x() < plotRect().left() && laneAt(pos) >= 0 ? Qt::PointingHandCursor : Qt::ArrowCursor);
+    setCursor(pos.x() < plotRect().left() && rowAt(pos) >= 0 ? Qt::PointingHandCursor : Qt::ArrowCursor);
 }
 
 void TimelineView::mouseReleaseEvent(QMouseEvent* event) {
@@ -622,14 +847,29 @@ void TimelineView::wheelEvent(QWheelEvent* event) {
 bool TimelineView::event(QEvent* event) {
     if (event->type() == QEvent::ToolTip && hasTimeline()) {
         auto* help = static_cast<QHelpEvent*>(event);
-        const int lane = laneAt(help->pos());
-        if (lane < 0) {
+        const int row = rowAt(help->pos());
+        if (row < 0) {
             QToolTip::hideText();
             return true;
         }
-        const uint32_t thread = m_lanes[static_cast<std::size_t>(lane)];
+        const Row& r = m_rows[static_cast<std::size_t>(row)];
+        const uint32_t thread = r.index;
         QString text;
-        if (help->pos().x() < plotRect().left()) {
+        if (r.header) {
+            const Group& g = m_groups[r.index];
+            text = groupToolTip(g);
+            if (help->pos().x() >= plotRect().left()) {
+                const int64_t px =
+                    std::max<int64_t>(1, (m_visible.end - m_visible.begin) / plotRect().width());
+                const auto bucket = static_cast<std::size_t>(help->pos().x() - plotRect().left());
+                const std::vector<uint32_t> a = groupSum(m_activity, m_activity.counts, g);
+                text = QStringLiteral("<qt><b>%1</b><br>%2")
+                           .arg(g.name.toHtmlEscaped(), formatTimelineTime(xToTime(help->pos().x()), px));
+                if (seriesMatches(m_activity, FrameId{}) && bucket < a.size())
+                    text += QStringLiteral(": ") + sampleCount(a[bucket]);
+                text += QStringLiteral("</qt>");
+            }
+        } else if (help->pos().x() < plotRect().left()) {
             text = laneToolTip(thread);
         } else {
             const int64_t t = xToTime(help->pos().x());

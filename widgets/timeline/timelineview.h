@@ -48,6 +48,10 @@ public:
     void setHighlightFrame(FrameId frame);
     FrameId highlightFrame() const { return m_highlight; }
 
+    /// A range marked as the baseline of a comparison: drawn as a grey band labelled "Baseline".
+    void setBaseline(std::optional<TimeRange> range);
+    std::optional<TimeRange> baseline() const { return m_baseline; }
+
     /// The selected time range (ns since the first sample), if any.
     std::optional<TimeRange> selection() const { return m_selection; }
     /// Emits selectionChanged when it differs.
@@ -65,8 +69,21 @@ public:
     int64_t xToTime(int x) const;
     QRect laneRect(uint32_t thread) const;
     QRect labelRect(uint32_t thread) const;
-    /// The lanes' threads, top to bottom.
+    /// The lanes' threads, top to bottom (the threads of collapsed processes left out).
     const std::vector<uint32_t>& lanes() const { return m_lanes; }
+
+    /// Profiles of several processes (perf record -a): the threads are grouped by process, busiest first;
+    /// a process with more than one thread has a header row (its threads' activity summed) whose label
+    /// collapses or expands it. Processes of one thread, and profiles of one process, have no header.
+    /// The processes with a header, top to bottom (their pids).
+    std::vector<int64_t> groupedProcesses() const;
+    bool processCollapsed(int64_t pid) const;
+    void setProcessCollapsed(int64_t pid, bool collapsed);
+    /// The header row of a process (empty when it has none or it is scrolled out of view).
+    QRect processRect(int64_t pid) const;
+    /// A header's label ("▾ name (pid) · N threads", elided) and its summed activity as drawn.
+    QString processLabel(int64_t pid) const;
+    std::vector<uint32_t> processActivity(int64_t pid) const;
     /// The elided label drawn for a thread, and its tooltip (full name, ids, samples; HTML-escaped).
     QString laneLabel(uint32_t thread) const;
     QString laneToolTip(uint32_t thread) const;
@@ -105,6 +122,18 @@ protected:
     bool event(QEvent* event) override;
 
 private:
+    /// A row of the lanes: a thread, or the header of a process group (index into m_groups).
+    struct Row {
+        bool header = false;
+        uint32_t index = 0;
+    };
+    struct Group {
+        int64_t pid = -1;
+        QString name;
+        std::vector<uint32_t> threads; // busiest first
+        uint64_t samples = 0;
+        bool collapsed = false;
+    };
     struct Series {
         TimeRange range;
         std::size_t buckets = 0;
@@ -117,7 +146,16 @@ private:
     int laneHeight() const;
     int labelWidth() const;
     int visibleLaneCount() const;
-    int laneAt(QPoint pos) const;              // index into m_lanes, or -1
+    int rowAt(QPoint pos) const; // index into m_rows, or -1
+    int rowOfThread(uint32_t thread) const;
+    int rowOfGroup(int64_t pid) const;
+    QRect rowRect(int row) const; // empty when scrolled out of view
+    void rebuildRows();
+    QString groupLabel(const Group& g) const;
+    QString groupToolTip(const Group& g) const;
+    /// A group's series summed over its threads.
+    std::vector<uint32_t> groupSum(const Series& s, const std::vector<std::vector<uint32_t>>& series,
+                                   const Group& g) const;
     QString threadName(uint32_t thread) const; ///< the name, or "(unnamed)"
     QString fullLabel(uint32_t thread) const;  ///< "name (tid)" before eliding
     void updateScrollBar();
@@ -129,11 +167,14 @@ private:
     void paintLanes(QPainter& p);
 
     std::shared_ptr<const Profile> m_profile;
-    std::vector<uint32_t> m_lanes;
+    std::vector<uint32_t> m_lanes;   // the threads of the thread rows, top to bottom
+    std::vector<uint32_t> m_threads; // every thread with samples, in group order: the series' threads
+    std::vector<Group> m_groups;
+    std::vector<Row> m_rows;
     std::vector<bool> m_inFilter; // per profile thread
     int64_t m_span = 1;           // [0, m_span) holds every sample
     TimeRange m_visible{0, 1};
-    std::optional<TimeRange> m_selection;
+    std::optional<TimeRange> m_selection, m_baseline;
     FrameId m_highlight;
     Series m_activity, m_onStack;
     bool m_seriesScheduled = false;

@@ -138,6 +138,8 @@ struct TimeSlice {
 
 struct SliceRequest {
     TimeRange range;
+    /// The samples outside `range` instead: the rest of the recording (comparing a range with the rest).
+    bool outside = false;
     std::vector<uint32_t> threads;             ///< indexes into Profile::threads; empty = all
     const std::atomic<bool>* cancel = nullptr; ///< set by a newer request: the slice is abandoned
 };

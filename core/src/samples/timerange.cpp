@@ -81,6 +81,10 @@ std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest
     const std::size_t threadCount = std::max(profile.threads.size(), store.threadCount());
     const std::size_t types = tree.costTypeCount();
     const auto [first, last] = sampleRange(store, request.range);
+    // the stretches of samples taken: the range, or what lies before and after it
+    std::pair<std::size_t, std::size_t> parts[2] = {{first, last}, {0, 0}};
+    if (request.outside)
+        parts[0] = {0, first}, parts[1] = {last, store.size()};
 
     std::vector<char> wanted;
     if (!request.threads.empty()) {
@@ -96,16 +100,18 @@ std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest
     out.threadSamples.assign(threadCount, 0);
     // the samples of the range and threads, keyed by (leaf node, thread)
     std::vector<Item> items;
-    items.reserve(last - first);
-    for (std::size_t i = first; i < last; ++i) {
-        if ((i & 0xffff) == 0 && cancelled(request.cancel))
-            return std::nullopt;
-        const uint32_t t = store.thread(i);
-        if (!wanted.empty() && (t >= wanted.size() || !wanted[t]))
-            continue;
-        const NodeId n = store.node(i) < tree.size() ? store.node(i) : kRootNode;
-        items.push_back({static_cast<uint64_t>(n) << threadBits | t, static_cast<uint32_t>(i)});
-        ++out.threadSamples[t];
+    items.reserve(parts[0].second - parts[0].first + parts[1].second - parts[1].first);
+    for (const auto& [from, to] : parts) {
+        for (std::size_t i = from; i < to; ++i) {
+            if ((i & 0xffff) == 0 && cancelled(request.cancel))
+                return std::nullopt;
+            const uint32_t t = store.thread(i);
+            if (!wanted.empty() && (t >= wanted.size() || !wanted[t]))
+                continue;
+            const NodeId n = store.node(i) < tree.size() ? store.node(i) : kRootNode;
+            items.push_back({static_cast<uint64_t>(n) << threadBits | t, static_cast<uint32_t>(i)});
+            ++out.threadSamples[t];
+        }
     }
     out.samples = items.size();
     radixSort(items, nodeBits + threadBits);

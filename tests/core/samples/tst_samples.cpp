@@ -166,15 +166,18 @@ class TestSamples : public QObject {
     }
 
     /// The range [a, b) (absolute ns) of the profile re-aggregated against the cut text imported.
+    /// With `outside`, the samples before a and from b on (the rest of the recording) against the text
+    /// without [a, b).
     void compareCut(const Profile& full, const std::vector<Record>& rs, int64_t a, int64_t b,
-                    const std::set<int64_t>* tids = nullptr) {
+                    const std::set<int64_t>* tids = nullptr, bool outside = false) {
         std::vector<const Record*> kept;
         for (const Record& r : rs)
-            if (r.timeNs >= a && r.timeNs < b && (!tids || tids->count(r.tid)))
+            if ((r.timeNs >= a && r.timeNs < b) != outside && (!tids || tids->count(r.tid)))
                 kept.push_back(&r);
         SliceRequest req;
         const int64_t origin = full.samples->originNs();
         req.range = {a - origin, b - origin};
+        req.outside = outside;
         if (tids)
             for (uint32_t t = 0; t < full.threads.size(); ++t)
                 if (tids->count(full.threads[t].tid))
@@ -254,6 +257,10 @@ private Q_SLOTS:
         compareCut(full, rs, times[(2 * n) / 3], times.back() + 1000000);  // to past the end
         compareCut(full, rs, times[n / 2], times[n / 2]);                  // empty
         compareCut(full, rs, times.back() + 1, times.back() + 1000000000); // after the end
+        // the rest of the recording, for comparing a range with it
+        compareCut(full, rs, times[n / 4], times[(3 * n) / 5], nullptr, true); // both sides of the middle
+        compareCut(full, rs, times.front(), times[n / 3], nullptr, true);      // all after the first third
+        compareCut(full, rs, times.front(), times.back() + 1, nullptr, true);  // nothing
     }
 
     // a thread subset (with and without a time range) == the text cut by tid
@@ -274,6 +281,7 @@ private Q_SLOTS:
         std::sort(times.begin(), times.end());
         compareCut(full, rs, times.front(), times.back() + 1, &tids);
         compareCut(full, rs, times[times.size() / 5], times[times.size() / 2], &tids);
+        compareCut(full, rs, times[times.size() / 5], times[times.size() / 2], &tids, true);
     }
 
     // sliceThreads (from per-thread costs, no store needed) == sliceSamples of the same threads, thread by

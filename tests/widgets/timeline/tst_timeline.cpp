@@ -4,7 +4,9 @@
 // lane's label filters to that thread, the selected function's on-stack buckets, zoom, and the one-line note
 // for a format without per-sample times.
 #include "apptestutil.h"
+#include "comparetab.h"
 #include "flame/flamegraphpanel.h"
+#include "mainwindow.h"
 #include "profiletab.h"
 #include "tables/calltreetables.h"
 #include "threadlist.h"
@@ -13,12 +15,17 @@
 #include "timeline/timelineview.h"
 #include "widgettestutil.h"
 
+#include <QAction>
 #include <QLabel>
+#include <QMenu>
+#include <QSignalSpy>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
 
 #include <cstdio>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -262,6 +269,177 @@ private Q_SLOTS:
         QCOMPARE(view->highlightOf(view->lanes()[0]), mine);
         const std::vector<uint32_t> none(mine.size(), 0);
         QCOMPARE(view->highlightOf(view->lanes()[1]), none);
+    }
+
+    /// Comparing time ranges: the selection with the rest of the recording, then a baseline marked before
+    /// with a later selection; each side holds exactly its range's samples (counted from the generated list),
+    /// and in the main window the comparison opens as a tab.
+    void compareTimeRanges() {
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        ProfileTab* tab = w.openFile(m_perf);
+        QVERIFY(test::waitLoaded(tab));
+        TimelinePanel* panel = tab->timeline();
+        TimelineView* view = panel->view();
+        QTRY_VERIFY_WITH_TIMEOUT(view->activityCurrent() && !view->lanes().empty(), kPatienceMs);
+        QVERIFY(panel->compareButton()->isVisible());
+        const auto hotIn = [&](TimeRange r, bool outside) {
+            int64_t n = 0;
+            for (const Sample& s : m_samples)
+                n += s.hot && (s.timeNs >= r.begin && s.timeNs < r.end) != outside;
+            return n;
+        };
+        const auto frameTotal = [](const Profile& p, std::string_view name) {
+            int64_t sum = 0;
+            for (NodeId n = 1; n < p.tree.size(); ++n)
+                if (p.nodeName(n) == name)
+                    sum += p.tree.total(0, n);
+            return sum;
+        };
+        const int y = view->plotRect().top() + 4;
+        // Without a selection there is nothing to compare.
+        QVERIFY(!panel->compareSelectionWithRest());
+        drag(view, view->timeToX(205 * kMs), view->timeToX(505 * kMs), y);
+        const TimeRange first = *view->selection();
+        const int64_t all = static_cast<int64_t>(m_samples.size());
+        const int64_t inFirst = countIn(m_samples, first);
+
+        QSignalSpy ready(tab, &ProfileTab::comparisonReady);
+        const int tabsBefore = w.tabs()->count();
+        QVERIFY(panel->compareSelectionWithRest());
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, kPatienceMs);
+        auto before = ready[0][0].value<std::shared_ptr<const Profile>>();
+        auto after = ready[0][2].value<std::shared_ptr<const Profile>>();
+        QCOMPARE(before->tree.grandTotal(0), inFirst);
+        QCOMPARE(after->tree.grandTotal(0), all - inFirst);
+        QCOMPARE(frameTotal(*before, "hot"), hotIn(first, false));
+        QCOMPARE(frameTotal(*after, "hot"), hotIn(first, true));
+        QCOMPARE(ready[0][1].toString(), QStringLiteral("threads.perf [%1]").arg(formatTimelineRange(first)));
+        QCOMPARE(ready[0][3].toString(), QStringLiteral("threads.perf [rest of the recording]"));
+        // the window opens it as a comparison tab, named once by the file
+        QCOMPARE(w.tabs()->count(), tabsBefore + 1);
+        auto* compare = qobject_cast<CompareTab*>(w.tabs()->currentWidget());
+        QVERIFY(compare);
+        QCOMPARE(compare->state(), CompareTab::State::Loaded);
+        QCOMPARE(compare->title(),
+                 QStringLiteral("threads.perf: %1 ↔ rest of the recording").arg(formatTimelineRange(first)));
+
+        // The first range as the baseline (drawn on the timeline), then a later selection against it.
+        w.tabs()->setCurrentWidget(tab);
+        QAction* mark = nullptr;
+        for (QAction* a : panel->compareMenu()->actions())
+            if (a->text() == QStringLiteral("Mark Selection as Baseline"))
+                mark = a;
+        QVERIFY(mark);
+        Q_EMIT panel->compareMenu()->aboutToShow();
+        QVERIFY(mark->isEnabled());
+        QVERIFY(!panel->compareBaselineWithSelection()); // no baseline yet
+        mark->trigger();
+        QVERIFY(panel->baseline());
+        QCOMPARE(view->baseline()->begin, first.begin);
+        QVERIFY(!panel->compareBaselineWithSelection()); // the baseline is the selection
+        drag(view, view->timeToX(600 * kMs), view->timeToX(950 * kMs), y);
+        const TimeRange second = *view->selection();
+        QVERIFY(panel->compareBaselineWithSelection());
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 2, kPatienceMs);
+        before = ready[1][0].value<std::shared_ptr<const Profile>>();
+        after = ready[1][2].value<std::shared_ptr<const Profile>>();
+        QCOMPARE(before->tree.grandTotal(0), inFirst);
+        QCOMPARE(after->tree.grandTotal(0), countIn(m_samples, second));
+        QCOMPARE(frameTotal(*after, "hot"), hotIn(second, false));
+
+        // With one thread shown, both sides hold only its samples, and the labels say so.
+        const uint32_t worker = threadIndex(*tab->profile(), 101);
+        tab->threadList()->showOnly(worker);
+        QVERIFY(panel->compareBaselineWithSelection());
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 3, kPatienceMs);
+        QCOMPARE(ready[2][0].value<std::shared_ptr<const Profile>>()->tree.grandTotal(0),
+                 countIn(m_samples, first, 1));
+        QCOMPARE(ready[2][2].value<std::shared_ptr<const Profile>>()->tree.grandTotal(0),
+                 countIn(m_samples, second, 1));
+        QVERIFY(ready[2][1].toString().endsWith(QStringLiteral(", 1 of 3 threads]")));
+        QCOMPARE(w.tabs()->count(), tabsBefore + 3);
+    }
+
+    /// A system-wide profile: threads grouped by process, busiest first; a process of several threads has a
+    /// header row with their summed activity that folds them away and back; a process of one thread has none.
+    void processGroups() {
+        struct Spec {
+            const char* comm;
+            int pid, tid, samples;
+        };
+        // server 90 samples (3 threads), db 40 (2 threads), client 35 (1 thread)
+        const Spec specs[] = {{"server", 200, 200, 40}, {"srv-worker", 200, 201, 30},
+                              {"srv-io", 200, 202, 20}, {"client", 300, 300, 35},
+                              {"db", 400, 400, 25},     {"db-flush", 400, 401, 15}};
+        QByteArray text;
+        for (const Spec& sp : specs)
+            for (int k = 0; k < sp.samples; ++k) {
+                const int64_t abs = 5000 * 1000 * kMs + k * 10 * kMs + sp.tid * 1000; // 5000 s since boot
+                char header[160];
+                std::snprintf(header, sizeof header, "%s %d/%d [000] %lld.%06lld: 1 cpu-clock:\n", sp.comm,
+                              sp.pid, sp.tid, static_cast<long long>(abs / 1000000000),
+                              static_cast<long long>(abs % 1000000000 / 1000));
+                text += header;
+                text += "\t          404000 main (/bin/app)\n\n";
+            }
+        const QString path = m_dir.filePath(QStringLiteral("system.perf"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(text);
+        f.close();
+        ProfileTab tab(path);
+        tab.resize(1200, 800);
+        tab.show();
+        QVERIFY(test::waitLoaded(&tab));
+        TimelineView* view = tab.timeline()->view();
+        QTRY_VERIFY_WITH_TIMEOUT(view->activityCurrent() && !view->lanes().empty(), kPatienceMs);
+        const Profile& p = *tab.profile();
+        const auto idx = [&](int tid) {
+            return threadIndex(p, tid);
+        };
+        QCOMPARE(view->groupedProcesses(), (std::vector<int64_t>{200, 400}));
+        QCOMPARE(view->lanes(),
+                 (std::vector<uint32_t>{idx(200), idx(201), idx(202), idx(400), idx(401), idx(300)}));
+        // header, its threads below it, the next header, ...: rows in that order, top to bottom
+        const std::vector<int> tops{view->processRect(200).top(),   view->laneRect(idx(200)).top(),
+                                    view->laneRect(idx(202)).top(), view->processRect(400).top(),
+                                    view->laneRect(idx(401)).top(), view->laneRect(idx(300)).top()};
+        QVERIFY(std::is_sorted(tops.begin(), tops.end()));
+        QCOMPARE(tops[1], tops[0] + view->processRect(200).height());
+        QVERIFY(view->processLabel(200).contains(QStringLiteral("server (200)")));
+        QVERIFY(view->processLabel(200).contains(QStringLiteral("3 threads")));
+        // the header's activity is its threads' summed, bucket by bucket
+        std::vector<uint32_t> sum(static_cast<std::size_t>(view->plotRect().width()), 0);
+        for (int tid : {200, 201, 202}) {
+            const std::vector<uint32_t> a = view->activityOf(idx(tid));
+            QCOMPARE(a.size(), sum.size());
+            for (std::size_t b = 0; b < a.size(); ++b)
+                sum[b] += a[b];
+        }
+        QCOMPARE(view->processActivity(200), sum);
+        QCOMPARE(std::accumulate(sum.begin(), sum.end(), 0u), 90u);
+        // a click on the header's label folds the threads away (the header stays, summed); again unfolds
+        const int y = view->processRect(200).center().y();
+        QTest::mouseClick(view, Qt::LeftButton, {}, QPoint(10, y));
+        QVERIFY(view->processCollapsed(200));
+        QVERIFY(view->processLabel(200).startsWith(QStringLiteral("▸")));
+        QCOMPARE(view->lanes(), (std::vector<uint32_t>{idx(400), idx(401), idx(300)}));
+        QVERIFY(view->laneRect(idx(201)).isEmpty());
+        QCOMPARE(view->processRect(400).top(), view->processRect(200).bottom() + 1);
+        QCOMPARE(view->processActivity(200), sum);
+        QVERIFY(tab.threadList()->selectedThreads().empty()); // folding is not filtering
+        QTest::mouseClick(view, Qt::LeftButton, {}, QPoint(10, y));
+        QVERIFY(!view->processCollapsed(200));
+        QCOMPARE(view->lanes().size(), std::size_t{6});
+        // a thread's label under a header still filters to that thread
+        QTest::mouseClick(view, Qt::LeftButton, {}, view->labelRect(idx(401)).center());
+        QCOMPARE(tab.threadList()->selectedThreads(), std::vector<uint32_t>{idx(401)});
+        // the single-process profile of the other tests has no headers
+        auto plain = openTab();
+        QVERIFY(plain);
+        QVERIFY(plain->timeline()->view()->groupedProcesses().empty());
     }
 
     void zoomIntoSelection() {
