@@ -172,8 +172,9 @@ QWidget* ProfileTab::makeContentPage() {
     connect(m_tables, &CallTreeTables::sourceRequested, this, &ProfileTab::showSource);
     connect(m_summary, &SummaryBar::costTypeChanged, m_panel, &FlameGraphPanel::setCostType);
     connect(m_summary, &SummaryBar::costTypeChanged, this, [this](std::size_t costType) {
-        m_source->setProfile(m_profile, costType);
-        m_disasm->setProfile(m_profile, costType);
+        m_costType = costType;
+        m_source->setProfile(m_detailProfile, costType);
+        m_disasm->setProfile(m_detailProfile, costType);
     });
     connect(m_detailTabs, &QTabWidget::currentChanged, this, [this] {
         if (m_detailTabs->currentWidget() != m_disasm)
@@ -255,6 +256,8 @@ void ProfileTab::showProfile(std::shared_ptr<const Profile> profile) {
         m_sideSplitter->setSizes({side, total - side});
     }
     m_stack->setCurrentWidget(m_contentPage);
+    m_detailProfile = m_profile;
+    m_costType = 0;
     m_source->setProfile(m_profile);
     bool sourceInfo = m_profile->lineCosts.size() > 0; // or frames that know their file (speedscope, Chrome)
     for (uint32_t f = 1; !sourceInfo && f < m_profile->frames.size(); ++f)
@@ -271,6 +274,7 @@ void ProfileTab::showProfile(std::shared_ptr<const Profile> profile) {
     std::size_t offType = 0, wallType = 0;
     if (FlameColors::offCpuTypes(*m_profile, offType, wallType)) {
         m_panel->setCostType(wallType);
+        m_costType = wallType;
         m_source->setProfile(m_profile, wallType);
         m_disasm->setProfile(m_profile, wallType);
     }
@@ -302,6 +306,9 @@ void ProfileTab::setTimeRange(std::optional<TimeRange> range) {
     if (!range || !m_profile->samples) {
         m_sliceJob.drop();
         m_panel->replaceProfile(m_profile);
+        m_detailProfile = m_profile;
+        m_source->setCosts(m_profile);
+        m_disasm->setCosts(m_profile, false);
         return;
     }
     // Re-aggregating a range walks its samples: off the GUI thread, a newer range cancels the older one.
@@ -310,14 +317,21 @@ void ProfileTab::setTimeRange(std::optional<TimeRange> range) {
             SliceRequest request;
             request.range = range;
             request.cancel = job.cancelFlag();
+            request.details = true; // the range's source lines and instructions too, where kept
             std::optional<TimeSlice> slice = sliceSamples(*profile, request);
             if (!slice)
                 return nullptr;
             return std::make_shared<const Profile>(sliceProfile(*profile, std::move(*slice)));
         },
         [this](std::shared_ptr<const Profile> slice) {
-            if (slice)
-                m_panel->replaceProfile(std::move(slice));
+            if (!slice)
+                return;
+            m_panel->replaceProfile(slice);
+            if (hasSliceDetails(*m_profile)) { // else the tabs keep the whole profile's costs
+                m_detailProfile = slice;
+                m_source->setCosts(slice);
+                m_disasm->setCosts(slice, true);
+            }
         });
 }
 

@@ -121,8 +121,12 @@ private:
     int m_percent = 0;
     std::shared_ptr<const Profile> m_profile;
     ProfileLoader* m_loader;
-    BackgroundJob m_tableJob{this};   // the table rows of the newest chart data
-    BackgroundJob m_sliceJob{this};   // the profile of the newest time range
+    BackgroundJob m_tableJob{this}; // the table rows of the newest chart data
+    BackgroundJob m_sliceJob{this}; // the profile of the newest time range
+    // the profile whose line and instruction costs the Source and Disassembly tabs show: the whole one, or
+    // the time range's slice
+    std::shared_ptr<const Profile> m_detailProfile;
+    std::size_t m_costType = 0;
     BackgroundJob m_compareJob{this}; // the two profiles of a comparison of time ranges
     std::optional<TimeRange> m_range;
 

@@ -172,6 +172,7 @@ std::string applySelection(Profile& p, const ProfileArgs& args, Selection& s) {
         SliceRequest request;
         request.range = s.range;
         request.threads = s.threads;
+        request.details = true;            // `annotate --time`: the range's instruction costs
         slice = *sliceSamples(p, request); // no cancel flag: always a slice
     } else {
         slice = sliceThreads(p, s.threads);

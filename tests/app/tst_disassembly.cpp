@@ -7,8 +7,12 @@
 #include "disasm/disassemblyview.h"
 #include "patience.h"
 #include "profiletab.h"
+#include "scorch/samples.h"
+#include "source/sourceview.h"
 #include "tables/calltreetables.h"
 #include "testutil.h"
+#include "timeline/timelinepanel.h"
+#include "timeline/timelineview.h"
 #include "widgettestutil.h"
 
 #include <QProcess>
@@ -43,6 +47,16 @@ class TestDisassembly : public QObject {
         return ready.count() > 0 || ready.wait(kPatienceMs);
     }
 
+    /// The recording in a tab, with `function` shown in the Disassembly tab; null when that fails.
+    std::unique_ptr<ProfileTab> openWithInstructions(const QString& function) const {
+        auto tab = std::make_unique<ProfileTab>(m_data);
+        tab->resize(1600, 1000);
+        tab->show();
+        if (!waitLoaded(tab.get()) || !showInstructions(*tab, function))
+            return nullptr;
+        return tab;
+    }
+
 private Q_SLOTS:
     void initTestCase() {
         QVERIFY(m_dir.isValid());
@@ -62,14 +76,11 @@ private Q_SLOTS:
     void hottestInstructionAndJumps() {
         if (m_data.isEmpty())
             QSKIP("perf cannot record here");
-        ProfileTab tab(m_data);
-        tab.resize(1600, 1000);
-        tab.show();
-        QVERIFY(waitLoaded(&tab));
-        QVERIFY(tab.detailTabs()->isVisible());
-        QVERIFY(tab.detailTabs()->isTabVisible(1)); // perf.data keeps instruction addresses
-        QVERIFY(showInstructions(tab, QStringLiteral("hotLeaf(…)")));
-        DisassemblyView* view = tab.disassemblyView();
+        const auto tab = openWithInstructions(QStringLiteral("hotLeaf(…)"));
+        QVERIFY(tab);
+        QVERIFY(tab->detailTabs()->isVisible());
+        QVERIFY(tab->detailTabs()->isTabVisible(1)); // perf.data keeps instruction addresses
+        DisassemblyView* view = tab->disassemblyView();
         QVERIFY2(view->annotation().has_value(), qPrintable(view->infoLabel()->text()));
         const Annotation& a = *view->annotation();
         QTreeWidget* tree = view->tree();
@@ -85,7 +96,7 @@ private Q_SLOTS:
         QCOMPARE(instructions, int(a.instructions.size()));
         QVERIFY(sourceShown);
         QCOMPARE(tree->columnCount(),
-                 DisassemblyView::FirstCostColumn + int(tab.profile()->costTypes.size()));
+                 DisassemblyView::FirstCostColumn + int(tab->profile()->costTypes.size()));
         // the hottest instruction is current, with most of the function's samples
         const AnnotatedInstruction& hot = a.instructions[a.hottest(0)];
         QVERIFY(tree->currentItem());
@@ -96,7 +107,7 @@ private Q_SLOTS:
                     ->text(DisassemblyView::SourceColumn)
                     .startsWith(QStringLiteral("perfprog.cpp:")));
         // the tab takes at least half of the width beside the tables, so the source column is in view
-        QVERIFY(tab.detailTabs()->width() * 2 >= tab.detailTabs()->width() + tab.tables()->width() - 8);
+        QVERIFY(tab->detailTabs()->width() * 2 >= tab->detailTabs()->width() + tab->tables()->width() - 8);
         // the loop's conditional jump goes back into the function: a double-click makes its target current
         QTreeWidgetItem* jump = nullptr;
         for (int r = 0; r < tree->topLevelItemCount() && !jump; ++r)
@@ -114,12 +125,9 @@ private Q_SLOTS:
     void inlinedCodeInItalics() {
         if (m_data.isEmpty())
             QSKIP("perf cannot record here");
-        ProfileTab tab(m_data);
-        tab.resize(1600, 1000);
-        tab.show();
-        QVERIFY(waitLoaded(&tab));
-        QVERIFY(showInstructions(tab, QStringLiteral("warmLeaf(…)")));
-        QTreeWidget* tree = tab.disassemblyView()->tree();
+        const auto tab = openWithInstructions(QStringLiteral("warmLeaf(…)"));
+        QVERIFY(tab);
+        QTreeWidget* tree = tab->disassemblyView()->tree();
         int inlined = 0;
         for (int r = 0; r < tree->topLevelItemCount(); ++r) {
             QTreeWidgetItem* item = tree->topLevelItem(r);
@@ -129,6 +137,45 @@ private Q_SLOTS:
             }
         }
         QVERIFY(inlined > 0);
+    }
+
+    /// A time range selected on the timeline: the Disassembly and Source tabs show that range's costs (the
+    /// function's self cost in the range's call tree, re-aggregated without them), and the whole profile's
+    /// again when the range is cleared.
+    void followsTheTimeRange() {
+        if (m_data.isEmpty())
+            QSKIP("perf cannot record here");
+        const auto tab = openWithInstructions(QStringLiteral("hotLeaf(…)"));
+        QVERIFY(tab);
+        DisassemblyView* view = tab->disassemblyView();
+        QVERIFY(view->annotation());
+        const int64_t whole = view->annotation()->total[0];
+        const Profile& p = *tab->profile();
+        QVERIFY(hasSliceDetails(p));
+        // the self cost of hotLeaf in the first third's call tree
+        const TimeRange range{0, p.samples->lastTime() / 3};
+        SliceRequest request;
+        request.range = range;
+        const Profile slice = sliceProfile(p, *sliceSamples(p, request));
+        int64_t expected = 0;
+        for (NodeId n = 1; n < slice.tree.size(); ++n)
+            if (slice.nodeName(n).starts_with("hotLeaf"))
+                expected += slice.tree.self(0, n);
+        QVERIFY(expected > 0 && expected < whole);
+        tab->timeline()->view()->setSelection(range);
+        QTRY_VERIFY_WITH_TIMEOUT(view->annotation() && view->annotation()->total[0] == expected, kPatienceMs);
+        // the source view's lines of hotLeaf: their self costs sum to the same
+        const auto sourceSelf = [&] {
+            int64_t sum = 0;
+            for (const FunctionLine& l : tab->sourceView()->function().lines)
+                sum += l.self[0];
+            return sum;
+        };
+        QCOMPARE(sourceSelf(), expected);
+        // cleared: the whole profile's costs again
+        tab->timeline()->view()->setSelection(std::nullopt);
+        QTRY_VERIFY_WITH_TIMEOUT(view->annotation() && view->annotation()->total[0] == whole, kPatienceMs);
+        QCOMPARE(sourceSelf(), whole);
     }
 
     /// Folded stacks keep no addresses: no Disassembly tab.

@@ -81,16 +81,27 @@ int main(int argc, char** argv) {
     }
     const SampleStore& store = *profile.samples;
     const double n = static_cast<double>(std::max<std::size_t>(store.size(), 1));
-    std::printf("store: %zu samples, %.2f bytes/sample (8 time + 4 thread + 4 node%s, %zu cost columns: ",
+    std::printf("store: %zu samples, %.2f bytes/sample (8 time + 4 thread + 4 node%s%s, %zu cost columns: ",
                 store.size(), static_cast<double>(store.bytes()) / n, store.hasCpu() ? " + 4 CPU" : "",
-                store.costTypeCount());
+                store.hasStacks() ? " + 4 stack" : "", store.costTypeCount());
     for (std::size_t t = 0; t < store.costTypeCount(); ++t)
         std::printf("%s%.1f", t ? " + " : "", static_cast<double>(store.cost(t).bytes()) / n);
     std::printf(")\n");
     const int64_t span = store.lastTime() + 1;
-    auto slice = [&](TimeRange r, std::vector<uint32_t> threads, const char* what) {
+    if (hasSliceDetails(profile)) {
+        const StackDetails& st = profile.stacks;
+        std::printf(
+            "stack details (a range's lines and instructions): %zu stacks, %zu line refs, %.1f MB, "
+            "+ 4 bytes/sample for the stack column\n",
+            st.size(), st.lines.size(),
+            static_cast<double>(
+                (st.linesFirst.size() + st.lines.size() + st.leafLine.size() + st.leafAddress.size()) * 4) /
+                1e6);
+    }
+    auto slice = [&](TimeRange r, std::vector<uint32_t> threads, const char* what, bool details = false) {
         SliceRequest req;
         req.range = r;
+        req.details = details;
         req.threads = std::move(threads);
         std::size_t nodes = 0;
         uint64_t samples = 0;
@@ -105,6 +116,10 @@ int main(int argc, char** argv) {
     slice({span / 4, span / 4 + span / 2}, {}, "middle half");
     slice({span / 2, span / 2 + span / 100}, {}, "1% (middle)");
     slice({0, span}, {}, "everything");
+    if (hasSliceDetails(profile)) {
+        slice({span / 4, span / 4 + span / 2}, {}, "middle half + lines", true);
+        slice({span / 2, span / 2 + span / 100}, {}, "1% + lines", true);
+    }
     std::vector<uint32_t> half;
     for (uint32_t t = 0; t < profile.threads.size(); t += 2)
         half.push_back(t);

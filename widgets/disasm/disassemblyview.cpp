@@ -65,6 +65,20 @@ void DisassemblyView::setProfile(std::shared_ptr<const Profile> profile, std::si
     }
 }
 
+void DisassemblyView::setCosts(std::shared_ptr<const Profile> profile, bool range) {
+    if (profile == m_profile)
+        return;
+    m_profile = std::move(profile);
+    m_range = range;
+    m_job.drop();
+    m_annotation.reset();
+    const FrameId frame = m_frame;
+    if (frame.value != 0 && isVisible()) {
+        m_frame = FrameId{};
+        showFrame(frame);
+    }
+}
+
 void DisassemblyView::showFrame(FrameId frame) {
     if (!m_profile || (frame == m_frame && m_annotation))
         return;
@@ -73,9 +87,11 @@ void DisassemblyView::showFrame(FrameId frame) {
     m_tree->clear();
     const QString name = frameDisplayName(*m_profile, frame);
     if (!hasAddressCosts(*m_profile, frame)) {
-        m_info->setText(tr("No instructions for %1: only perf.data recordings and Scorch recordings keep the "
-                           "address of every sample.")
-                            .arg(name.toHtmlEscaped()));
+        m_info->setText(m_range && m_profile->addressCosts.size() > 0
+                            ? tr("No samples of %1 in the selected time range.").arg(name.toHtmlEscaped())
+                            : tr("No instructions for %1: only perf.data recordings and Scorch recordings "
+                                 "keep the address of every sample.")
+                                  .arg(name.toHtmlEscaped()));
         Q_EMIT ready();
         return;
     }

@@ -31,6 +31,9 @@ public:
 
     /// The profile whose instruction costs are shown; `costType` picks the hottest instruction.
     void setProfile(std::shared_ptr<const Profile> profile, std::size_t costType = 0);
+    /// The same profile's frames with other costs (`range`: a time range's slice with its details): keeps
+    /// the function and cost type, disassembles again with these costs when shown.
+    void setCosts(std::shared_ptr<const Profile> profile, bool range);
     /// Disassembles the function of `frame` in the background (the newest request wins).
     void showFrame(FrameId frame);
     /// Where the source lines shown between the instructions are looked for (the source view's settings).
@@ -55,6 +58,7 @@ private:
 
     std::shared_ptr<const Profile> m_profile;
     std::size_t m_costType = 0;
+    bool m_range = false; // m_profile is a time range's slice
     FrameId m_frame{};
     std::optional<Annotation> m_annotation;
     SourceLocatorConfig m_sources;

@@ -160,6 +160,14 @@ void SourceView::setProfile(std::shared_ptr<const Profile> profile, std::size_t 
     }
 }
 
+void SourceView::setCosts(std::shared_ptr<const Profile> profile) {
+    if (profile == m_profile)
+        return;
+    m_profile = std::move(profile);
+    if (m_frame.value != 0)
+        showFrame(m_frame);
+}
+
 void SourceView::showFrame(FrameId frame) {
     if (!m_profile || frame.value == 0 || frame.value >= m_profile->frames.size())
         return;

@@ -39,6 +39,9 @@ public:
 
     /// The profile whose lineCosts are shown, and which cost type sorts and colours the lines.
     void setProfile(std::shared_ptr<const Profile> profile, std::size_t costType = 0);
+    /// The same profile's frames with other costs (a time range's slice, scorch/samples.h sliceProfile with
+    /// its details): keeps the function shown, the cost type and the files found, and shows these costs.
+    void setCosts(std::shared_ptr<const Profile> profile);
     /// Shows the source of the function of `frame` (all frames of the same name and module).
     void showFrame(FrameId frame);
     /// Shows a line of one of the function's files (the lines list does this on click).

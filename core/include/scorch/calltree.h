@@ -74,6 +74,9 @@ public:
     /// otherwise `self` is moved into the tree.
     static bool fromPreorder(std::span<const NodeId> parent, std::span<const FrameId> frame,
                              std::vector<std::vector<int64_t>>& self, CallTree& out);
+    /// The same, taking `parent` and `frame` over instead of copying them (moved from only on success).
+    static bool fromPreorder(std::vector<NodeId>&& parent, std::vector<FrameId>&& frame,
+                             std::vector<std::vector<int64_t>>& self, CallTree& out);
 
 private:
     void computeTotals();

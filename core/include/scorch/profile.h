@@ -118,6 +118,20 @@ struct AddressCosts {
     std::size_t size() const { return frame.size(); }
 };
 
+/// The unique stacks of an importer that keeps them with the sample store (perf.data, Scorch recordings),
+/// for the source lines and instructions of a time range or thread subset (scorch/samples.h, SliceRequest::
+/// details): per stack the lineCosts entries on it, each once, its leaf's lineCosts entry and its leaf
+/// instruction's addressCosts entry. SampleStore::stack(i) is sample i's stack.
+struct StackDetails {
+    std::vector<uint32_t> linesFirst;  ///< [stack] first of its entries in `lines`; one more than stacks
+    std::vector<uint32_t> lines;       ///< lineCosts entries
+    std::vector<uint32_t> leafLine;    ///< [stack] lineCosts entry; kNone when unknown
+    std::vector<uint32_t> leafAddress; ///< [stack] addressCosts entry; kNone when none
+    static constexpr uint32_t kNone = UINT32_MAX;
+    std::size_t size() const { return leafLine.size(); }
+    bool empty() const { return leafLine.empty(); }
+};
+
 class SampleStore;
 
 struct Profile {
@@ -130,6 +144,7 @@ struct Profile {
     ThreadCosts threadCosts;
     LineCosts lineCosts;
     AddressCosts addressCosts;
+    StackDetails stacks;
     /// Every sample's time, thread, CPU, leaf node and costs (scorch/samples.h), for formats with
     /// per-sample time; null otherwise.
     std::shared_ptr<const SampleStore> samples;

@@ -66,10 +66,11 @@ public:
     /// The store of the first `count` samples: refs become refNode[ref], threads threadMap[thread], cost
     /// type k is the log's typeOrder[k]; sorted by time (ties in input order), times relative to the first
     /// sample. `consume` moves the columns out (the log is left empty); otherwise they are copied.
+    /// `keepRefs`: the refs also stay as the store's stack column (raw stack ids: Profile::stacks).
     std::shared_ptr<const SampleStore> build(std::size_t count, std::span<const NodeId> refNode,
                                              std::span<const uint32_t> threadMap,
                                              std::span<const uint32_t> typeOrder, std::size_t threadCount,
-                                             bool consume);
+                                             bool consume, bool keepRefs = false);
 
 private:
     std::vector<int64_t> m_time;
@@ -97,6 +98,9 @@ public:
     /// The leaf node of the sample's stack in the profile's tree (kRootNode for an empty stack).
     NodeId node(std::size_t i) const { return m_node[i]; }
     bool hasCpu() const { return !m_cpu.empty(); }
+    /// The sample's stack in Profile::stacks, where the importer keeps them (perf.data, Scorch recordings).
+    bool hasStacks() const { return !m_stack.empty(); }
+    uint32_t stack(std::size_t i) const { return m_stack[i]; }
     int32_t cpu(std::size_t i) const { return m_cpu.empty() ? -1 : m_cpu[i]; }
     std::size_t costTypeCount() const { return m_cost.size(); }
     const SampleCostColumn& cost(std::size_t costType) const { return m_cost[costType]; }
@@ -119,6 +123,7 @@ private:
     std::vector<uint32_t> m_thread;
     std::vector<NodeId> m_node;
     std::vector<int32_t> m_cpu;
+    std::vector<uint32_t> m_stack;
     std::vector<SampleCostColumn> m_cost;
     int64_t m_origin = 0;
     std::size_t m_threadCount = 0;
@@ -134,6 +139,11 @@ struct TimeSlice {
     ThreadCosts threadCosts;             ///< over slice nodes, threads as in the profile
     std::vector<uint64_t> threadSamples; ///< per profile thread
     uint64_t samples = 0;
+    /// With SliceRequest::details, on a profile that keeps its stacks: the source-line and instruction
+    /// costs of these samples (the profile's entries that they reach, in the same order).
+    bool hasDetails = false;
+    LineCosts lineCosts;
+    AddressCosts addressCosts;
 };
 
 struct SliceRequest {
@@ -142,7 +152,13 @@ struct SliceRequest {
     bool outside = false;
     std::vector<uint32_t> threads;             ///< indexes into Profile::threads; empty = all
     const std::atomic<bool>* cancel = nullptr; ///< set by a newer request: the slice is abandoned
+    /// Also the per-line and per-instruction costs (TimeSlice::lineCosts, addressCosts), where the profile
+    /// keeps each sample's stack (hasSliceDetails); they cost a walk over the stacks the samples reach.
+    bool details = false;
 };
+
+/// The profile keeps each sample's stack, so that a slice can have its own line and instruction costs.
+bool hasSliceDetails(const Profile& profile);
 
 /// Re-aggregates the samples of `request`; std::nullopt when cancelled. Costs only the samples in the range
 /// and the nodes they reach (a small range never walks the whole tree). Throws std::invalid_argument when
@@ -153,7 +169,8 @@ std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest
 /// per-thread costs: for profiles with or without a sample store (a thread subset needs no per-sample time).
 TimeSlice sliceThreads(const Profile& profile, std::span<const uint32_t> threads);
 
-/// A whole profile of a slice (strings, frames and metadata copied; no line costs, no sample store), for
+/// A whole profile of a slice (strings, frames and metadata copied; the slice's line and instruction costs
+/// when it has them, else none; no sample store), for
 /// writers and analyses that take a Profile. Per-function costs: functionCosts(profile, slice.tree).
 Profile sliceProfile(const Profile& profile, TimeSlice slice);
 

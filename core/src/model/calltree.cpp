@@ -71,12 +71,22 @@ int compareAsStackSegments(std::string_view a, std::string_view b) {
 
 bool CallTree::fromPreorder(std::span<const NodeId> parent, std::span<const FrameId> frame,
                             std::vector<std::vector<int64_t>>& self, CallTree& out) {
-    const std::size_t n = parent.size();
+    std::vector<NodeId> p;
+    std::vector<FrameId> f;
+    detail::reserveHuge(p, parent.size());
+    detail::reserveHuge(f, frame.size());
+    p.assign(parent.begin(), parent.end());
+    f.assign(frame.begin(), frame.end());
+    return fromPreorder(std::move(p), std::move(f), self, out);
+}
+
+bool CallTree::fromPreorder(std::vector<NodeId>&& parentIn, std::vector<FrameId>&& frameIn,
+                            std::vector<std::vector<int64_t>>& self, CallTree& out) {
+    const std::size_t n = parentIn.size();
     CallTree t;
-    detail::reserveHuge(t.m_parent, n);
-    detail::reserveHuge(t.m_frame, n);
-    t.m_parent.assign(parent.begin(), parent.end());
-    t.m_frame.assign(frame.begin(), frame.end());
+    t.m_parent.swap(parentIn);
+    t.m_frame.swap(frameIn);
+    const std::vector<NodeId>& parent = t.m_parent;
     detail::assignHuge(t.m_end, n, NodeId(0));
     detail::assignHuge(t.m_depth, n, 0u);
     std::vector<NodeId> path; // the path from the root to the previous node
@@ -90,8 +100,11 @@ bool CallTree::fromPreorder(std::span<const NodeId> parent, std::span<const Fram
             t.m_end[path.back()] = static_cast<NodeId>(i);
             path.pop_back();
         }
-        if (path.empty())
+        if (path.empty()) { // refused: the caller keeps its vectors
+            parentIn.swap(t.m_parent);
+            frameIn.swap(t.m_frame);
             return false;
+        }
         t.m_depth[i] = static_cast<uint32_t>(path.size());
         t.m_maxDepth = std::max(t.m_maxDepth, t.m_depth[i]);
         path.push_back(static_cast<NodeId>(i));

@@ -21,11 +21,12 @@ inline uint64_t lineKey(FrameId frame, SourceLine where) {
 }
 
 /// `lines[i]` has `.frame` (FrameId) and `.where` (SourceLine); `self[t][i]`/`total[t][i]` are its costs.
-/// The result is sorted by (frame, file, line); its cost type k is the builder's `typeOrder[k]`.
+/// The result is sorted by (frame, file, line); its cost type k is the builder's `typeOrder[k]`. `rank`, if
+/// given, receives each builder entry's position in the result.
 template <typename Entry>
 LineCosts sortedLineCosts(const std::vector<Entry>& lines, const std::vector<std::vector<int64_t>>& self,
-                          const std::vector<std::vector<int64_t>>& total,
-                          std::span<const uint32_t> typeOrder) {
+                          const std::vector<std::vector<int64_t>>& total, std::span<const uint32_t> typeOrder,
+                          std::vector<uint32_t>* rank = nullptr) {
     std::vector<uint32_t> order(lines.size());
     std::iota(order.begin(), order.end(), 0u);
     std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
@@ -37,6 +38,11 @@ LineCosts sortedLineCosts(const std::vector<Entry>& lines, const std::vector<std
             return x.where.file.value < y.where.file.value;
         return x.where.line < y.where.line;
     });
+    if (rank) {
+        rank->assign(order.size(), 0);
+        for (std::size_t k = 0; k < order.size(); ++k)
+            (*rank)[order[k]] = static_cast<uint32_t>(k);
+    }
     LineCosts out;
     for (uint32_t e : order) {
         out.frame.push_back(lines[e].frame);

@@ -110,7 +110,9 @@ struct RawProfileBuilder::Impl {
     std::vector<uint32_t> moduleStamp;          ///< per module handle: the stack that listed it last
 
     /// The self costs of the resolved ELF leaf addresses so far (Profile::addressCosts).
-    AddressCosts addressCosts(const std::vector<ModuleReport>& reports);
+    /// `entryOf`, if given, receives each address id's entry (UINT32_MAX: none).
+    AddressCosts addressCosts(const std::vector<ModuleReport>& reports,
+                              std::vector<uint32_t>* entryOf = nullptr);
 
     uint32_t addrId(const RawFrame& f) {
         const uint64_t h = hashRaw(f);
@@ -312,7 +314,8 @@ void RawProfileBuilder::Impl::resolve(std::span<const Symbolizer::Request> reque
     }
 }
 
-AddressCosts RawProfileBuilder::Impl::addressCosts(const std::vector<ModuleReport>& reports) {
+AddressCosts RawProfileBuilder::Impl::addressCosts(const std::vector<ModuleReport>& reports,
+                                                   std::vector<uint32_t>* entryOf) {
     AddressCosts out;
     const std::size_t nt = leafCost.size();
     std::vector<uint32_t> moduleIndex(reports.size(), UINT32_MAX);
@@ -348,8 +351,12 @@ AddressCosts RawProfileBuilder::Impl::addressCosts(const std::vector<ModuleRepor
                std::tuple(frameOf(y), moduleIndex[addrModule[order[y]]], offsets[y]);
     });
     out.self.assign(nt, {});
+    if (entryOf)
+        entryOf->assign(addrFirst.size(), UINT32_MAX);
     for (const uint32_t i : rank) {
         const uint32_t a = order[i];
+        if (entryOf)
+            (*entryOf)[a] = static_cast<uint32_t>(out.frame.size());
         out.frame.push_back(resolved[addrFirst[a]].frame);
         out.module.push_back(moduleIndex[addrModule[a]]);
         out.offset.push_back(offsets[i]);
@@ -536,7 +543,8 @@ void RawProfileBuilder::Impl::attachSamples(Profile& profile, std::size_t count,
     std::lock_guard lock(data);
     if (!allTimed || count == 0 || timed.size() < count)
         return;
-    profile.samples = timed.build(count, stackNode, {}, typeOrder, profile.threads.size(), final);
+    profile.samples =
+        timed.build(count, stackNode, {}, typeOrder, profile.threads.size(), final, !profile.stacks.empty());
 }
 
 Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>* cancel, bool final) {
@@ -745,8 +753,15 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
     }
     for (std::string& message : serious) // the biggest share first, after the truncation or lost samples
         warnSerious(meta, std::move(message));
-    Profile profile = tree.profile(std::move(meta));
-    profile.addressCosts = addressCosts(reports);
+    // the final profile of a timed recording keeps its stacks: a time range's lines and instructions
+    const bool keepStacks = final && timed2 == samples2 && samples2 > 0;
+    Profile profile = tree.profile(std::move(meta), keepStacks);
+    std::vector<uint32_t> addressEntry;
+    profile.addressCosts = addressCosts(reports, keepStacks ? &addressEntry : nullptr);
+    if (keepStacks)
+        for (uint32_t s = 0; s < profile.stacks.size() && s < stackLeaf.size(); ++s)
+            if (const uint32_t a = stackLeaf[s]; a < addressEntry.size())
+                profile.stacks.leafAddress[s] = addressEntry[a];
     detail::trace("tree built");
     if (timed2 == samples2)
         attachSamples(profile, timed2, final);

@@ -263,7 +263,7 @@ void IncrementalTree::addCost(uint32_t stack, uint64_t samples, std::span<const 
     }
 }
 
-Profile IncrementalTree::profile(ProfileMeta meta) const {
+Profile IncrementalTree::profile(ProfileMeta meta, bool stacks) const {
     Profile p;
     p.meta = std::move(meta);
     for (std::size_t i = 1; i < m_strings.size(); ++i) // same ids: interned in id order
@@ -294,7 +294,22 @@ Profile IncrementalTree::profile(ProfileMeta meta) const {
 
     std::vector<uint32_t> types(m_types.size());
     std::iota(types.begin(), types.end(), 0u);
-    p.lineCosts = sortedLineCosts(m_lines, m_lineSelf, m_lineTotal, types);
+    std::vector<uint32_t> rank;
+    p.lineCosts = sortedLineCosts(m_lines, m_lineSelf, m_lineTotal, types, &rank);
+    if (stacks) { // in the sorted entries' numbers
+        StackDetails& d = p.stacks;
+        d.linesFirst.reserve(m_stacks.size() + 1);
+        d.lines.reserve(m_stackLines.size());
+        d.leafLine.reserve(m_stacks.size());
+        for (const Stack& s : m_stacks) {
+            d.linesFirst.push_back(static_cast<uint32_t>(d.lines.size()));
+            for (uint32_t k = s.linesFirst; k < s.linesFirst + s.linesCount; ++k)
+                d.lines.push_back(rank[m_stackLines[k]]);
+            d.leafLine.push_back(s.leafLine == UINT32_MAX ? StackDetails::kNone : rank[s.leafLine]);
+        }
+        d.linesFirst.push_back(static_cast<uint32_t>(d.lines.size()));
+        d.leafAddress.assign(m_stacks.size(), StackDetails::kNone);
+    }
     return p;
 }
 

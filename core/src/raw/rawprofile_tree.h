@@ -40,8 +40,9 @@ public:
     std::size_t nodeCount() const { return m_parent.size(); }
     /// The (thread, node) entry of a stack: its node in profile() is that profile's threadCosts.node[entry].
     uint32_t stackEntry(uint32_t stack) const { return m_stacks[stack].entry; }
-    /// An immutable profile of everything added so far.
-    Profile profile(ProfileMeta meta) const;
+    /// An immutable profile of everything added so far; with `stacks`, also each stack's line entries
+    /// (Profile::stacks without leafAddress, which the caller fills).
+    Profile profile(ProfileMeta meta, bool stacks = false) const;
 
 private:
     uint32_t child(uint32_t parent, FrameId frame);

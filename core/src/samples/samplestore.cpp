@@ -183,7 +183,7 @@ void SampleLog::append(SampleLog&& other, std::span<const uint32_t> threadMap, s
 std::shared_ptr<const SampleStore> SampleLog::build(std::size_t count, std::span<const NodeId> refNode,
                                                     std::span<const uint32_t> threadMap,
                                                     std::span<const uint32_t> typeOrder,
-                                                    std::size_t threadCount, bool consume) {
+                                                    std::size_t threadCount, bool consume, bool keepRefs) {
     count = std::min(count, m_time.size());
     auto store = std::make_shared<SampleStore>();
     SampleStore& s = *store;
@@ -225,11 +225,14 @@ std::shared_ptr<const SampleStore> SampleLog::build(std::size_t count, std::span
     takeOrCopy(s.m_thread, m_thread, count, consume);
     takeOrCopy(s.m_node, m_ref, count, consume);
     takeOrCopy(s.m_cpu, m_cpu, count, consume);
+    if (keepRefs)
+        s.m_stack = s.m_node;
     if (!order.empty()) {
         gatherVector(s.m_time, order);
         gatherVector(s.m_thread, order);
         gatherVector(s.m_node, order);
         gatherVector(s.m_cpu, order);
+        gatherVector(s.m_stack, order);
     }
     for (uint32_t& t : s.m_thread)
         t = t < threadMap.size() ? threadMap[t] : t;
@@ -271,7 +274,8 @@ std::size_t SampleStore::lowerBound(int64_t t) const {
 
 std::size_t SampleStore::bytes() const {
     std::size_t b = m_time.size() * sizeof(int64_t) + m_thread.size() * sizeof(uint32_t) +
-                    m_node.size() * sizeof(NodeId) + m_cpu.size() * sizeof(int32_t);
+                    m_node.size() * sizeof(NodeId) + m_cpu.size() * sizeof(int32_t) +
+                    m_stack.size() * sizeof(uint32_t);
     for (const SampleCostColumn& c : m_cost)
         b += c.bytes();
     return b;

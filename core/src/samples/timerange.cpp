@@ -71,7 +71,99 @@ std::vector<uint32_t> threadList(const SampleStore& store, std::span<const uint3
     return all;
 }
 
+/// The line and instruction costs of the samples `items` hold (TimeSlice::lineCosts, addressCosts): their
+/// costs summed per stack, then added to each stack's line entries (total), its leaf line (self) and its
+/// leaf instruction; the profile's entries these reach, in its order. False when cancelled.
+bool sliceDetails(const Profile& profile, std::span<const Item> items, TimeSlice& out,
+                  const std::atomic<bool>* cancel) {
+    const SampleStore& store = *profile.samples;
+    const StackDetails& st = profile.stacks;
+    const LineCosts& lc = profile.lineCosts;
+    const AddressCosts& ac = profile.addressCosts;
+    const std::size_t lineTypes = lc.self.size(), addrTypes = ac.self.size();
+    const std::size_t types = std::min(store.costTypeCount(), std::max(lineTypes, addrTypes));
+    std::vector<uint32_t> slot(st.size(), UINT32_MAX), touched;
+    std::vector<std::vector<int64_t>> cost(types);
+    for (std::size_t k = 0; k < items.size(); ++k) {
+        if ((k & 0xffff) == 0 && cancelled(cancel))
+            return false;
+        const uint32_t i = items[k].sample;
+        const uint32_t s = store.stack(i);
+        if (s >= st.size())
+            continue;
+        if (slot[s] == UINT32_MAX) {
+            slot[s] = static_cast<uint32_t>(touched.size());
+            touched.push_back(s);
+            for (auto& c : cost)
+                c.push_back(0);
+        }
+        for (std::size_t t = 0; t < types; ++t)
+            addCost(cost[t][slot[s]], store.cost(t)[i]);
+    }
+    std::vector<std::vector<int64_t>> lineSelf(lineTypes, std::vector<int64_t>(lc.size(), 0));
+    std::vector<std::vector<int64_t>> lineTotal(lineTypes, std::vector<int64_t>(lc.size(), 0));
+    std::vector<std::vector<int64_t>> addrSelf(addrTypes, std::vector<int64_t>(ac.size(), 0));
+    for (std::size_t j = 0; j < touched.size(); ++j) {
+        if ((j & 0xfff) == 0 && cancelled(cancel))
+            return false;
+        const uint32_t s = touched[j];
+        for (uint32_t k = st.linesFirst[s]; k < st.linesFirst[s + 1]; ++k)
+            for (std::size_t t = 0; t < types && t < lineTypes; ++t)
+                addCost(lineTotal[t][st.lines[k]], cost[t][j]);
+        if (const uint32_t e = st.leafLine[s]; e < lc.size())
+            for (std::size_t t = 0; t < types && t < lineTypes; ++t)
+                addCost(lineSelf[t][e], cost[t][j]);
+        if (const uint32_t e = st.leafAddress[s]; e < ac.size())
+            for (std::size_t t = 0; t < types && t < addrTypes; ++t)
+                addCost(addrSelf[t][e], cost[t][j]);
+    }
+    const auto reached = [](const std::vector<std::vector<int64_t>>& a,
+                            const std::vector<std::vector<int64_t>>& b, std::size_t e) {
+        for (const auto& v : a)
+            if (v[e] != 0)
+                return true;
+        for (const auto& v : b)
+            if (v[e] != 0)
+                return true;
+        return false;
+    };
+    LineCosts& lines = out.lineCosts;
+    lines.self.assign(lineTypes, {});
+    lines.total.assign(lineTypes, {});
+    for (std::size_t e = 0; e < lc.size(); ++e) {
+        if (!reached(lineSelf, lineTotal, e))
+            continue;
+        lines.frame.push_back(lc.frame[e]);
+        lines.file.push_back(lc.file[e]);
+        lines.line.push_back(lc.line[e]);
+        for (std::size_t t = 0; t < lineTypes; ++t) {
+            lines.self[t].push_back(lineSelf[t][e]);
+            lines.total[t].push_back(lineTotal[t][e]);
+        }
+    }
+    AddressCosts& addresses = out.addressCosts;
+    const std::vector<std::vector<int64_t>> noCosts;
+    addresses.modules = ac.modules;
+    addresses.self.assign(addrTypes, {});
+    for (std::size_t e = 0; e < ac.size(); ++e) {
+        if (!reached(addrSelf, noCosts, e))
+            continue;
+        addresses.frame.push_back(ac.frame[e]);
+        addresses.module.push_back(ac.module[e]);
+        addresses.offset.push_back(ac.offset[e]);
+        for (std::size_t t = 0; t < addrTypes; ++t)
+            addresses.self[t].push_back(addrSelf[t][e]);
+    }
+    out.hasDetails = true;
+    return true;
+}
+
 } // namespace
+
+bool hasSliceDetails(const Profile& profile) {
+    return profile.samples && profile.samples->hasStacks() && !profile.stacks.empty() &&
+           profile.stacks.linesFirst.size() == profile.stacks.size() + 1;
+}
 
 std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest& request) {
     if (!profile.samples)
@@ -114,6 +206,8 @@ std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest
         }
     }
     out.samples = items.size();
+    if (request.details && hasSliceDetails(profile) && !sliceDetails(profile, items, out, request.cancel))
+        return std::nullopt;
     radixSort(items, nodeBits + threadBits);
     if (cancelled(request.cancel))
         return std::nullopt;
@@ -122,9 +216,18 @@ std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest
     // the deepest node of the current path that is still an ancestor of it
     std::vector<NodeId> parent{kRootNode}, source{kRootNode};
     std::vector<FrameId> frame{tree.frame(kRootNode)};
+    // room for the nodes at once (at most the tree's; about ten new nodes a sample when the range is small,
+    // as on fp-large): a growing vector copies itself and faults its pages in again each time it doubles,
+    // while reserving far more than is used costs the zeroing of whole (huge) pages
+    const std::size_t room = std::min(tree.size(), items.size() * 10 + 1024);
+    parent.reserve(room);
+    source.reserve(room);
+    frame.reserve(room);
     std::vector<std::pair<NodeId, NodeId>> path{{kRootNode, kRootNode}}; // (profile node, slice node)
     std::vector<NodeId> chain;
     std::vector<std::vector<int64_t>> self(types);
+    for (auto& v : self)
+        v.reserve(room);
     std::vector<int64_t> sum(types);
     const uint64_t threadMask = (uint64_t{1} << threadBits) - 1;
     NodeId prevLeaf = kRootNode, leafNew = kRootNode;
@@ -175,7 +278,7 @@ std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest
         out.threadCosts.node.push_back(leafNew);
         for (std::size_t t = 0; t < types; ++t) {
             if (self[t].size() < source.size())
-                self[t].resize(std::max(source.size(), self[t].size() * 2), 0);
+                self[t].resize(source.size(), 0);
             addCost(self[t][leafNew], sum[t]);
             out.threadCosts.cost[t].push_back(sum[t]);
         }
@@ -185,7 +288,7 @@ std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest
     for (std::size_t t = 0; t < types; ++t)
         self[t].resize(source.size(), 0);
     out.sourceNode = std::move(source);
-    if (!CallTree::fromPreorder(parent, frame, self, out.tree))
+    if (!CallTree::fromPreorder(std::move(parent), std::move(frame), self, out.tree))
         throw std::logic_error("time slice: nodes out of preorder");
     return out;
 }
@@ -242,7 +345,7 @@ TimeSlice sliceThreads(const Profile& profile, std::span<const uint32_t> threads
             out.threadSamples[t] = profile.threads[t].samples;
             out.samples += profile.threads[t].samples;
         }
-    if (!CallTree::fromPreorder(parent, frame, self, out.tree))
+    if (!CallTree::fromPreorder(std::move(parent), std::move(frame), self, out.tree))
         throw std::logic_error("thread slice: nodes out of preorder");
     return out;
 }
@@ -260,6 +363,10 @@ Profile sliceProfile(const Profile& profile, TimeSlice slice) {
         p.threads[t].samples = t < slice.threadSamples.size() ? slice.threadSamples[t] : 0;
     p.tree = std::move(slice.tree);
     p.threadCosts = std::move(slice.threadCosts);
+    if (slice.hasDetails) {
+        p.lineCosts = std::move(slice.lineCosts);
+        p.addressCosts = std::move(slice.addressCosts);
+    }
     return p;
 }
 

@@ -18,17 +18,19 @@ namespace {
 struct Instruction {
     QString mnemonic;
     double percent = 0;
+    qlonglong cost = 0;
 };
 
 /// The instructions of `scorch annotate` text by address.
 std::map<qulonglong, Instruction> scorchInstructions(const QByteArray& text) {
     std::map<qulonglong, Instruction> out;
     static const QRegularExpression line(
-        QStringLiteral("^\\s*(?:([0-9.]+)%\\s+\\d+)?\\s+([0-9a-f]+):  (\\S+)"));
+        QStringLiteral("^\\s*(?:([0-9.]+)%\\s+(\\d+))?\\s+([0-9a-f]+):  (\\S+)"));
     for (const QByteArray& l : text.split('\n')) {
         const QRegularExpressionMatch m = line.match(QString::fromUtf8(l));
         if (m.hasMatch())
-            out[m.captured(2).toULongLong(nullptr, 16)] = {m.captured(3), m.captured(1).toDouble()};
+            out[m.captured(3).toULongLong(nullptr, 16)] = {m.captured(4), m.captured(1).toDouble(),
+                                                           m.captured(2).toLongLong()};
     }
     return out;
 }
@@ -114,6 +116,54 @@ private Q_SLOTS:
             ++compared;
         }
         QCOMPARE(compared, int(ours.size()));
+    }
+
+    /// `annotate --time A-B` counts only the range's samples: per instruction of hotLeaf, the samples that
+    /// `perf script` lists at that address with a time in the range (the recording cut between two samples
+    /// near the middle; the first half, then the rest).
+    void timeRangeMatchesPerfScriptCut() {
+        if (m_data.isEmpty())
+            QSKIP("perf cannot record here");
+        const QByteArray script =
+            run(QStringLiteral("perf"), {QStringLiteral("script"), QStringLiteral("-i"), m_data,
+                                         QStringLiteral("-F"), QStringLiteral("time,ip,sym,symoff")});
+        static const QRegularExpression sample(
+            QStringLiteral("^\\s*(\\d+)\\.(\\d{6}):\\s+[0-9a-f]+\\s+(\\S+)"));
+        std::vector<std::pair<qlonglong, QString>> samples; // (µs, sym+off)
+        for (const QByteArray& l : script.split('\n'))
+            if (const QRegularExpressionMatch m = sample.match(QString::fromUtf8(l)); m.hasMatch())
+                samples.emplace_back(m.captured(1).toLongLong() * 1000000 + m.captured(2).toLongLong(),
+                                     m.captured(3));
+        if (samples.size() < 100)
+            QSKIP("perf script lists too few samples here");
+        std::sort(samples.begin(), samples.end());
+        std::size_t mid = samples.size() / 2;
+        while (mid + 1 < samples.size() && samples[mid - 1].first == samples[mid].first)
+            ++mid;
+        // the cut lies half a microsecond or more from every sample: µs rounding cannot move one across
+        const double cutNs = double(samples[mid - 1].first + samples[mid].first) * 500.0;
+        const double fromFirst = (cutNs - double(samples.front().first) * 1000.0) / 1e9;
+        const QString at = QString::number(fromFirst, 'f', 9);
+        const CliResult whole = runScorch({QStringLiteral("annotate"), m_data, QStringLiteral("^hotLeaf")});
+        QCOMPARE(whole.exitCode, 0);
+        const qulonglong start = scorchInstructions(whole.out).begin()->first;
+        for (const bool firstHalf : {true, false}) {
+            std::map<qulonglong, qlonglong> expected;
+            for (std::size_t i = firstHalf ? 0 : mid; i < (firstHalf ? mid : samples.size()); ++i)
+                if (samples[i].second.startsWith(QStringLiteral("hotLeaf+0x")))
+                    ++expected[start + samples[i].second.mid(10).toULongLong(nullptr, 16)];
+            const QString range = firstHalf ? QStringLiteral("0-") + at : at + QStringLiteral("-");
+            const CliResult r = runScorch({QStringLiteral("annotate"), QStringLiteral("--event"),
+                                           QStringLiteral("cpu-clock samples"), QStringLiteral("--time"),
+                                           range, m_data, QStringLiteral("^hotLeaf")});
+            QVERIFY2(r.exitCode == 0, r.err.constData());
+            std::map<qulonglong, qlonglong> ours;
+            for (const auto& [address, i] : scorchInstructions(r.out))
+                if (i.cost > 0)
+                    ours[address] = i.cost;
+            QVERIFY(!expected.empty());
+            QCOMPARE(ours, expected);
+        }
     }
 
     /// The instructions' costs sum to the function's self cost (hotLeaf inlines nothing), every event.

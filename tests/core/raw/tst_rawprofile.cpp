@@ -3,6 +3,7 @@
 // costs and warnings for modules without symbols.
 #include "scorch/builder.h"
 #include "scorch/rawprofile.h"
+#include "scorch/samples.h"
 #include "scorch/warningkind.h"
 
 #include "native/symtest.h"
@@ -152,6 +153,87 @@ private Q_SLOTS:
         QCOMPARE(reports.at(me.value).addresses, uint64_t(2));
         QCOMPARE(reports.at(ml.value).addresses, uint64_t(1));
         QCOMPARE(reports.at(gone.value).addresses, uint64_t(2));
+    }
+
+    /// A time range and a thread subset have their own line and instruction costs (SliceRequest::details),
+    /// hand-counted from the samples: a range plus the rest of the recording give the whole profile's.
+    void timeRangeHasItsOwnLinesAndInstructions() {
+        const Location exe = locate(symtest::outerFunction(5));
+        const Location lib = locate(symtest::libFunction(5));
+        const Location twice = locate(reinterpret_cast<const void*>(&symtest::Box<int>::twice));
+        Symbolizer sym;
+        RawProfileBuilder raw(sym);
+        const uint32_t cpu = raw.costType("cpu-clock", CostUnit::Nanoseconds);
+        const uint32_t worker = raw.thread("worker", 100, 101), other = raw.thread("other", 100, 102);
+        const ModuleHandle me = sym.module(exe.path), ml = sym.module(lib.path);
+        const RawFrame a[] = {{me, twice.offset, false}, {me, exe.offset, true}};
+        const RawFrame b[] = {{ml, lib.offset, true}, {me, exe.offset, true}};
+        const CostValue ca{cpu, 1000}, cb{cpu, 500};
+        for (int i = 0; i < 3; ++i) // worker: a at 1, 2 and 3 s, b twice at 5 s; other: a at 4 s
+            raw.addSample(worker, a, {&ca, 1}, 1.0 + i);
+        raw.addSample(other, a, {&ca, 1}, 4.0);
+        for (int i = 0; i < 2; ++i)
+            raw.addSample(worker, b, {&cb, 1}, 5.0);
+        const Profile p = raw.finish({});
+        QVERIFY(hasSliceDetails(p));
+        QVERIFY(p.addressCosts.size() > 0);
+        const auto slice = [&](TimeRange range, bool outside, std::vector<uint32_t> threads = {}) {
+            SliceRequest r;
+            r.range = range;
+            r.outside = outside;
+            r.threads = std::move(threads);
+            r.details = true;
+            return sliceProfile(p, *sliceSamples(p, r));
+        };
+        const auto lineCost = [](const Profile& q, std::string_view fn, uint32_t line) {
+            const int e = lineEntry(q, fn, line);
+            return e < 0 ? std::pair<int64_t, int64_t>{-1, -1}
+                         : std::pair{q.lineCosts.self[0][e], q.lineCosts.total[0][e]};
+        };
+        const auto instructionCost = [](const Profile& q, std::string_view fn) {
+            int64_t sum = 0;
+            for (std::size_t i = 0; i < q.addressCosts.size(); ++i)
+                if (q.frameName(q.addressCosts.frame[i]) == fn)
+                    sum += q.addressCosts.self[0][i];
+            return sum;
+        };
+        const uint32_t capture = markerLine("symtest_main.cpp", "call-capture");
+        const uint32_t libCall = markerLine("symtest_lib.cpp", "lib-call-capture");
+        constexpr int64_t kS = 1000000000;
+
+        // [0, 1.5 s) after the first sample (at 1 s): worker's a at 1 and 2 s
+        const Profile early = slice({0, kS + kS / 2}, false);
+        QCOMPARE(lineCost(early, "symtest::inlinedHelper", capture), (std::pair<int64_t, int64_t>{0, 2000}));
+        QCOMPARE(lineEntry(early, "symtest::libInlined", libCall), -1); // b is not in it
+        QCOMPARE(instructionCost(early, "symtest::Box<int>::twice(int)"), int64_t(2000));
+        QCOMPARE(instructionCost(early, "symtest::libFunction(int)"), int64_t(0));
+        // the rest: a at 3 s (worker) and 4 s (other), b twice
+        const Profile rest = slice({0, kS + kS / 2}, true);
+        QCOMPARE(lineCost(rest, "symtest::inlinedHelper", capture), (std::pair<int64_t, int64_t>{0, 3000}));
+        QCOMPARE(lineCost(rest, "symtest::libInlined", libCall), (std::pair<int64_t, int64_t>{1000, 1000}));
+        QCOMPARE(instructionCost(rest, "symtest::libFunction(int)"), int64_t(1000));
+        // the thread "other" alone: its one sample
+        const Profile one = slice({0, INT64_MAX}, false, {other});
+        QCOMPARE(lineCost(one, "symtest::inlinedHelper", capture), (std::pair<int64_t, int64_t>{0, 1000}));
+        QCOMPARE(instructionCost(one, "symtest::Box<int>::twice(int)"), int64_t(1000));
+        // a range and the rest add up to the whole profile, entry by entry
+        const Profile all = slice({0, INT64_MAX}, false);
+        QCOMPARE(all.lineCosts.frame, p.lineCosts.frame);
+        QCOMPARE(all.lineCosts.self, p.lineCosts.self);
+        QCOMPARE(all.lineCosts.total, p.lineCosts.total);
+        QCOMPARE(all.addressCosts.offset, p.addressCosts.offset);
+        QCOMPARE(all.addressCosts.self, p.addressCosts.self);
+        for (std::size_t e = 0; e < p.lineCosts.size(); ++e) {
+            const std::string_view fn = p.frameName(p.lineCosts.frame[e]);
+            const auto x = lineCost(early, fn, p.lineCosts.line[e]),
+                       y = lineCost(rest, fn, p.lineCosts.line[e]);
+            QCOMPARE(std::max<int64_t>(0, x.second) + std::max<int64_t>(0, y.second),
+                     p.lineCosts.total[0][e]);
+            QCOMPARE(std::max<int64_t>(0, x.first) + std::max<int64_t>(0, y.first), p.lineCosts.self[0][e]);
+        }
+        // without details, or on a snapshot (no stacks kept), a slice has no line costs, as before
+        SliceRequest plain;
+        QVERIFY(sliceProfile(p, *sliceSamples(p, plain)).lineCosts.size() == 0);
     }
 
     void rawProfileOptionsAndKinds() {
