@@ -41,9 +41,11 @@ CompareTab::CompareTab(const QString& beforePath, const QString& afterPath, QWid
 }
 
 CompareTab::CompareTab(std::shared_ptr<const Profile> before, const QString& beforePath,
-                       std::shared_ptr<const Profile> after, const QString& afterPath, QWidget* parent)
+                       std::shared_ptr<const Profile> after, const QString& afterPath, QWidget* parent,
+                       const DiffOptions& options)
     : QWidget(parent)
-    , m_paths{beforePath, afterPath} {
+    , m_paths{beforePath, afterPath}
+    , m_options(options) {
     init();
     onLoaded(0, std::move(before));
     onLoaded(1, std::move(after));

@@ -29,7 +29,8 @@ public:
     CompareTab(const QString& beforePath, const QString& afterPath, QWidget* parent = nullptr);
     /// Compares two profiles that are already loaded (two open tabs).
     CompareTab(std::shared_ptr<const Profile> before, const QString& beforePath,
-               std::shared_ptr<const Profile> after, const QString& afterPath, QWidget* parent = nullptr);
+               std::shared_ptr<const Profile> after, const QString& afterPath, QWidget* parent = nullptr,
+               const DiffOptions& options = {});
     ~CompareTab() override;
 
     /// "before.txt ↔ after.txt", for the tab title.
@@ -45,6 +46,7 @@ public:
     void cancelLoad();
     /// Normalise / strip hex; before the files have loaded, applied once they have.
     void setDiffOptions(const DiffOptions& options);
+    const DiffOptions& diffOptions() const { return m_options; }
 
 Q_SIGNALS:
     void stateChanged(scorch::CompareTab::State state);

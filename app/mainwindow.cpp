@@ -274,8 +274,11 @@ ProfileTab* MainWindow::insertProfileTab(const QString& path, int at) {
     connect(tab, &ProfileTab::comparisonReady, this,
             [this](std::shared_ptr<const Profile> before, const QString& beforeLabel,
                    std::shared_ptr<const Profile> after, const QString& afterLabel) {
-                addComparison(
-                    new CompareTab(std::move(before), beforeLabel, std::move(after), afterLabel, m_tabs));
+                // two ranges of one recording last differently long: compared as shares, not amounts
+                DiffOptions options;
+                options.normalize = true;
+                addComparison(new CompareTab(std::move(before), beforeLabel, std::move(after), afterLabel,
+                                             m_tabs, options));
             });
     return tab;
 }

@@ -125,11 +125,12 @@ void TimelineView::setProfile(std::shared_ptr<const Profile> profile) {
                          [](const Group& a, const Group& b) { return a.samples > b.samples; });
         for (std::size_t i = 0; i < m_groups.size(); ++i) {
             Group& g = m_groups[i];
-            // the process is named by its main thread (tid == pid), else by its busiest thread
+            // the process is named by its main thread (tid == pid; the busiest such entry, as a program that
+            // exec'd another is two: bash, then python3), else by its busiest thread
             uint32_t named = g.threads.front();
-            for (uint32_t t : g.threads)
-                if (m_profile->threads[t].tid == g.pid)
-                    named = t;
+            for (auto t = g.threads.rbegin(); t != g.threads.rend(); ++t)
+                if (m_profile->threads[*t].tid == g.pid)
+                    named = *t;
             g.name = threadName(named);
             g.collapsed = busy.size() > kExpandedThreads && i > 0;
             m_threads.insert(m_threads.end(), g.threads.begin(), g.threads.end());
@@ -212,16 +213,21 @@ QRect TimelineView::processRect(int64_t pid) const {
 }
 
 QString TimelineView::groupLabel(const Group& g) const {
-    return QStringLiteral("%1 %2 (%3) · %4")
+    return QStringLiteral("%1 %2 (%3)")
         .arg(g.collapsed ? QStringLiteral("▸") : QStringLiteral("▾"), g.name)
-        .arg(g.pid)
-        .arg(tr("%1 threads").arg(g.threads.size()));
+        .arg(g.pid);
+}
+
+QString TimelineView::elidedHeader(const QString& label) const {
+    QFont bold = font();
+    bold.setBold(true);
+    return QFontMetrics(bold).elidedText(label, Qt::ElideMiddle, labelWidth() - 12);
 }
 
 QString TimelineView::processLabel(int64_t pid) const {
     for (const Group& g : m_groups)
         if (g.pid == pid)
-            return fontMetrics().elidedText(groupLabel(g), Qt::ElideMiddle, labelWidth() - 12);
+            return elidedHeader(groupLabel(g));
     return {};
 }
 
@@ -338,9 +344,12 @@ int TimelineView::labelWidth() const {
     const QFontMetrics fm = fontMetrics();
     int widest = 0;
     const bool indent = !groupedProcesses().empty();
+    QFont bold = font();
+    bold.setBold(true);
+    const QFontMetrics boldFm(bold); // the headers' labels are drawn bold
     for (const Row& r : m_rows)
         widest = std::max(widest,
-                          r.header ? fm.horizontalAdvance(groupLabel(m_groups[r.index]))
+                          r.header ? boldFm.horizontalAdvance(groupLabel(m_groups[r.index]))
                                    : fm.horizontalAdvance(fullLabel(r.index)) + (indent ? kGroupIndent : 0));
     const int lo = fm.averageCharWidth() * 10;
     const int hi = std::max(lo, std::min(fm.averageCharWidth() * 28, width() / 4));
@@ -701,7 +710,7 @@ void TimelineView::paintLanes(QPainter& p) {
             f.setBold(true);
             p.setFont(f);
             p.drawText(QRect(6, row.top(), plot.left() - 12, lh), Qt::AlignLeft | Qt::AlignVCenter,
-                       QFontMetrics(f).elidedText(groupLabel(g), Qt::ElideMiddle, plot.left() - 12));
+                       elidedHeader(groupLabel(g)));
             p.setFont(font());
             p.save();
             p.setClipRect(QRect(plot.left(), row.top(), plot.width(), lh));

@@ -81,7 +81,8 @@ public:
     void setProcessCollapsed(int64_t pid, bool collapsed);
     /// The header row of a process (empty when it has none or it is scrolled out of view).
     QRect processRect(int64_t pid) const;
-    /// A header's label ("▾ name (pid) · N threads", elided) and its summed activity as drawn.
+    /// A header's label ("▾ name (pid)", elided; its tooltip counts the threads) and its summed activity as
+    /// drawn.
     QString processLabel(int64_t pid) const;
     std::vector<uint32_t> processActivity(int64_t pid) const;
     /// The elided label drawn for a thread, and its tooltip (full name, ids, samples; HTML-escaped).
@@ -152,6 +153,7 @@ private:
     QRect rowRect(int row) const; // empty when scrolled out of view
     void rebuildRows();
     QString groupLabel(const Group& g) const;
+    QString elidedHeader(const QString& label) const; ///< bold, to the label column
     QString groupToolTip(const Group& g) const;
     /// A group's series summed over its threads.
     std::vector<uint32_t> groupSum(const Series& s, const std::vector<std::vector<uint32_t>>& series,

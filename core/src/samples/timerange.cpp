@@ -2,6 +2,8 @@
 // time bucket, and when a function was on the stack.
 #include "scorch/samples.h"
 
+#include "util/hugepages.h"
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -220,14 +222,12 @@ std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest
     // as on fp-large): a growing vector copies itself and faults its pages in again each time it doubles,
     // while reserving far more than is used costs the zeroing of whole (huge) pages
     const std::size_t room = std::min(tree.size(), items.size() * 10 + 1024);
-    parent.reserve(room);
-    source.reserve(room);
-    frame.reserve(room);
+    detail::reserveHuge(parent, room);
+    detail::reserveHuge(source, room);
+    detail::reserveHuge(frame, room);
     std::vector<std::pair<NodeId, NodeId>> path{{kRootNode, kRootNode}}; // (profile node, slice node)
     std::vector<NodeId> chain;
-    std::vector<std::vector<int64_t>> self(types);
-    for (auto& v : self)
-        v.reserve(room);
+    std::vector<std::vector<int64_t>> self(types); // from the (thread, node) costs once all nodes are known
     std::vector<int64_t> sum(types);
     const uint64_t threadMask = (uint64_t{1} << threadBits) - 1;
     NodeId prevLeaf = kRootNode, leafNew = kRootNode;
@@ -276,17 +276,17 @@ std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest
         }
         out.threadCosts.thread.push_back(thread);
         out.threadCosts.node.push_back(leafNew);
-        for (std::size_t t = 0; t < types; ++t) {
-            if (self[t].size() < source.size())
-                self[t].resize(source.size(), 0);
-            addCost(self[t][leafNew], sum[t]);
+        for (std::size_t t = 0; t < types; ++t)
             out.threadCosts.cost[t].push_back(sum[t]);
-        }
         g = h;
     }
     std::vector<Item>().swap(items);
-    for (std::size_t t = 0; t < types; ++t)
-        self[t].resize(source.size(), 0);
+    for (std::size_t t = 0; t < types; ++t) {
+        detail::assignHuge(self[t], source.size(), int64_t{0});
+        const std::vector<int64_t>& cost = out.threadCosts.cost[t];
+        for (std::size_t e = 0; e < cost.size(); ++e)
+            addCost(self[t][out.threadCosts.node[e]], cost[e]);
+    }
     out.sourceNode = std::move(source);
     if (!CallTree::fromPreorder(std::move(parent), std::move(frame), self, out.tree))
         throw std::logic_error("time slice: nodes out of preorder");
