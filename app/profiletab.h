@@ -122,6 +122,8 @@ private:
     std::shared_ptr<const Profile> m_profile;
     ProfileLoader* m_loader;
     BackgroundJob m_tableJob{this}; // the table rows of the newest chart data
+    // chart data that arrived while a table build ran: built when that one is done (one build at a time)
+    std::shared_ptr<const ChartData> m_pendingTables;
     BackgroundJob m_sliceJob{this}; // the profile of the newest time range
     // the profile whose line and instruction costs the Source and Disassembly tabs show: the whole one, or
     // the time range's slice
