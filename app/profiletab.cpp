@@ -172,7 +172,6 @@ QWidget* ProfileTab::makeContentPage() {
     connect(m_tables, &CallTreeTables::sourceRequested, this, &ProfileTab::showSource);
     connect(m_summary, &SummaryBar::costTypeChanged, m_panel, &FlameGraphPanel::setCostType);
     connect(m_summary, &SummaryBar::costTypeChanged, this, [this](std::size_t costType) {
-        m_costType = costType;
         m_source->setProfile(m_detailProfile, costType);
         m_disasm->setProfile(m_detailProfile, costType);
     });
@@ -257,7 +256,6 @@ void ProfileTab::showProfile(std::shared_ptr<const Profile> profile) {
     }
     m_stack->setCurrentWidget(m_contentPage);
     m_detailProfile = m_profile;
-    m_costType = 0;
     m_source->setProfile(m_profile);
     bool sourceInfo = m_profile->lineCosts.size() > 0; // or frames that know their file (speedscope, Chrome)
     for (uint32_t f = 1; !sourceInfo && f < m_profile->frames.size(); ++f)
@@ -274,7 +272,6 @@ void ProfileTab::showProfile(std::shared_ptr<const Profile> profile) {
     std::size_t offType = 0, wallType = 0;
     if (FlameColors::offCpuTypes(*m_profile, offType, wallType)) {
         m_panel->setCostType(wallType);
-        m_costType = wallType;
         m_source->setProfile(m_profile, wallType);
         m_disasm->setProfile(m_profile, wallType);
     }
@@ -299,6 +296,14 @@ void ProfileTab::updateChartSizes() {
     m_chartSplitter->setSizes({timeline, rest * 3 / 5, rest - rest * 3 / 5});
 }
 
+namespace {
+/// The profile of the samples `request` selects; null when it was cancelled.
+std::shared_ptr<const Profile> slicedProfile(const Profile& profile, const SliceRequest& request) {
+    std::optional<TimeSlice> slice = sliceSamples(profile, request);
+    return slice ? std::make_shared<const Profile>(sliceProfile(profile, std::move(*slice))) : nullptr;
+}
+} // namespace
+
 void ProfileTab::setTimeRange(std::optional<TimeRange> range) {
     if (!m_profile || (!range && !m_range))
         return; // already the whole profile (a new profile clears the range before the timeline does)
@@ -318,10 +323,7 @@ void ProfileTab::setTimeRange(std::optional<TimeRange> range) {
             request.range = range;
             request.cancel = job.cancelFlag();
             request.details = true; // the range's source lines and instructions too, where kept
-            std::optional<TimeSlice> slice = sliceSamples(*profile, request);
-            if (!slice)
-                return nullptr;
-            return std::make_shared<const Profile>(sliceProfile(*profile, std::move(*slice)));
+            return slicedProfile(*profile, request);
         },
         [this](std::shared_ptr<const Profile> slice) {
             if (!slice)
@@ -351,14 +353,13 @@ void ProfileTab::compareRanges(TimeRange before, std::optional<TimeRange> after)
     using Pair = std::pair<std::shared_ptr<const Profile>, std::shared_ptr<const Profile>>;
     m_compareJob.start(
         [profile = m_profile, before, after, threads](const JobContext& job) -> Pair {
-            const auto slice = [&](TimeRange range, bool outside) -> std::shared_ptr<const Profile> {
+            const auto slice = [&](TimeRange range, bool outside) {
                 SliceRequest request;
                 request.range = range;
                 request.outside = outside;
                 request.threads = threads;
                 request.cancel = job.cancelFlag();
-                std::optional<TimeSlice> s = sliceSamples(*profile, request);
-                return s ? std::make_shared<const Profile>(sliceProfile(*profile, std::move(*s))) : nullptr;
+                return slicedProfile(*profile, request);
             };
             std::shared_ptr<const Profile> a = slice(before, false);
             std::shared_ptr<const Profile> b = a ? slice(after.value_or(before), !after) : nullptr;
@@ -432,7 +433,6 @@ void ProfileTab::rebuildTables(std::shared_ptr<const ChartData> data) {
                      [this](std::shared_ptr<const TableData> tables) {
                          m_tables->setTableData(std::move(tables));
                          if (std::shared_ptr<const ChartData> next = std::move(m_pendingTables)) {
-                             m_pendingTables.reset();
                              rebuildTables(std::move(next)); // the tables show the older data meanwhile
                              return;
                          }

@@ -128,7 +128,6 @@ private:
     // the profile whose line and instruction costs the Source and Disassembly tabs show: the whole one, or
     // the time range's slice
     std::shared_ptr<const Profile> m_detailProfile;
-    std::size_t m_costType = 0;
     BackgroundJob m_compareJob{this}; // the two profiles of a comparison of time ranges
     std::optional<TimeRange> m_range;
 

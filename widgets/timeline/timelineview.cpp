@@ -218,16 +218,16 @@ QString TimelineView::groupLabel(const Group& g) const {
         .arg(g.pid);
 }
 
-QString TimelineView::elidedHeader(const QString& label) const {
+QString TimelineView::elidedHeader(const QString& label, int labelWidth) const {
     QFont bold = font();
     bold.setBold(true);
-    return QFontMetrics(bold).elidedText(label, Qt::ElideMiddle, labelWidth() - 12);
+    return QFontMetrics(bold).elidedText(label, Qt::ElideMiddle, labelWidth - 12);
 }
 
 QString TimelineView::processLabel(int64_t pid) const {
     for (const Group& g : m_groups)
         if (g.pid == pid)
-            return elidedHeader(groupLabel(g));
+            return elidedHeader(groupLabel(g), labelWidth());
     return {};
 }
 
@@ -245,13 +245,12 @@ std::vector<uint32_t> TimelineView::groupSum(const Series& s,
                                              const Group& g) const {
     std::vector<uint32_t> sum;
     for (uint32_t t : g.threads) {
-        const auto it = std::find(s.lanes.begin(), s.lanes.end(), t);
-        const auto i = static_cast<std::size_t>(it - s.lanes.begin());
-        if (it == s.lanes.end() || i >= series.size())
+        const std::vector<uint32_t>* c = seriesOf(s, series, t);
+        if (!c)
             continue;
-        sum.resize(std::max(sum.size(), series[i].size()), 0);
-        for (std::size_t b = 0; b < series[i].size(); ++b)
-            sum[b] += series[i][b];
+        sum.resize(std::max(sum.size(), c->size()), 0);
+        for (std::size_t b = 0; b < c->size(); ++b)
+            sum[b] += (*c)[b];
     }
     return sum;
 }
@@ -343,7 +342,7 @@ int TimelineView::laneHeight() const {
 int TimelineView::labelWidth() const {
     const QFontMetrics fm = fontMetrics();
     int widest = 0;
-    const bool indent = !groupedProcesses().empty();
+    const bool indent = hasHeaders();
     QFont bold = font();
     bold.setBold(true);
     const QFontMetrics boldFm(bold); // the headers' labels are drawn bold
@@ -417,8 +416,16 @@ QString TimelineView::fullLabel(uint32_t thread) const {
 QString TimelineView::laneLabel(uint32_t thread) const {
     if (!m_profile || thread >= m_profile->threads.size())
         return {};
-    const int indent = groupedProcesses().empty() ? 0 : kGroupIndent;
-    return fontMetrics().elidedText(fullLabel(thread), Qt::ElideMiddle, labelWidth() - 12 - indent);
+    return elidedLane(thread, labelWidth());
+}
+
+QString TimelineView::elidedLane(uint32_t thread, int labelWidth) const {
+    const int indent = hasHeaders() ? kGroupIndent : 0;
+    return fontMetrics().elidedText(fullLabel(thread), Qt::ElideMiddle, labelWidth - 12 - indent);
+}
+
+bool TimelineView::hasHeaders() const {
+    return std::any_of(m_rows.begin(), m_rows.end(), [](const Row& r) { return r.header; });
 }
 
 QString TimelineView::laneToolTip(uint32_t thread) const {
@@ -453,25 +460,29 @@ bool TimelineView::highlightCurrent() const {
            (seriesMatches(m_onStack, m_highlight) && !m_highlightJob.isRunning());
 }
 
+const std::vector<uint32_t>*
+TimelineView::seriesOf(const Series& s, const std::vector<std::vector<uint32_t>>& series, uint32_t thread) {
+    const auto it = std::find(s.lanes.begin(), s.lanes.end(), thread);
+    const auto i = static_cast<std::size_t>(it - s.lanes.begin());
+    return it != s.lanes.end() && i < series.size() ? &series[i] : nullptr;
+}
+
 namespace {
-std::vector<uint32_t> seriesOf(const std::vector<uint32_t>& lanes,
-                               const std::vector<std::vector<uint32_t>>& counts, uint32_t thread) {
-    const auto it = std::find(lanes.begin(), lanes.end(), thread);
-    const auto i = static_cast<std::size_t>(it - lanes.begin());
-    return it != lanes.end() && i < counts.size() ? counts[i] : std::vector<uint32_t>{};
+std::vector<uint32_t> copyOf(const std::vector<uint32_t>* series) {
+    return series ? *series : std::vector<uint32_t>{};
 }
 } // namespace
 
 std::vector<uint32_t> TimelineView::activityOf(uint32_t thread) const {
-    return seriesOf(m_activity.lanes, m_activity.counts, thread);
+    return copyOf(seriesOf(m_activity, m_activity.counts, thread));
 }
 
 std::vector<uint32_t> TimelineView::offCpuOf(uint32_t thread) const {
-    return seriesOf(m_activity.lanes, m_activity.offCpu, thread);
+    return copyOf(seriesOf(m_activity, m_activity.offCpu, thread));
 }
 
 std::vector<uint32_t> TimelineView::highlightOf(uint32_t thread) const {
-    return seriesOf(m_onStack.lanes, m_onStack.counts, thread);
+    return copyOf(seriesOf(m_onStack, m_onStack.counts, thread));
 }
 
 void TimelineView::scheduleSeries() {
@@ -668,13 +679,6 @@ void TimelineView::paintLanes(QPainter& p) {
             draw(x0, std::max(x0 + 1, timeToX(t1)), (*c)[b]);
         }
     };
-    // the series of a thread, by its position in the series' threads
-    const auto threadSeries = [](const Series& s, const std::vector<std::vector<uint32_t>>& series,
-                                 uint32_t thread) -> const std::vector<uint32_t>* {
-        const auto it = std::find(s.lanes.begin(), s.lanes.end(), thread);
-        const auto i = static_cast<std::size_t>(it - s.lanes.begin());
-        return it != s.lanes.end() && i < series.size() ? &series[i] : nullptr;
-    };
     // off-CPU stretches (waiting): a blue band, as dense as the share of the bucket spent waiting
     const auto drawOffCpu = [&](const std::vector<uint32_t>* c, QRect row, bool in) {
         forBuckets(m_activity, c, [&](int x0, int x1, uint32_t v) {
@@ -693,7 +697,8 @@ void TimelineView::paintLanes(QPainter& p) {
             p.fillRect(QRect(x0, row.bottom() - 1 - barH, x1 - x0, barH), color);
         });
     };
-    const int indent = groupedProcesses().empty() ? 0 : kGroupIndent;
+    const int indent = hasHeaders() ? kGroupIndent : 0;
+    const int labels = plot.left(); // labelWidth(), measured once for the whole paint
     const int first = m_scroll->value();
     const int count = std::min<int>(visibleLaneCount() + 1, static_cast<int>(m_rows.size()) - first);
     for (int i = 0; i < count; ++i) {
@@ -710,7 +715,7 @@ void TimelineView::paintLanes(QPainter& p) {
             f.setBold(true);
             p.setFont(f);
             p.drawText(QRect(6, row.top(), plot.left() - 12, lh), Qt::AlignLeft | Qt::AlignVCenter,
-                       elidedHeader(groupLabel(g)));
+                       elidedHeader(groupLabel(g), labels));
             p.setFont(font());
             p.save();
             p.setClipRect(QRect(plot.left(), row.top(), plot.width(), lh));
@@ -731,7 +736,7 @@ void TimelineView::paintLanes(QPainter& p) {
             f.setStrikeOut(!in);
             p.setFont(f);
             p.drawText(QRect(6 + indent, row.top(), plot.left() - 12 - indent, lh),
-                       Qt::AlignLeft | Qt::AlignVCenter, laneLabel(thread));
+                       Qt::AlignLeft | Qt::AlignVCenter, elidedLane(thread, labels));
             p.setFont(font());
             p.save();
             p.setClipRect(QRect(plot.left(), row.top(), plot.width(), lh));
@@ -739,11 +744,11 @@ void TimelineView::paintLanes(QPainter& p) {
             if (!in)
                 a.setAlpha(70);
             if (activityDrawn) {
-                drawOffCpu(threadSeries(m_activity, m_activity.offCpu, thread), row, in);
-                drawSeries(m_activity, threadSeries(m_activity, m_activity.counts, thread), peak, row, a);
+                drawOffCpu(seriesOf(m_activity, m_activity.offCpu, thread), row, in);
+                drawSeries(m_activity, seriesOf(m_activity, m_activity.counts, thread), peak, row, a);
             }
             if (highlightDrawn)
-                drawSeries(m_onStack, threadSeries(m_onStack, m_onStack.counts, thread), peak, row,
+                drawSeries(m_onStack, seriesOf(m_onStack, m_onStack.counts, thread), peak, row,
                            in ? onStackColor : onStackColor.lighter(160));
             p.restore();
         }

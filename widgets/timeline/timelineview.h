@@ -143,6 +143,9 @@ private:
         std::vector<std::vector<uint32_t>> counts;
         std::vector<std::vector<uint32_t>> offCpu; // activity of off-CPU profiles: thousandths off the CPU
     };
+    /// The series of `thread` in `series` (one of s's columns), by its position in s.lanes; null if none.
+    static const std::vector<uint32_t>*
+    seriesOf(const Series& s, const std::vector<std::vector<uint32_t>>& series, uint32_t thread);
     int axisHeight() const;
     int laneHeight() const;
     int labelWidth() const;
@@ -153,7 +156,9 @@ private:
     QRect rowRect(int row) const; // empty when scrolled out of view
     void rebuildRows();
     QString groupLabel(const Group& g) const;
-    QString elidedHeader(const QString& label) const; ///< bold, to the label column
+    QString elidedHeader(const QString& label, int labelWidth) const; ///< bold, to the label column
+    QString elidedLane(uint32_t thread, int labelWidth) const;        ///< laneLabel for that column width
+    bool hasHeaders() const;                                          ///< some process has a header row
     QString groupToolTip(const Group& g) const;
     /// A group's series summed over its threads.
     std::vector<uint32_t> groupSum(const Series& s, const std::vector<std::vector<uint32_t>>& series,

@@ -119,21 +119,16 @@ bool sliceDetails(const Profile& profile, std::span<const Item> items, TimeSlice
             for (std::size_t t = 0; t < types && t < addrTypes; ++t)
                 addCost(addrSelf[t][e], cost[t][j]);
     }
-    const auto reached = [](const std::vector<std::vector<int64_t>>& a,
-                            const std::vector<std::vector<int64_t>>& b, std::size_t e) {
-        for (const auto& v : a)
-            if (v[e] != 0)
-                return true;
-        for (const auto& v : b)
-            if (v[e] != 0)
-                return true;
-        return false;
+    // entry e has a cost of some type in `costs` ([type][entry])
+    const auto reached = [](const std::vector<std::vector<int64_t>>& costs, std::size_t e) {
+        return std::any_of(costs.begin(), costs.end(),
+                           [e](const std::vector<int64_t>& v) { return v[e] != 0; });
     };
     LineCosts& lines = out.lineCosts;
     lines.self.assign(lineTypes, {});
     lines.total.assign(lineTypes, {});
     for (std::size_t e = 0; e < lc.size(); ++e) {
-        if (!reached(lineSelf, lineTotal, e))
+        if (!reached(lineSelf, e) && !reached(lineTotal, e))
             continue;
         lines.frame.push_back(lc.frame[e]);
         lines.file.push_back(lc.file[e]);
@@ -144,11 +139,10 @@ bool sliceDetails(const Profile& profile, std::span<const Item> items, TimeSlice
         }
     }
     AddressCosts& addresses = out.addressCosts;
-    const std::vector<std::vector<int64_t>> noCosts;
     addresses.modules = ac.modules;
     addresses.self.assign(addrTypes, {});
     for (std::size_t e = 0; e < ac.size(); ++e) {
-        if (!reached(addrSelf, noCosts, e))
+        if (!reached(addrSelf, e))
             continue;
         addresses.frame.push_back(ac.frame[e]);
         addresses.module.push_back(ac.module[e]);
