@@ -6,6 +6,9 @@
 #   run-nested.sh fuzz SOURCE_DIR BUILD_DIR SECS   clang libFuzzer build, every fuzz target for a fixed number of
 #                                                  inputs from a fixed seed (deterministic); a target still
 #                                                  running after SECS seconds fails
+#   run-nested.sh fuzz-run SOURCE_DIR OUT SECS FUZZ_DIR
+#                                                  the same runs of the fuzz targets already built in FUZZ_DIR (a
+#                                                  sanitized clang build has them), their logs in OUT
 set -euo pipefail
 mode=$1 src=$2 out=$3
 case $mode in
@@ -19,19 +22,26 @@ asan)
     # (the nested build has no packaging: its tests would only re-package the sanitized build)
     ctest --test-dir "$out" --output-on-failure -j2
     ;;
-fuzz)
+fuzz | fuzz-run)
     secs=$4
-    clangxx=$(command -v clang++-14 || command -v clang++ || true)
-    clangc=$(command -v clang-14 || command -v clang || true)
-    if [ -z "$clangxx" ] || [ -z "$clangc" ]; then
-        echo "SKIPPED: clang-14 is not installed (packaging/install-deps.sh installs it)"
-        exit 77
+    if [ "$mode" = fuzz-run ]; then
+        fuzzers=$5
+        rm -rf "$out"
+        mkdir -p "$out"
+    else
+        fuzzers=$out/tests/fuzz
+        clangxx=$(command -v clang++-14 || command -v clang++ || true)
+        clangc=$(command -v clang-14 || command -v clang || true)
+        if [ -z "$clangxx" ] || [ -z "$clangc" ]; then
+            echo "SKIPPED: clang-14 is not installed (packaging/install-deps.sh installs it)"
+            exit 77
+        fi
+        # -O2 with line tables only: crash reports keep file:line, without the time full debug information takes
+        CC=$clangc CXX=$clangxx cmake -S "$src" -B "$out" -G Ninja -DSCORCH_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+            -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only" > "$out.configure.log" 2>&1 \
+            || { cat "$out.configure.log"; exit 1; }
+        cmake --build "$out" 2>&1 | tail -n 5
     fi
-    # -O2 with line tables only: crash reports keep file:line, without the time full debug information takes
-    CC=$clangc CXX=$clangxx cmake -S "$src" -B "$out" -G Ninja -DSCORCH_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-        -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only" > "$out.configure.log" 2>&1 \
-        || { cat "$out.configure.log"; exit 1; }
-    cmake --build "$out" 2>&1 | tail -n 5
     # seeds: the committed fixtures and regressions, plus the shared corpus beside the repository if present
     seeds=("$src/tests/fuzz/corpus/import" "$src/tests/fuzz/regressions")
     for d in perf-script/inputs folded/inputs speedscope/inputs other/chrome/inputs other/trace-event/inputs \
@@ -62,7 +72,7 @@ fuzz)
         fi
     }
     names=()
-    for fuzzer in "$out"/tests/fuzz/fuzz_*; do
+    for fuzzer in "$fuzzers"/fuzz_*; do
         [ -x "$fuzzer" ] || continue
         names+=("$(basename "$fuzzer")")
         while [ "$(jobs -rp | wc -l)" -ge 2 ]; do

@@ -292,9 +292,10 @@ void TestSourceCost::perfSrclineFixture() {
     for (const auto& [key, costs] : expected) {
         const auto& [function, file, line] = key;
         const FunctionSource s = functionSource(p, frameNamed(p, function), 0, FunctionScope::Frame);
-        const auto it = std::find_if(s.lines.begin(), s.lines.end(), [&](const FunctionLine& l) {
-            return p.strings.view(l.file) == file && l.line == line;
-        });
+        const auto it = std::find_if(s.lines.begin(), s.lines.end(),
+                                     [&, &file = file, line = line](const FunctionLine& l) {
+                                         return p.strings.view(l.file) == file && l.line == line;
+                                     });
         QVERIFY2(it != s.lines.end(), (function + " " + file + ":" + std::to_string(line)).c_str());
         QCOMPARE(it->self[0], costs.first);
         QCOMPARE(it->total[0], costs.second);
