@@ -188,7 +188,7 @@ QWidget* ProfileTab::makeContentPage() {
             m_disasm->showFrame(*m_detailFrame); // computed when looked at
     });
     connect(m_threads, &ThreadList::threadsChanged, m_panel, &FlameGraphPanel::setThreads);
-    connect(m_threads, &ThreadList::threadsChanged, m_timeline->view(), &TimelineView::setThreads);
+    connect(m_threads, &ThreadList::threadsChanged, m_timeline, &TimelinePanel::setThreads);
     connect(m_timeline, &TimelinePanel::threadClicked, m_threads, &ThreadList::toggleOnly);
     connect(m_timeline, &TimelinePanel::rangeChanged, this, &ProfileTab::setTimeRange);
     connect(m_timeline, &TimelinePanel::compareRequested, this, &ProfileTab::compareRanges);

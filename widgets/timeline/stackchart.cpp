@@ -79,6 +79,26 @@ std::optional<std::vector<StackBox>> stackBoxes(const Profile& profile, uint32_t
     return boxes;
 }
 
+std::optional<StackedBoxes> stackedBoxes(const Profile& profile, const std::vector<uint32_t>& threads,
+                                         TimeRange range, const std::atomic<bool>* cancel) {
+    StackedBoxes out;
+    uint32_t firstRow = 0;
+    for (uint32_t thread : threads) {
+        std::optional<std::vector<StackBox>> boxes = stackBoxes(profile, thread, range, cancel);
+        if (!boxes)
+            return std::nullopt;
+        uint32_t rows = 1;
+        for (StackBox& b : *boxes) {
+            rows = std::max(rows, b.row + 1);
+            b.row += firstRow;
+        }
+        out.boxes.insert(out.boxes.end(), boxes->begin(), boxes->end());
+        out.bands.push_back({thread, firstRow, rows});
+        firstRow += rows;
+    }
+    return out;
+}
+
 StackChartView::StackChartView(QWidget* parent)
     : QWidget(parent) {
     setMouseTracking(true);
@@ -88,17 +108,31 @@ StackChartView::StackChartView(QWidget* parent)
 void StackChartView::setProfile(std::shared_ptr<const Profile> profile) {
     m_profile = std::move(profile);
     m_boxes.clear();
+    m_bands.clear();
     m_rows = 0;
-    m_boxesThread = UINT32_MAX;
+    m_boxesThreads.clear();
     m_job.drop();
     recompute();
 }
 
 void StackChartView::setThread(uint32_t thread) {
-    if (thread == m_thread)
+    setThreads({thread});
+}
+
+void StackChartView::setThreads(std::vector<uint32_t> threads) {
+    if (threads.empty() || threads == m_threads)
         return;
-    m_thread = thread;
+    m_threads = std::move(threads);
     recompute();
+    update();
+}
+
+const StackBand* StackChartView::bandOfRow(uint32_t row) const {
+    const auto it = std::upper_bound(m_bands.begin(), m_bands.end(), row,
+                                     [](uint32_t r, const StackBand& b) { return r < b.firstRow; });
+    if (it == m_bands.begin() || row >= (it - 1)->firstRow + (it - 1)->rows)
+        return nullptr;
+    return &*(it - 1);
 }
 
 void StackChartView::setVisibleRange(TimeRange range) {
@@ -116,7 +150,7 @@ void StackChartView::setPlotSpan(int left, int width) {
 }
 
 bool StackChartView::current() const {
-    return m_boxesThread == m_thread && m_boxesRange.begin == m_range.begin &&
+    return m_boxesThreads == m_threads && m_boxesRange.begin == m_range.begin &&
            m_boxesRange.end == m_range.end && !m_job.isRunning();
 }
 
@@ -134,18 +168,19 @@ void StackChartView::recompute() {
     if (!isVisible() || !m_profile || !m_profile->samples || current())
         return;
     m_job.start(
-        [profile = m_profile, thread = m_thread, range = m_range](const JobContext& job) {
-            return std::pair{stackBoxes(*profile, thread, range, job.cancelFlag()), std::pair{thread, range}};
+        [profile = m_profile, threads = m_threads, range = m_range](const JobContext& job) {
+            auto stacked = stackedBoxes(*profile, threads, range, job.cancelFlag());
+            return std::tuple{std::move(stacked), threads, range};
         },
         [this](auto result) {
-            if (!result.first)
+            auto& [stacked, threads, range] = result;
+            if (!stacked)
                 return;
-            m_boxes = std::move(*result.first);
-            m_boxesThread = result.second.first;
-            m_boxesRange = result.second.second;
-            m_rows = 0;
-            for (const StackBox& b : m_boxes)
-                m_rows = std::max(m_rows, b.row + 1);
+            m_boxes = std::move(stacked->boxes);
+            m_bands = std::move(stacked->bands);
+            m_boxesThreads = std::move(threads);
+            m_boxesRange = range;
+            m_rows = m_bands.empty() ? 0 : m_bands.back().firstRow + m_bands.back().rows;
             updateGeometry();
             setMinimumHeight(static_cast<int>(std::max<uint32_t>(m_rows, 1)) * rowHeight());
             update();
@@ -169,16 +204,22 @@ const StackBox* StackChartView::boxAt(QPoint pos) const {
 void StackChartView::paintEvent(QPaintEvent*) {
     QPainter p(this);
     p.fillRect(rect(), palette().base());
-    if (!m_profile || m_boxes.empty() || m_boxesThread != m_thread)
+    if (!m_profile || m_boxesThreads != m_threads)
         return;
     const FlameColors colors(m_profile.get(), FlameColorScheme::Hot);
     const int rh = rowHeight();
     const QFontMetrics fm = fontMetrics();
-    if (m_thread < m_profile->threads.size() && m_plotLeft > 16) { // whose stacks these are
-        const QString name = threadLabel(*m_profile, m_thread);
-        p.setPen(palette().text().color());
-        p.drawText(QRect(6, 0, m_plotLeft - 12, rh), Qt::AlignLeft | Qt::AlignVCenter,
-                   fm.elidedText(name, Qt::ElideMiddle, m_plotLeft - 12));
+    for (const StackBand& band : m_bands) { // whose stacks these are; a line between two threads' bands
+        const int top = static_cast<int>(band.firstRow) * rh;
+        if (band.firstRow > 0) {
+            p.setPen(palette().mid().color());
+            p.drawLine(0, top - 1, width(), top - 1);
+        }
+        if (band.thread < m_profile->threads.size() && m_plotLeft > 16) {
+            p.setPen(palette().text().color());
+            p.drawText(QRect(6, top, m_plotLeft - 12, rh), Qt::AlignLeft | Qt::AlignVCenter,
+                       fm.elidedText(threadLabel(*m_profile, band.thread), Qt::ElideMiddle, m_plotLeft - 12));
+        }
     }
     p.setClipRect(QRect(m_plotLeft, 0, m_plotWidth, height()));
     // Boxes narrower than a pixel in a row merge into the pixel already drawn (sorted by row and time).
@@ -207,11 +248,14 @@ bool StackChartView::event(QEvent* event) {
     if (event->type() == QEvent::ToolTip && m_profile) {
         auto* help = static_cast<QHelpEvent*>(event);
         if (const StackBox* b = boxAt(help->pos())) {
+            QString where = formatTimelineRange({b->begin, b->end});
+            const StackBand* band = bandOfRow(b->row);
+            if (m_bands.size() > 1 && band && band->thread < m_profile->threads.size())
+                where += QStringLiteral(" · ") + threadLabel(*m_profile, band->thread).toHtmlEscaped();
             QToolTip::showText(
                 help->globalPos(),
                 QStringLiteral("<qt><b>%1</b><br>%2</qt>")
-                    .arg(frameDisplayName(*m_profile, m_profile->tree.frame(b->node)).toHtmlEscaped(),
-                         formatTimelineRange({b->begin, b->end})),
+                    .arg(frameDisplayName(*m_profile, m_profile->tree.frame(b->node)).toHtmlEscaped(), where),
                 this);
         } else {
             QToolTip::hideText();

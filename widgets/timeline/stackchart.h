@@ -1,6 +1,7 @@
-// The stack chart: one thread's stacks in time order (x = time, y = stack depth, root at the top), like the
-// Firefox Profiler's stack chart and speedscope's "time order". stackBoxes() turns the thread's samples in a
-// time range into boxes (plain C++, run off the GUI thread); StackChartView draws them under the timeline's
+// The stack chart: a thread's stacks in time order (x = time, y = stack depth, root at the top), like the
+// Firefox Profiler's stack chart and speedscope's "time order"; several threads are drawn stacked, a band of
+// rows each. stackBoxes() turns a thread's samples in a time range into boxes, stackedBoxes() several
+// threads' into bands (plain C++, run off the GUI thread); StackChartView draws them under the timeline's
 // axis and follows its visible range.
 #pragma once
 
@@ -30,21 +31,43 @@ struct StackBox {
 std::optional<std::vector<StackBox>> stackBoxes(const Profile& profile, uint32_t thread, TimeRange range,
                                                 const std::atomic<bool>* cancel = nullptr);
 
+/// One thread's rows in a stack chart of several: its boxes' rows are [firstRow, firstRow + rows).
+struct StackBand {
+    uint32_t thread = 0;
+    uint32_t firstRow = 0, rows = 1;
+};
+struct StackedBoxes {
+    std::vector<StackBox> boxes; ///< sorted by row, then time
+    std::vector<StackBand> bands;
+};
+/// The boxes of each of `threads` in `range`, a band of rows per thread in the order given, one below the
+/// other (a thread without samples there keeps one empty row). std::nullopt when cancelled.
+std::optional<StackedBoxes> stackedBoxes(const Profile& profile, const std::vector<uint32_t>& threads,
+                                         TimeRange range, const std::atomic<bool>* cancel = nullptr);
+
 class StackChartView final : public QWidget {
     Q_OBJECT
 public:
     explicit StackChartView(QWidget* parent = nullptr);
 
     void setProfile(std::shared_ptr<const Profile> profile);
+    /// One thread's stacks.
     void setThread(uint32_t thread);
-    uint32_t thread() const { return m_thread; }
+    /// These threads' stacks, a band each, in this order (one thread: as setThread; none: unchanged).
+    void setThreads(std::vector<uint32_t> threads);
+    /// The (first) thread drawn.
+    uint32_t thread() const { return m_threads.front(); }
+    const std::vector<uint32_t>& threads() const { return m_threads; }
     /// The time span drawn across [plotLeft, plotLeft + plotWidth) (the timeline's plot).
     void setVisibleRange(TimeRange range);
     void setPlotSpan(int left, int width);
 
-    /// The boxes drawn now match the thread and range (no computation pending).
+    /// The boxes drawn now match the threads and range (no computation pending).
     bool current() const;
     const std::vector<StackBox>& boxes() const { return m_boxes; }
+    const std::vector<StackBand>& bands() const { return m_bands; }
+    /// The band of a row (nullptr past the last).
+    const StackBand* bandOfRow(uint32_t row) const;
     int rowHeight() const;
     int timeToX(int64_t t) const;
     /// The box drawn at a position, if any.
@@ -63,11 +86,12 @@ private:
     void recompute();
 
     std::shared_ptr<const Profile> m_profile;
-    uint32_t m_thread = 0;
+    std::vector<uint32_t> m_threads{0};
     TimeRange m_range{0, 1};
     TimeRange m_boxesRange{0, 0};
-    uint32_t m_boxesThread = UINT32_MAX;
+    std::vector<uint32_t> m_boxesThreads;
     std::vector<StackBox> m_boxes;
+    std::vector<StackBand> m_bands;
     uint32_t m_rows = 0;
     int m_plotLeft = 0, m_plotWidth = 1;
     BackgroundJob m_job{this};

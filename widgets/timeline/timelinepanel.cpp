@@ -13,6 +13,8 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace scorch {
 
 namespace {
@@ -153,6 +155,24 @@ void TimelinePanel::setProfile(std::shared_ptr<const Profile> profile) {
     updateHeader();
     if (hadSelection)
         Q_EMIT rangeChanged(std::nullopt);
+}
+
+void TimelinePanel::setThreads(const std::vector<uint32_t>& threads) {
+    m_view->setThreads(threads);
+    if (threads.size() == 1) {
+        m_stack->setThread(threads.front());
+    } else if (threads.size() > 1) {
+        std::vector<uint32_t> stacked; // in the lanes' order, then those in a folded process
+        for (uint32_t lane : m_view->lanes())
+            if (std::find(threads.begin(), threads.end(), lane) != threads.end())
+                stacked.push_back(lane);
+        for (uint32_t t : threads)
+            if (std::find(stacked.begin(), stacked.end(), t) == stacked.end())
+                stacked.push_back(t);
+        m_stack->setThreads(std::move(stacked));
+    } else if (m_stack->threads().size() > 1) { // all threads again: the first of those stacked
+        m_stack->setThread(m_stack->thread());
+    }
 }
 
 void TimelinePanel::setStackChartVisible(bool visible) {

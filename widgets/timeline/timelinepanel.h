@@ -32,10 +32,13 @@ public:
     QLabel* note() const { return m_note; }
     /// The selected range's chip (hidden without a selection); clicking it clears the selection.
     QToolButton* rangeChip() const { return m_chip; }
-    /// The stack chart of one thread (the busiest, or the last lane clicked) below the lanes, shown while
-    /// the "Stack Chart" button is checked.
+    /// The stack chart below the lanes, shown while the "Stack Chart" button is checked: one thread's (the
+    /// busiest, or the last lane clicked), or the selected threads' stacked when several are selected.
     StackChartView* stackChart() const { return m_stack; }
     void setStackChartVisible(bool visible);
+    /// The threads selected (the thread list's checked ones; empty: all): the lanes mark them, and the
+    /// stack chart stacks them, busiest first, when there are two or more.
+    void setThreads(const std::vector<uint32_t>& threads);
 
     /// Comparing two time ranges of the recording: the header's "Compare" menu (also the timeline's context
     /// menu) compares the selection with the rest of the recording, or a baseline range marked before with

@@ -23,10 +23,12 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
+#include <QTreeWidget>
 
 #include <cstdio>
 #include <numeric>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace scorch;
@@ -515,6 +517,84 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(chart->current() && !chart->boxes().empty(), kPatienceMs);
         QCOMPARE(chart->boxes().front().begin, 203 * kMs);
         QCOMPARE(chart->boxes().front().row, 0u);
+    }
+
+    void stackChartOfSelectedThreads() {
+        auto tab = openTab();
+        QVERIFY(tab);
+        TimelinePanel* panel = tab->timeline();
+        StackChartView* chart = panel->stackChart();
+        panel->setStackChartVisible(true);
+        const Profile& p = *tab->profile();
+        const uint32_t main = threadIndex(p, 100), io = threadIndex(p, 102);
+        // Uncheck the worker in the thread list: main and io are selected, and stacked busiest first.
+        QTreeWidgetItem* all = tab->threadList()->tree()->topLevelItem(0);
+        QTreeWidgetItem* workerItem = nullptr;
+        for (int i = 0; i < all->childCount(); ++i)
+            if (all->child(i)->data(3, Qt::UserRole).toLongLong() == 101) // the tid column
+                workerItem = all->child(i);
+        QVERIFY(workerItem);
+        workerItem->setCheckState(0, Qt::Unchecked);
+        QTRY_COMPARE_WITH_TIMEOUT(chart->threads(), (std::vector<uint32_t>{main, io}), kPatienceMs);
+        QTRY_VERIFY_WITH_TIMEOUT(chart->current(), kPatienceMs);
+        QCOMPARE(chart->bands().size(), std::size_t{2});
+        const StackBand mainBand = chart->bands()[0], ioBand = chart->bands()[1];
+        QCOMPARE(mainBand.thread, main);
+        QCOMPARE(ioBand.thread, io);
+        // Below the command's frame, main;compute;hot is three frames deep and main;wait two; io's band
+        // starts below main's.
+        QCOMPARE(mainBand.firstRow, 0u);
+        QCOMPARE(mainBand.rows, 4u);
+        QCOMPARE(ioBand.firstRow, 4u);
+        QCOMPARE(ioBand.rows, 3u);
+        // Each band holds exactly its thread's own stack chart, moved down to the band's rows; none of the
+        // worker's samples is drawn.
+        const TimeRange range = panel->view()->visibleRange();
+        for (const StackBand& band : chart->bands()) {
+            const auto own = stackBoxes(p, band.thread, range);
+            QVERIFY(own);
+            std::vector<std::tuple<int64_t, int64_t, NodeId, uint32_t>> expected, drawn;
+            for (const StackBox& b : *own)
+                expected.emplace_back(b.begin, b.end, b.node, b.row + band.firstRow);
+            for (const StackBox& b : chart->boxes())
+                if (b.row >= band.firstRow && b.row < band.firstRow + band.rows)
+                    drawn.emplace_back(b.begin, b.end, b.node, b.row);
+            QCOMPARE(drawn, expected);
+        }
+        int64_t ioSamplesDrawn = 0;
+        for (const StackBox& b : chart->boxes())
+            if (b.row == ioBand.firstRow + 2) {
+                QCOMPARE(p.nodeName(b.node), std::string_view("wait"));
+                ++ioSamplesDrawn;
+            }
+        QCOMPARE(ioSamplesDrawn, std::int64_t{1}); // io's samples are 50 ms apart without a gap: one box
+        // A known sample at its pixel: io's sample at 507 ms is "wait" in io's last row, and main's
+        // sample at 330 ms "hot" in main's.
+        const int rh = chart->rowHeight();
+        const StackBox* wait = chart->boxAt(
+            QPoint(chart->timeToX(507 * kMs + kMs), static_cast<int>(ioBand.firstRow + 2) * rh + 2));
+        QVERIFY(wait);
+        QCOMPARE(p.nodeName(wait->node), std::string_view("wait"));
+        QCOMPARE(chart->bandOfRow(wait->row)->thread, io);
+        const StackBox* hot = chart->boxAt(QPoint(chart->timeToX(335 * kMs), 3 * rh + 2));
+        QVERIFY(hot);
+        QCOMPARE(p.nodeName(hot->node), std::string_view("hot"));
+        QCOMPARE(chart->bandOfRow(hot->row)->thread, main);
+        QVERIFY(!chart->bandOfRow(ioBand.firstRow + ioBand.rows));
+        // Each band's thread is named in its first row of the label column (the chart draws at known pixels).
+        const QImage image = chart->grab().toImage();
+        bool ioLabelInk = false;
+        for (int x = 6; x < 60 && !ioLabelInk; ++x)
+            for (int y = static_cast<int>(ioBand.firstRow) * rh;
+                 y < static_cast<int>(ioBand.firstRow + 1) * rh; ++y)
+                if (image.pixelColor(x, y) != chart->palette().base().color())
+                    ioLabelInk = true;
+        QVERIFY(ioLabelInk);
+        // All threads again (check the worker): one thread, the first of those stacked.
+        workerItem->setCheckState(0, Qt::Checked);
+        QTRY_COMPARE_WITH_TIMEOUT(chart->threads(), std::vector<uint32_t>{main}, kPatienceMs);
+        QTRY_VERIFY_WITH_TIMEOUT(chart->current(), kPatienceMs);
+        QCOMPARE(chart->bands().size(), std::size_t{1});
     }
 
     /// Off-CPU profiles: the stretch a thread waited (100 ms of sleep between two 10 ms bursts of samples in
