@@ -190,6 +190,8 @@ struct Process {
 /// else (no FDE, expressions as in PLT entries and signal frames, rbp unknown, a return address of 0) makes
 /// the sample go through libdw's full unwinder instead, so results only differ from libdw's where libdw
 /// loses track: a callee-saved rbp without a rule is taken as unchanged (the ABI's rule) rather than unknown.
+/// Where rbp's save slot cannot be read (below the stack pointer in an epilogue after `pop rbp`, or past the
+/// stack copy), rbp is unknown from there on, as libdw has it: a frame whose CFA needs it ends the stack.
 struct CfiRule {
     enum class Kind : uint8_t { Simple, Outermost, Other } kind = Kind::Other;
     uint8_t cfaRegister = 7; // DWARF 7 = rsp, 6 = rbp
@@ -315,6 +317,7 @@ DwarfUnwinder::Impl::Fast DwarfUnwinder::Impl::fastUnwind(int64_t pid, const Con
     if (!perfReg(c, 8, ip) || !perfReg(c, 7, sp))
         return Fast::UseLibdw;
     bool bpKnown = perfReg(c, 6, bp);
+    bool bpLost = false; // rbp's save slot was unreadable: libdw's unwinder has it undefined too
     auto read = [&](uint64_t addr, uint64_t& value) {
         if (addr < stackStart || addr - stackStart > stack.size() || stack.size() - (addr - stackStart) < 8)
             return false;
@@ -345,6 +348,8 @@ DwarfUnwinder::Impl::Fast DwarfUnwinder::Impl::fastUnwind(int64_t pid, const Con
         const CfiRule& r = module.rule(vaddr);
         if (r.kind == CfiRule::Kind::Outermost)
             return ++fast, Fast::Done;
+        if (r.kind == CfiRule::Kind::Simple && r.cfaRegister == 6 && bpLost)
+            return ++fast, Fast::Done; // where libdw's unwinder stops too (its CFA needs the lost rbp)
         if (r.kind != CfiRule::Kind::Simple || (r.cfaRegister == 6 && !bpKnown))
             return libdw();
         const uint64_t cfa = (r.cfaRegister == 7 ? sp : bp) + static_cast<uint64_t>(r.cfaOffset);
@@ -353,8 +358,10 @@ DwarfUnwinder::Impl::Fast DwarfUnwinder::Impl::fastUnwind(int64_t pid, const Con
             return ++fast, Fast::Done; // the stack copy ends here: where libdw stops too
         if (ra == 0 || cfa <= sp)
             return libdw();
-        if (r.rbpSaved)
+        if (r.rbpSaved) {
             bpKnown = read(cfa + static_cast<uint64_t>(r.rbpOffset), bp);
+            bpLost = !bpKnown;
+        }
         sp = cfa;
         ip = ra;
     }
