@@ -209,15 +209,19 @@ void StackChartView::paintEvent(QPaintEvent*) {
     const FlameColors colors(m_profile.get(), FlameColorScheme::Hot);
     const int rh = rowHeight();
     const QFontMetrics fm = fontMetrics();
-    for (const StackBand& band : m_bands) { // whose stacks these are; a line between two threads' bands
-        const int top = static_cast<int>(band.firstRow) * rh;
+    // Whose stacks these are: each band's thread named in its first row still in view (the chart scrolls
+    // in its area), a line between two threads' bands.
+    const int visibleTop = visibleRegion().boundingRect().top();
+    for (const StackBand& band : m_bands) {
+        const int top = static_cast<int>(band.firstRow) * rh, bottom = top + static_cast<int>(band.rows) * rh;
         if (band.firstRow > 0) {
             p.setPen(palette().mid().color());
             p.drawLine(0, top - 1, width(), top - 1);
         }
         if (band.thread < m_profile->threads.size() && m_plotLeft > 16) {
             p.setPen(palette().text().color());
-            p.drawText(QRect(6, top, m_plotLeft - 12, rh), Qt::AlignLeft | Qt::AlignVCenter,
+            p.drawText(QRect(6, std::clamp(visibleTop, top, bottom - rh), m_plotLeft - 12, rh),
+                       Qt::AlignLeft | Qt::AlignVCenter,
                        fm.elidedText(threadLabel(*m_profile, band.thread), Qt::ElideMiddle, m_plotLeft - 12));
         }
     }

@@ -10,6 +10,7 @@
 #include <QMenu>
 #include <QPainter>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -125,6 +126,9 @@ TimelinePanel::TimelinePanel(QWidget* parent)
     connect(m_view, &TimelineView::threadClicked, m_stack, &StackChartView::setThread);
     connect(m_view, &TimelineView::visibleRangeChanged, m_stack, &StackChartView::setVisibleRange);
     connect(m_stackButton, &QToolButton::toggled, this, &TimelinePanel::setStackChartVisible);
+    // the bands' thread names stay in view as the chart scrolls: the scrolled pixels are not enough
+    connect(m_stackArea->verticalScrollBar(), &QScrollBar::valueChanged, m_stack,
+            qOverload<>(&QWidget::update));
 }
 
 void TimelinePanel::setProfile(std::shared_ptr<const Profile> profile) {
