@@ -5,8 +5,8 @@
 find_program(SCORCH_GXX NAMES g++-12 g++ REQUIRED DOC "GCC's C++ compiler, for the test programs")
 
 # scorch_gcc_program(NAME EXECUTABLE|SHARED|OBJECT SOURCE [OPTIONS ...]): a target NAME that builds SOURCE (in
-# the current source directory) with GCC into gcc/ in the current binary directory; its SCORCH_FILE property is the
-# output's path (for $<TARGET_PROPERTY:NAME,SCORCH_FILE>).
+# the current source directory) with GCC into gcc/ in the current binary directory; its SCORCH_FILE property
+# is the output's path (for $<TARGET_PROPERTY:NAME,SCORCH_FILE>).
 function(scorch_gcc_program name kind source)
     cmake_parse_arguments(ARG "" "" "OPTIONS" ${ARGN})
     if(kind STREQUAL "SHARED")
@@ -22,7 +22,8 @@ function(scorch_gcc_program name kind source)
     set(src ${CMAKE_CURRENT_SOURCE_DIR}/${source})
     add_custom_command(OUTPUT ${out}
         COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_CURRENT_BINARY_DIR}/gcc
-        COMMAND ${SCORCH_GXX} -std=c++20 -Wall -Wextra ${ARG_OPTIONS} ${mode} -MD -MT ${out} -MF ${out}.d -o ${out} ${src}
+        COMMAND ${SCORCH_GXX} -std=c++20 -Wall -Wextra ${ARG_OPTIONS} ${mode} -MD -MT ${out} -MF ${out}.d
+                -o ${out} ${src}
         DEPENDS ${src}
         DEPFILE ${out}.d
         COMMENT "Building the test program ${name} with GCC"

@@ -81,6 +81,10 @@ fuzz | fuzz-run)
         run_one "$fuzzer" &
     done
     wait
+    if [ ${#names[@]} = 0 ]; then
+        echo "FAILED: no fuzz targets in $fuzzers"
+        exit 1
+    fi
     status=0
     for name in "${names[@]}"; do
         runs=$(runs_of "$name")
