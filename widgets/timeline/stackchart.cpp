@@ -109,7 +109,6 @@ void StackChartView::setProfile(std::shared_ptr<const Profile> profile) {
     m_profile = std::move(profile);
     m_boxes.clear();
     m_bands.clear();
-    m_rows = 0;
     m_boxesThreads.clear();
     m_job.drop();
     recompute();
@@ -125,6 +124,10 @@ void StackChartView::setThreads(std::vector<uint32_t> threads) {
     m_threads = std::move(threads);
     recompute();
     update();
+}
+
+uint32_t StackChartView::rowCount() const {
+    return m_bands.empty() ? 0 : m_bands.back().firstRow + m_bands.back().rows;
 }
 
 const StackBand* StackChartView::bandOfRow(uint32_t row) const {
@@ -180,16 +183,15 @@ void StackChartView::recompute() {
             m_bands = std::move(stacked->bands);
             m_boxesThreads = std::move(threads);
             m_boxesRange = range;
-            m_rows = m_bands.empty() ? 0 : m_bands.back().firstRow + m_bands.back().rows;
             updateGeometry();
-            setMinimumHeight(static_cast<int>(std::max<uint32_t>(m_rows, 1)) * rowHeight());
+            setMinimumHeight(static_cast<int>(std::max<uint32_t>(rowCount(), 1)) * rowHeight());
             update();
             Q_EMIT boxesUpdated();
         });
 }
 
 QSize StackChartView::sizeHint() const {
-    return {800, static_cast<int>(std::max<uint32_t>(m_rows, 4)) * rowHeight()};
+    return {800, static_cast<int>(std::max<uint32_t>(rowCount(), 4)) * rowHeight()};
 }
 
 const StackBox* StackChartView::boxAt(QPoint pos) const {

@@ -84,6 +84,8 @@ protected:
 
 private:
     void recompute();
+    /// The rows of all bands.
+    uint32_t rowCount() const;
 
     std::shared_ptr<const Profile> m_profile;
     std::vector<uint32_t> m_threads{0};
@@ -92,7 +94,6 @@ private:
     std::vector<uint32_t> m_boxesThreads;
     std::vector<StackBox> m_boxes;
     std::vector<StackBand> m_bands;
-    uint32_t m_rows = 0;
     int m_plotLeft = 0, m_plotWidth = 1;
     BackgroundJob m_job{this};
 };
