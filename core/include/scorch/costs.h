@@ -48,6 +48,13 @@ inline void addCost(int64_t& a, int64_t b) {
     if (__builtin_add_overflow(a, b, &a))
         a = b > 0 ? INT64_MAX : INT64_MIN;
 }
+/// a - b, saturating at the int64 limits (absurd inputs).
+inline int64_t subCost(int64_t a, int64_t b) {
+    int64_t r;
+    if (__builtin_sub_overflow(a, b, &r))
+        return b < 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
 inline int64_t mulCost(int64_t a, int64_t b) {
     int64_t r;
     if (__builtin_mul_overflow(a, b, &r))

@@ -80,14 +80,6 @@ struct DiffLayoutOptions {
 /// types are unchanged.
 CallTree diffLayoutTree(const CallTree& diffTree, const DiffLayoutOptions& options);
 
-/// a - b, saturating at the int64 limits (absurd inputs).
-inline int64_t subCost(int64_t a, int64_t b) {
-    int64_t r;
-    if (__builtin_sub_overflow(a, b, &r))
-        return b < 0 ? INT64_MAX : INT64_MIN;
-    return r;
-}
-
 /// One function (frame) of a diff profile, summed over its call sites (recursion counted once).
 struct FunctionDelta {
     FrameId frame;

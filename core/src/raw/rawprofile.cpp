@@ -694,7 +694,7 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
         accountedCount[x.stack] = x.count;
         for (std::size_t t = 0; t < nt; ++t) {
             accountedCost[t].resize(expanded, 0);
-            costs[t] = deltaCost[i * nt + t] - accountedCost[t][x.stack];
+            costs[t] = subCost(deltaCost[i * nt + t], accountedCost[t][x.stack]);
             accountedCost[t][x.stack] = deltaCost[i * nt + t];
         }
         tree.addCost(x.stack, dn, costs);
@@ -702,7 +702,7 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
             for (std::size_t t = 0; t < nt; ++t) {
                 if (leafCost[t].size() <= leaf)
                     leafCost[t].resize(addrFirst.size(), 0);
-                leafCost[t][leaf] += costs[t];
+                addCost(leafCost[t][leaf], costs[t]);
             }
             // the samples were spent where no function name tells
             if (addrModule[leaf] < moduleUnnamed.size() && resolved[addrFirst[leaf]].unresolved)
