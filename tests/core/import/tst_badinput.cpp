@@ -276,6 +276,16 @@ private Q_SLOTS:
             QVERIFY(span.samples->time(i) >= 0 &&
                     (i == 0 || span.samples->time(i) >= span.samples->time(i - 1)));
 
+        // a perf.data whose two stacks end at one address, with periods near INT64_MAX: the address's self
+        // cost, summed over both stacks, saturates (UBSan found the signed overflow; the sanitized build of
+        // this test fails on it)
+        covered << QStringLiteral("perfdata-leaf-cost-overflow.data");
+        const Profile leaf = importProfile(path("perfdata-leaf-cost-overflow.data"));
+        QCOMPARE(leaf.meta.format, Format::PerfData);
+        QCOMPARE(leaf.meta.samples, uint64_t(14));
+        QCOMPARE(leaf.tree.grandTotal(0), INT64_MAX);
+        QCOMPARE(leaf.tree.self(0, NodeId(leaf.tree.size() - 1)), INT64_MAX); // the one leaf
+
         QStringList files = dir.entryList(QDir::Files);
         files.sort();
         covered.sort();
