@@ -73,6 +73,7 @@ public:
     /// thread meanwhile (it waits only while the raw samples are copied). Throws ImportCancelled when
     /// `cancel` is set.
     Profile snapshot(ProfileMeta meta, const std::atomic<bool>* cancel = nullptr);
+    /// The final profile: the builder hands its arrays over to it, so nothing may be called after this.
     Profile finish(ProfileMeta meta, const std::atomic<bool>* cancel = nullptr);
 
 private:

@@ -755,7 +755,7 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
         warnSerious(meta, std::move(message));
     // the final profile of a timed recording keeps its stacks: a time range's lines and instructions
     const bool keepStacks = final && timed2 == samples2 && samples2 > 0;
-    Profile profile = tree.profile(std::move(meta), keepStacks);
+    Profile profile = tree.profile(std::move(meta), keepStacks, final);
     std::vector<uint32_t> addressEntry;
     profile.addressCosts = addressCosts(reports, keepStacks ? &addressEntry : nullptr);
     if (keepStacks)

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <stdexcept>
 
 namespace scorch::detail {
 
@@ -263,12 +264,29 @@ void IncrementalTree::addCost(uint32_t stack, uint64_t samples, std::span<const 
     }
 }
 
-Profile IncrementalTree::profile(ProfileMeta meta, bool stacks) const {
+Profile IncrementalTree::profile(ProfileMeta meta, bool stacks, bool take) {
+    if (m_taken)
+        throw std::logic_error("IncrementalTree: used after its final profile took its arrays");
+    // the arrays, moved from when taken, else copied
+    const auto give = [take](auto& v) {
+        return take ? std::move(v) : v;
+    };
     Profile p;
     p.meta = std::move(meta);
-    for (std::size_t i = 1; i < m_strings.size(); ++i) // same ids: interned in id order
-        p.strings.intern(m_strings.view(StringId{static_cast<uint32_t>(i)}));
-    p.frames = m_frames;
+    if (take) {
+        m_taken = true;
+        // what only adding stacks needs goes before the final tree's arrays are made
+        std::vector<uint32_t>().swap(m_firstChild);
+        std::vector<uint32_t>().swap(m_nextSibling);
+        std::vector<uint32_t>().swap(m_lineStamp);
+        m_entries = IndexTable(16);
+        m_lineIndex = IndexTable(16);
+        p.strings = std::move(m_strings);
+    } else {
+        for (std::size_t i = 1; i < m_strings.size(); ++i) // same ids: interned in id order
+            p.strings.intern(m_strings.view(StringId{static_cast<uint32_t>(i)}));
+    }
+    p.frames = give(m_frames);
     p.costTypes = m_types;
     p.threads = m_threads;
 
@@ -280,31 +298,46 @@ Profile IncrementalTree::profile(ProfileMeta meta, bool stacks) const {
             scorch::addCost(s[m_entryNode[e]], m_entryCost[t][e]);
         self.push_back(std::move(s));
     }
-    std::vector<NodeId> remap;
-    if (m_preorder && CallTree::fromPreorder(m_parent, m_frame, self, p.tree)) {
-        p.threadCosts.node = m_entryNode;
+    const bool preorder =
+        m_preorder && (take ? CallTree::fromPreorder(std::move(m_parent), std::move(m_frame), self, p.tree)
+                            : CallTree::fromPreorder(m_parent, m_frame, self, p.tree));
+    if (preorder) {
+        p.threadCosts.node = give(m_entryNode);
     } else {
+        std::vector<NodeId> remap;
         p.tree = CallTree::fromParentArray(m_parent, m_frame, std::move(self), p.frames, p.strings, &remap);
+        if (take) {
+            std::vector<NodeId>().swap(m_parent);
+            std::vector<FrameId>().swap(m_frame);
+        }
         p.threadCosts.node.reserve(m_entryNode.size());
         for (NodeId n : m_entryNode)
             p.threadCosts.node.push_back(remap[n]);
+        if (take)
+            std::vector<NodeId>().swap(m_entryNode);
     }
-    p.threadCosts.thread = m_entryThread;
-    p.threadCosts.cost = m_entryCost;
+    p.threadCosts.thread = give(m_entryThread);
+    p.threadCosts.cost = give(m_entryCost);
 
     std::vector<uint32_t> types(m_types.size());
     std::iota(types.begin(), types.end(), 0u);
     std::vector<uint32_t> rank;
     p.lineCosts = sortedLineCosts(m_lines, m_lineSelf, m_lineTotal, types, &rank);
+    if (take) {
+        std::vector<Line>().swap(m_lines);
+        std::vector<std::vector<int64_t>>().swap(m_lineSelf);
+        std::vector<std::vector<int64_t>>().swap(m_lineTotal);
+    }
     if (stacks) { // in the sorted entries' numbers
         StackDetails& d = p.stacks;
+        // m_stackLines holds the stacks' line entries one stack after the other, in stack order
+        d.lines = give(m_stackLines);
+        for (uint32_t& l : d.lines)
+            l = rank[l];
         d.linesFirst.reserve(m_stacks.size() + 1);
-        d.lines.reserve(m_stackLines.size());
         d.leafLine.reserve(m_stacks.size());
         for (const Stack& s : m_stacks) {
-            d.linesFirst.push_back(static_cast<uint32_t>(d.lines.size()));
-            for (uint32_t k = s.linesFirst; k < s.linesFirst + s.linesCount; ++k)
-                d.lines.push_back(rank[m_stackLines[k]]);
+            d.linesFirst.push_back(s.linesFirst);
             d.leafLine.push_back(s.leafLine == UINT32_MAX ? StackDetails::kNone : rank[s.leafLine]);
         }
         d.linesFirst.push_back(static_cast<uint32_t>(d.lines.size()));

@@ -41,8 +41,10 @@ public:
     /// The (thread, node) entry of a stack: its node in profile() is that profile's threadCosts.node[entry].
     uint32_t stackEntry(uint32_t stack) const { return m_stacks[stack].entry; }
     /// An immutable profile of everything added so far; with `stacks`, also each stack's line entries
-    /// (Profile::stacks without leafAddress, which the caller fills).
-    Profile profile(ProfileMeta meta, bool stacks = false) const;
+    /// (Profile::stacks without leafAddress, which the caller fills). With `take` (the final profile), the
+    /// tree frees what only adding needs and moves its arrays into the profile instead of copying them, which
+    /// lowers the import's peak memory; the tree cannot be used after that (std::logic_error).
+    Profile profile(ProfileMeta meta, bool stacks = false, bool take = false);
 
 private:
     uint32_t child(uint32_t parent, FrameId frame);
@@ -82,6 +84,7 @@ private:
     };
     std::vector<Stack> m_stacks;
     std::vector<uint32_t> m_stackLines;
+    bool m_taken = false; ///< profile(…, take = true) took the arrays
 };
 
 } // namespace scorch::detail
