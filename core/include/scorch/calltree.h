@@ -78,6 +78,22 @@ public:
     static bool fromPreorder(std::vector<NodeId>&& parent, std::vector<FrameId>&& frame,
                              std::vector<std::vector<int64_t>>& self, CallTree& out);
 
+    /// The shape of a tree in CallTree's order, worked out by a builder that makes the preorder itself.
+    struct Shape {
+        std::vector<NodeId> parent, end; ///< per node: its parent (parent[0] unused), its subtreeEnd()
+        std::vector<uint32_t> depth;
+        std::vector<FrameId> frame;
+        uint32_t maxDepth = 0;
+    };
+    /// A tree from its shape and its self and total costs (one array per cost type, each of size()), all
+    /// taken over. Only the sizes are checked (std::invalid_argument): the caller vouches for the order and
+    /// the totals. For builders that know them anyway, such as time slices, which so spare the passes of
+    /// fromPreorder() and can sum each cost type's totals on its own core (totalsOf()).
+    static CallTree fromShape(Shape&& shape, std::vector<std::vector<int64_t>>&& self,
+                              std::vector<std::vector<int64_t>>&& total);
+    /// The total (inclusive) costs of the nodes of a tree in preorder from their self costs.
+    static std::vector<int64_t> totalsOf(std::span<const NodeId> parent, std::span<const int64_t> self);
+
 private:
     void computeTotals();
 

@@ -155,6 +155,10 @@ struct SliceRequest {
     /// Also the per-line and per-instruction costs (TimeSlice::lineCosts, addressCosts), where the profile
     /// keeps each sample's stack (hasSliceDetails); they cost a walk over the stacks the samples reach.
     bool details = false;
+    /// How many threads work on the slice: 0, as many as the machine has cores for a large slice (it sums
+    /// its line and instruction costs and its cost types' totals on other cores), one for a small one; N,
+    /// up to N whatever the size (1: all on the calling thread).
+    unsigned cores = 0;
 };
 
 /// The profile keeps each sample's stack, so that a slice can have its own line and instruction costs.

@@ -46,15 +46,39 @@ void CallTree::setSelfCosts(std::vector<std::vector<int64_t>> self) {
     computeTotals();
 }
 
+std::vector<int64_t> CallTree::totalsOf(std::span<const NodeId> parent, std::span<const int64_t> self) {
+    std::vector<int64_t> total;
+    detail::reserveHuge(total, self.size());
+    total.assign(self.begin(), self.end());
+    for (std::size_t i = std::min(parent.size(), total.size()); i-- > 1;)
+        addCost(total[parent[i]], total[i]);
+    return total;
+}
+
 void CallTree::computeTotals() {
-    m_total.resize(m_self.size());
-    for (std::size_t t = 0; t < m_self.size(); ++t) {
-        detail::reserveHuge(m_total[t], m_self[t].size());
-        m_total[t].assign(m_self[t].begin(), m_self[t].end());
-    }
-    for (auto& total : m_total)
-        for (NodeId i = static_cast<NodeId>(size()); i-- > 1;)
-            addCost(total[m_parent[i]], total[i]);
+    m_total.clear();
+    for (const auto& self : m_self)
+        m_total.push_back(totalsOf(m_parent, self));
+}
+
+CallTree CallTree::fromShape(Shape&& shape, std::vector<std::vector<int64_t>>&& self,
+                             std::vector<std::vector<int64_t>>&& total) {
+    const std::size_t n = shape.parent.size();
+    const auto sized = [n](const std::vector<std::vector<int64_t>>& costs) {
+        return std::all_of(costs.begin(), costs.end(), [n](const auto& c) { return c.size() == n; });
+    };
+    if (shape.end.size() != n || shape.depth.size() != n || shape.frame.size() != n ||
+        self.size() != total.size() || !sized(self) || !sized(total))
+        throw std::invalid_argument("CallTree::fromShape: arrays of different sizes");
+    CallTree t;
+    t.m_parent = std::move(shape.parent);
+    t.m_end = std::move(shape.end);
+    t.m_depth = std::move(shape.depth);
+    t.m_frame = std::move(shape.frame);
+    t.m_maxDepth = shape.maxDepth;
+    t.m_self = std::move(self);
+    t.m_total = std::move(total);
+    return t;
 }
 
 int compareAsStackSegments(std::string_view a, std::string_view b) {

@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <future>
 #include <stdexcept>
+#include <thread>
 
 namespace scorch {
 
@@ -38,6 +40,11 @@ void radixSort(std::vector<Item>& items, int bits) {
         items.swap(tmp);
     }
 }
+
+/// From this many samples on, a slice's line and instruction costs are summed on another thread.
+constexpr std::size_t kDetailsAside = 50000;
+/// From this many nodes on, a slice's totals of each cost type beyond the first are summed on other threads.
+constexpr std::size_t kTotalsAside = 200000;
 
 bool cancelled(const std::atomic<bool>* cancel) {
     return cancel && cancel->load(std::memory_order_relaxed);
@@ -73,10 +80,12 @@ std::vector<uint32_t> threadList(const SampleStore& store, std::span<const uint3
     return all;
 }
 
-/// The line and instruction costs of the samples `items` hold (TimeSlice::lineCosts, addressCosts): their
+/// The line and instruction costs of the samples `forEachSample(f)` calls f with, by index, returning false
+/// when cancelled (TimeSlice::lineCosts, addressCosts): their
 /// costs summed per stack, then added to each stack's line entries (total), its leaf line (self) and its
 /// leaf instruction; the profile's entries these reach, in its order. False when cancelled.
-bool sliceDetails(const Profile& profile, std::span<const Item> items, TimeSlice& out,
+template <typename ForEachSample>
+bool sliceDetails(const Profile& profile, const ForEachSample& forEachSample, TimeSlice& out,
                   const std::atomic<bool>* cancel) {
     const SampleStore& store = *profile.samples;
     const StackDetails& st = profile.stacks;
@@ -86,22 +95,20 @@ bool sliceDetails(const Profile& profile, std::span<const Item> items, TimeSlice
     const std::size_t types = std::min(store.costTypeCount(), std::max(lineTypes, addrTypes));
     std::vector<uint32_t> slot(st.size(), UINT32_MAX), touched;
     std::vector<std::vector<int64_t>> cost(types);
-    for (std::size_t k = 0; k < items.size(); ++k) {
-        if ((k & 0xffff) == 0 && cancelled(cancel))
-            return false;
-        const uint32_t i = items[k].sample;
-        const uint32_t s = store.stack(i);
-        if (s >= st.size())
-            continue;
-        if (slot[s] == UINT32_MAX) {
-            slot[s] = static_cast<uint32_t>(touched.size());
-            touched.push_back(s);
-            for (auto& c : cost)
-                c.push_back(0);
-        }
-        for (std::size_t t = 0; t < types; ++t)
-            addCost(cost[t][slot[s]], store.cost(t)[i]);
-    }
+    if (!forEachSample([&](std::size_t i) {
+            const uint32_t s = store.stack(i);
+            if (s >= st.size())
+                return;
+            if (slot[s] == UINT32_MAX) {
+                slot[s] = static_cast<uint32_t>(touched.size());
+                touched.push_back(s);
+                for (auto& c : cost)
+                    c.push_back(0);
+            }
+            for (std::size_t t = 0; t < types; ++t)
+                addCost(cost[t][slot[s]], store.cost(t)[i]);
+        }))
+        return false;
     std::vector<std::vector<int64_t>> lineSelf(lineTypes, std::vector<int64_t>(lc.size(), 0));
     std::vector<std::vector<int64_t>> lineTotal(lineTypes, std::vector<int64_t>(lc.size(), 0));
     std::vector<std::vector<int64_t>> addrSelf(addrTypes, std::vector<int64_t>(ac.size(), 0));
@@ -150,7 +157,6 @@ bool sliceDetails(const Profile& profile, std::span<const Item> items, TimeSlice
         for (std::size_t t = 0; t < addrTypes; ++t)
             addresses.self[t].push_back(addrSelf[t][e]);
     }
-    out.hasDetails = true;
     return true;
 }
 
@@ -184,44 +190,93 @@ std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest
     const int threadBits = std::max(1, static_cast<int>(std::bit_width(threadCount)));
     const int nodeBits = std::max(1, static_cast<int>(std::bit_width(tree.size())));
 
+    // calls f(sample index) for the samples of the range and threads, in time order; false when cancelled
+    const auto forEachSample = [&](auto&& f) {
+        for (const auto& [from, to] : parts) {
+            for (std::size_t i = from; i < to; ++i) {
+                if ((i & 0xffff) == 0 && cancelled(request.cancel))
+                    return false;
+                if (const uint32_t t = store.thread(i); wanted.empty() || (t < wanted.size() && wanted[t]))
+                    f(i);
+            }
+        }
+        return true;
+    };
+    const std::size_t count = parts[0].second - parts[0].first + parts[1].second - parts[1].first;
+    // other threads for a large slice (or when asked for): their start costs more than a small one takes
+    const unsigned cores = request.cores ? request.cores : std::max(1u, std::thread::hardware_concurrency());
+    const auto aside = [&](std::size_t size, std::size_t from) {
+        return cores > 1 && (request.cores || size >= from);
+    };
+
     TimeSlice out;
+    // the line and instruction costs, beside the tree on another core when there are many samples
+    TimeSlice details;
+    const bool withDetails = request.details && hasSliceDetails(profile);
+    const auto detailsJob = [&] {
+        return sliceDetails(profile, forEachSample, details, request.cancel);
+    };
+    std::future<bool> detailsAhead;
+    if (withDetails && aside(count, kDetailsAside))
+        detailsAhead = std::async(std::launch::async, detailsJob);
+    // waits for the details; false when they were cancelled
+    const auto finishDetails = [&] {
+        const bool done = detailsAhead.valid() ? detailsAhead.get() : withDetails ? detailsJob() : true;
+        if (done && withDetails) {
+            out.hasDetails = true;
+            out.lineCosts = std::move(details.lineCosts);
+            out.addressCosts = std::move(details.addressCosts);
+        }
+        return done;
+    };
+
     out.threadSamples.assign(threadCount, 0);
     // the samples of the range and threads, keyed by (leaf node, thread)
     std::vector<Item> items;
-    items.reserve(parts[0].second - parts[0].first + parts[1].second - parts[1].first);
-    for (const auto& [from, to] : parts) {
-        for (std::size_t i = from; i < to; ++i) {
-            if ((i & 0xffff) == 0 && cancelled(request.cancel))
-                return std::nullopt;
+    items.reserve(count);
+    if (!forEachSample([&](std::size_t i) {
             const uint32_t t = store.thread(i);
-            if (!wanted.empty() && (t >= wanted.size() || !wanted[t]))
-                continue;
             const NodeId n = store.node(i) < tree.size() ? store.node(i) : kRootNode;
             items.push_back({static_cast<uint64_t>(n) << threadBits | t, static_cast<uint32_t>(i)});
             ++out.threadSamples[t];
-        }
-    }
+        }))
+        return std::nullopt; // (a future of std::async waits for its job when destroyed)
     out.samples = items.size();
-    if (request.details && hasSliceDetails(profile) && !sliceDetails(profile, items, out, request.cancel))
-        return std::nullopt;
     radixSort(items, nodeBits + threadBits);
     if (cancelled(request.cancel))
         return std::nullopt;
 
     // the touched leaves and their ancestors, in preorder: a leaf's ancestors not yet taken are those below
     // the deepest node of the current path that is still an ancestor of it
-    std::vector<NodeId> parent{kRootNode}, source{kRootNode};
-    std::vector<FrameId> frame{tree.frame(kRootNode)};
+    // (the tree's shape is worked out here, as is each node's self cost: the tree needs only its totals)
+    CallTree::Shape shape;
+    std::vector<NodeId>& parent = shape.parent;
+    std::vector<NodeId> source;
+    std::vector<std::vector<int64_t>> self(types);
     // room for the nodes at once (at most the tree's; about ten new nodes a sample when the range is small,
     // as on fp-large): a growing vector copies itself and faults its pages in again each time it doubles,
     // while reserving far more than is used costs the zeroing of whole (huge) pages
     const std::size_t room = std::min(tree.size(), items.size() * 10 + 1024);
     detail::reserveHuge(parent, room);
+    detail::reserveHuge(shape.end, room);
+    detail::reserveHuge(shape.depth, room);
+    detail::reserveHuge(shape.frame, room);
     detail::reserveHuge(source, room);
-    detail::reserveHuge(frame, room);
+    for (auto& s : self)
+        detail::reserveHuge(s, room);
+    const auto addNode = [&](NodeId from, NodeId parentNew, uint32_t depth) {
+        parent.push_back(parentNew);
+        shape.end.push_back(0); // when it leaves the path
+        shape.depth.push_back(depth);
+        shape.maxDepth = std::max(shape.maxDepth, depth);
+        shape.frame.push_back(tree.frame(from));
+        source.push_back(from);
+        for (auto& s : self)
+            s.push_back(0);
+    };
+    addNode(kRootNode, kRootNode, 0);
     std::vector<std::pair<NodeId, NodeId>> path{{kRootNode, kRootNode}}; // (profile node, slice node)
     std::vector<NodeId> chain;
-    std::vector<std::vector<int64_t>> self(types); // from the (thread, node) costs once all nodes are known
     std::vector<int64_t> sum(types);
     const uint64_t threadMask = (uint64_t{1} << threadBits) - 1;
     NodeId prevLeaf = kRootNode, leafNew = kRootNode;
@@ -237,16 +292,16 @@ std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest
         const auto thread = static_cast<uint32_t>(items[g].key & threadMask);
         if (!haveLeaf || leaf != prevLeaf) {
             while (path.size() > 1 &&
-                   !(path.back().first <= leaf && leaf < tree.subtreeEnd(path.back().first)))
+                   !(path.back().first <= leaf && leaf < tree.subtreeEnd(path.back().first))) {
+                shape.end[path.back().second] = static_cast<NodeId>(source.size());
                 path.pop_back();
+            }
             chain.clear();
             for (NodeId n = leaf; n != path.back().first; n = tree.parent(n))
                 chain.push_back(n);
             for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
                 const auto id = static_cast<NodeId>(source.size());
-                parent.push_back(path.back().second);
-                source.push_back(*it);
-                frame.push_back(tree.frame(*it));
+                addNode(*it, path.back().second, static_cast<uint32_t>(path.size()));
                 path.emplace_back(*it, id);
             }
             leafNew = path.back().second;
@@ -267,6 +322,7 @@ std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest
                     addCost(s, c[items[k].sample]);
                 sum[t] = s;
             }
+            addCost(self[t][leafNew], sum[t]);
         }
         out.threadCosts.thread.push_back(thread);
         out.threadCosts.node.push_back(leafNew);
@@ -274,16 +330,28 @@ std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest
             out.threadCosts.cost[t].push_back(sum[t]);
         g = h;
     }
+    for (const auto& [from, id] : path)
+        shape.end[id] = static_cast<NodeId>(source.size());
     std::vector<Item>().swap(items);
-    for (std::size_t t = 0; t < types; ++t) {
-        detail::assignHuge(self[t], source.size(), int64_t{0});
-        const std::vector<int64_t>& cost = out.threadCosts.cost[t];
-        for (std::size_t e = 0; e < cost.size(); ++e)
-            addCost(self[t][out.threadCosts.node[e]], cost[e]);
+    if (cancelled(request.cancel))
+        return std::nullopt;
+    // the totals, a cost type on each core when there are many nodes
+    std::vector<std::vector<int64_t>> total(types);
+    {
+        std::vector<std::future<void>> others;
+        for (std::size_t t = 1; t < types && t < cores && aside(parent.size(), kTotalsAside); ++t)
+            others.push_back(
+                std::async(std::launch::async, [&, t] { total[t] = CallTree::totalsOf(parent, self[t]); }));
+        for (std::size_t t = 0; t < types; ++t)
+            if (t == 0 || others.size() < t)
+                total[t] = CallTree::totalsOf(parent, self[t]);
+        for (auto& o : others)
+            o.get();
     }
     out.sourceNode = std::move(source);
-    if (!CallTree::fromPreorder(std::move(parent), std::move(frame), self, out.tree))
-        throw std::logic_error("time slice: nodes out of preorder");
+    out.tree = CallTree::fromShape(std::move(shape), std::move(self), std::move(total));
+    if (!finishDetails())
+        return std::nullopt;
     return out;
 }
 

@@ -177,13 +177,24 @@ private Q_SLOTS:
         const Profile p = raw.finish({});
         QVERIFY(hasSliceDetails(p));
         QVERIFY(p.addressCosts.size() > 0);
+        // (the line and instruction costs summed on another thread, as for a large slice, and on the same
+        // one: the same entries)
         const auto slice = [&](TimeRange range, bool outside, std::vector<uint32_t> threads = {}) {
             SliceRequest r;
             r.range = range;
             r.outside = outside;
             r.threads = std::move(threads);
             r.details = true;
-            return sliceProfile(p, *sliceSamples(p, r));
+            r.cores = 2;
+            Profile two = sliceProfile(p, *sliceSamples(p, r));
+            r.cores = 1;
+            const Profile one = sliceProfile(p, *sliceSamples(p, r));
+            if (one.lineCosts.frame != two.lineCosts.frame || one.lineCosts.line != two.lineCosts.line ||
+                one.lineCosts.self != two.lineCosts.self || one.lineCosts.total != two.lineCosts.total ||
+                one.addressCosts.offset != two.addressCosts.offset ||
+                one.addressCosts.self != two.addressCosts.self)
+                two.lineCosts = {}; // fails the comparisons below
+            return two;
         };
         const auto lineCost = [](const Profile& q, std::string_view fn, uint32_t line) {
             const int e = lineEntry(q, fn, line);

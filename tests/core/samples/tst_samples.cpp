@@ -130,11 +130,23 @@ const char* const kInputs[] = {
     "perf-script/inputs/speedscope/linux-perf/simple-with-pid.linux-perf.txt",
 };
 
-/// Folded text (first cost type) of the samples in [aUs, bUs) microseconds since the first sample.
+/// Folded text (first cost type) of the samples in [aUs, bUs) microseconds since the first sample. Sliced on
+/// one thread and on two (each further cost type's totals summed on the other), with the same result for
+/// every cost type; empty when they differ.
 std::string foldedRange(const Profile& p, int64_t aUs, int64_t bUs) {
     SliceRequest req;
     req.range = {aUs * 1000, bUs * 1000};
-    return folded(sliceProfile(p, *sliceSamples(p, req)), 0);
+    req.cores = 1;
+    const Profile one = sliceProfile(p, *sliceSamples(p, req));
+    req.cores = 2;
+    const Profile two = sliceProfile(p, *sliceSamples(p, req));
+    for (std::size_t t = 0; t < p.costTypes.size(); ++t)
+        if (folded(one, t) != folded(two, t) ||
+            one.tree.totalCosts(t).size() != two.tree.totalCosts(t).size() ||
+            !std::equal(one.tree.totalCosts(t).begin(), one.tree.totalCosts(t).end(),
+                        two.tree.totalCosts(t).begin()))
+            return {};
+    return folded(one, 0);
 }
 
 ImportOptions smallChunks() {
