@@ -282,6 +282,11 @@ std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest
     NodeId prevLeaf = kRootNode, leafNew = kRootNode;
     bool haveLeaf = false;
     out.threadCosts.cost.assign(types, {});
+    // (at most an entry a sample: reserved, not touched, so that the entries are never copied)
+    detail::reserveHuge(out.threadCosts.thread, items.size());
+    detail::reserveHuge(out.threadCosts.node, items.size());
+    for (auto& c : out.threadCosts.cost)
+        detail::reserveHuge(c, items.size());
     for (std::size_t g = 0; g < items.size();) {
         if ((g & 0xffff) == 0 && cancelled(request.cancel))
             return std::nullopt;
