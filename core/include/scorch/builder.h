@@ -85,6 +85,7 @@ private:
     uint32_t lineEntry(FrameId frame, SourceLine line);
     void addLineCosts(std::span<const FrameId> rootToLeaf, std::span<const CostValue> costs,
                       std::span<const SourceLine> lines);
+    uint32_t lineStack(NodeId node, uint32_t leafLine, std::span<const uint32_t> lines);
 
     struct TypeSlot {
         CostType type;
@@ -129,8 +130,20 @@ private:
     uint64_t m_timedSamples = 0; // the part of m_samples added by addTimedSample()
     double m_timeMin = 0, m_timeMax = 0;
     bool m_hasTime = false;
-    SampleLog m_timed;             // addTimedSample(): refs are builder nodes
-    NodeId m_lastLeaf = kRootNode; // the leaf of the last addSample()
+    // the stacks of the timed samples with their line entries, so that a time range has its own line costs
+    // (Profile::stacks): (leaf node, leaf line entry or kNoLine, the entries the sample's total reaches)
+    struct LineStack {
+        NodeId node;
+        uint32_t leafLine, first, count;
+    };
+    static constexpr uint32_t kNoLine = UINT32_MAX;
+    std::vector<LineStack> m_lineStacks;
+    std::vector<uint32_t> m_lineStackLines; // their entries, one stack after the other
+    std::vector<uint64_t> m_lineStackSlots; // open addressing over m_lineStacks
+    std::vector<uint32_t> m_sampleLines;    // addLineCosts(): the entries of the last sample
+    uint32_t m_sampleLeafLine = kNoLine;    // addLineCosts(): its leaf's entry
+    SampleLog m_timed;                      // addTimedSample(): refs are line stacks
+    NodeId m_lastLeaf = kRootNode;          // the leaf of the last addSample()
 };
 
 } // namespace scorch

@@ -27,7 +27,8 @@ TreeBuilder::TreeBuilder()
     , m_childSlots(4096, 0)
     , m_entrySlots(4096, 0)
     , m_lineSlots(64, 0)
-    , m_stackSlots(1024, 0) {}
+    , m_stackSlots(1024, 0)
+    , m_lineStackSlots(1024, 0) {}
 
 FrameId TreeBuilder::frame(std::string_view name, std::string_view module, FrameKind kind) {
     Frame f;
@@ -152,13 +153,43 @@ void TreeBuilder::addSample(uint32_t thread, std::span<const FrameId> rootToLeaf
 void TreeBuilder::addTimedSample(uint32_t thread, std::span<const FrameId> rootToLeaf,
                                  std::span<const CostValue> costs, int64_t timeNs, int32_t cpu,
                                  std::span<const SourceLine> lines, uint64_t sampleCount) {
-    if (lines.empty())
+    if (lines.empty()) {
         addSample(thread, rootToLeaf, costs, sampleCount);
-    else
+        m_sampleLines.clear();
+        m_sampleLeafLine = kNoLine;
+    } else {
         addSample(thread, rootToLeaf, costs, sampleCount, lines);
+    }
     m_timedSamples += sampleCount;
-    m_timed.add(timeNs, thread, m_lastLeaf, cpu, costs, m_position >> 32);
+    m_timed.add(timeNs, thread, lineStack(m_lastLeaf, m_sampleLeafLine, m_sampleLines), cpu, costs,
+                m_position >> 32);
     noteTime(static_cast<double>(timeNs) * 1e-9);
+}
+
+uint32_t TreeBuilder::lineStack(NodeId node, uint32_t leafLine, std::span<const uint32_t> lines) {
+    uint64_t h = detail::hashInt((static_cast<uint64_t>(node) << 32) | leafLine);
+    if (!lines.empty())
+        h ^= hashBytes({reinterpret_cast<const char*>(lines.data()), lines.size_bytes()});
+    const detail::IndexProbe p = probeIndex(m_lineStackSlots, h, [&](uint32_t e) {
+        const LineStack& s = m_lineStacks[e];
+        return s.node == node && s.leafLine == leafLine && s.count == lines.size() &&
+               std::equal(lines.begin(), lines.end(), m_lineStackLines.begin() + s.first);
+    });
+    if (p.found())
+        return p.index;
+    const auto id = static_cast<uint32_t>(m_lineStacks.size());
+    m_lineStacks.push_back({node, leafLine, static_cast<uint32_t>(m_lineStackLines.size()),
+                            static_cast<uint32_t>(lines.size())});
+    m_lineStackLines.insert(m_lineStackLines.end(), lines.begin(), lines.end());
+    detail::insertIndex(m_lineStackSlots, p, h, id, m_lineStacks.size(), [&](uint32_t e) {
+        const LineStack& s = m_lineStacks[e];
+        uint64_t k = detail::hashInt((static_cast<uint64_t>(s.node) << 32) | s.leafLine);
+        if (s.count)
+            k ^= hashBytes({reinterpret_cast<const char*>(m_lineStackLines.data() + s.first),
+                            s.count * sizeof(uint32_t)});
+        return k;
+    });
+    return id;
 }
 
 uint32_t TreeBuilder::lineEntry(FrameId frame, SourceLine where) {
@@ -184,16 +215,21 @@ void TreeBuilder::addLineCosts(std::span<const FrameId> rootToLeaf, std::span<co
                                std::span<const SourceLine> lines) {
     const std::size_t n = std::min(rootToLeaf.size(), lines.size());
     ++m_lineStamp;
+    m_sampleLines.clear();
+    m_sampleLeafLine = kNoLine;
     for (std::size_t k = 0; k < n; ++k) {
         if (lines[k].line == 0)
             continue;
         const uint32_t e = lineEntry(rootToLeaf[k], lines[k]);
-        if (k + 1 == n)
+        if (k + 1 == n) {
+            m_sampleLeafLine = e;
             for (const CostValue& c : costs)
                 addCost(m_lineSelf[c.costType][e], c.value);
+        }
         if (m_lines[e].lastSample == m_lineStamp)
             continue;
         m_lines[e].lastSample = m_lineStamp;
+        m_sampleLines.push_back(e);
         for (const CostValue& c : costs)
             addCost(m_lineTotal[c.costType][e], c.value);
     }
@@ -254,16 +290,27 @@ void TreeBuilder::merge(TreeBuilder&& other) {
         for (std::size_t t = 0; t < other.m_costTypes.size(); ++t)
             addCost(m_entryCost[typeMap[t]][mine], mulCost(other.m_entryCost[t][e], typeScale[t]));
     }
+    std::vector<uint32_t> lineMap(other.m_lines.size());
     for (std::size_t e = 0; e < other.m_lines.size(); ++e) {
         const LineEntry& l = other.m_lines[e];
         const SourceLine where{m_strings.intern(other.m_strings.view(l.where.file)), l.where.line};
         const uint32_t mine = lineEntry(frameMap[l.frame.value], where);
+        lineMap[e] = mine;
         for (std::size_t t = 0; t < other.m_costTypes.size(); ++t) {
             addCost(m_lineSelf[typeMap[t]][mine], mulCost(other.m_lineSelf[t][e], typeScale[t]));
             addCost(m_lineTotal[typeMap[t]][mine], mulCost(other.m_lineTotal[t][e], typeScale[t]));
         }
     }
-    m_timed.append(std::move(other.m_timed), threadMap, nodeMap, typeMap, typeScale);
+    std::vector<uint32_t> stackMap(other.m_lineStacks.size()), lines;
+    for (std::size_t k = 0; k < other.m_lineStacks.size(); ++k) {
+        const LineStack& x = other.m_lineStacks[k];
+        lines.clear();
+        for (uint32_t j = x.first; j < x.first + x.count; ++j)
+            lines.push_back(lineMap[other.m_lineStackLines[j]]);
+        stackMap[k] =
+            lineStack(nodeMap[x.node], x.leafLine == kNoLine ? kNoLine : lineMap[x.leafLine], lines);
+    }
+    m_timed.append(std::move(other.m_timed), threadMap, stackMap, typeMap, typeScale);
     m_samples += other.m_samples;
     m_timedSamples += other.m_timedSamples;
     if (other.m_hasTime) {
@@ -310,9 +357,29 @@ Profile TreeBuilder::finish(ProfileMeta meta) {
     for (uint32_t t : typeOrder)
         p.threadCosts.cost.push_back(std::move(m_entryCost[t]));
 
-    p.lineCosts = detail::sortedLineCosts(m_lines, m_lineSelf, m_lineTotal, typeOrder);
-    if (!m_timed.empty() && m_timedSamples == m_samples)
-        p.samples = m_timed.build(m_timed.size(), remap, threadNew, typeOrder, p.threads.size(), true);
+    std::vector<uint32_t> rank;
+    p.lineCosts = detail::sortedLineCosts(m_lines, m_lineSelf, m_lineTotal, typeOrder, &rank);
+    if (!m_timed.empty() && m_timedSamples == m_samples) {
+        std::vector<NodeId> stackNode(m_lineStacks.size());
+        for (std::size_t k = 0; k < m_lineStacks.size(); ++k)
+            stackNode[k] = remap[m_lineStacks[k].node];
+        // the stacks are kept (a time range's own line costs) where the samples have lines
+        const bool keep = !m_lines.empty();
+        if (keep) {
+            StackDetails& d = p.stacks;
+            d.lines.reserve(m_lineStackLines.size());
+            for (const LineStack& x : m_lineStacks) {
+                d.linesFirst.push_back(static_cast<uint32_t>(d.lines.size()));
+                for (uint32_t j = x.first; j < x.first + x.count; ++j)
+                    d.lines.push_back(rank[m_lineStackLines[j]]);
+                d.leafLine.push_back(x.leafLine == kNoLine ? StackDetails::kNone : rank[x.leafLine]);
+            }
+            d.linesFirst.push_back(static_cast<uint32_t>(d.lines.size()));
+            d.leafAddress.assign(m_lineStacks.size(), StackDetails::kNone);
+        }
+        p.samples =
+            m_timed.build(m_timed.size(), stackNode, threadNew, typeOrder, p.threads.size(), true, keep);
+    }
 
     meta.samples = m_samples;
     if (m_hasTime) {

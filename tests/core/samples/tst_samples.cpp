@@ -15,6 +15,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 using namespace scorch;
 using scorch::test::kPatienceMs;
@@ -569,6 +570,66 @@ private Q_SLOTS:
         QTest::newRow("two events") << QStringLiteral("fp-two-events");
         QTest::newRow("zstd records") << QStringLiteral("fp-zstd");
     }
+    // perf script text with source lines (-F +srcline): a time range's own line costs (SliceRequest::details)
+    // == those of the text cut at the same timestamps, imported; read in many chunks (merged builders)
+    void perfScriptSrclineRanges() {
+        const QString path = test::testData(QStringLiteral("perf/hot-srcline.perf"));
+        const std::vector<Record> rs = records(test::readAll(path));
+        const Profile full = importProfile(path.toStdString(), smallChunks());
+        QVERIFY(full.samples);
+        QVERIFY(hasSliceDetails(full));
+        QCOMPARE(full.stacks.leafAddress.size(), full.stacks.size());
+        std::vector<int64_t> times;
+        for (const Record& r : rs)
+            times.push_back(r.timeNs);
+        std::sort(times.begin(), times.end());
+        const std::size_t n = times.size();
+        QVERIFY(n > 50);
+        // (function, file, line) -> self and total per cost type name
+        using Key = std::tuple<std::string, std::string, uint32_t>;
+        const auto lineCosts = [](const Profile& p) {
+            std::map<Key, std::map<std::string, std::pair<int64_t, int64_t>>> out;
+            const LineCosts& lc = p.lineCosts;
+            for (std::size_t e = 0; e < lc.size(); ++e)
+                for (std::size_t t = 0; t < p.costTypes.size(); ++t)
+                    if (lc.self[t][e] || lc.total[t][e])
+                        out[{std::string(p.frameName(lc.frame[e])), std::string(p.strings.view(lc.file[e])),
+                             lc.line[e]}][p.costTypes[t].name] = {lc.self[t][e], lc.total[t][e]};
+            return out;
+        };
+        const auto check = [&](int64_t a, int64_t b, bool outside) {
+            std::vector<const Record*> kept;
+            for (const Record& r : rs)
+                if ((r.timeNs >= a && r.timeNs < b) != outside)
+                    kept.push_back(&r);
+            SliceRequest req;
+            const int64_t origin = full.samples->originNs();
+            req.range = {a - origin, b - origin};
+            req.outside = outside;
+            req.details = true;
+            const std::optional<TimeSlice> slice = sliceSamples(full, req);
+            QVERIFY(slice && slice->hasDetails);
+            const auto actual = lineCosts(sliceProfile(full, *slice));
+            if (kept.empty()) {
+                QVERIFY(actual.empty());
+                return;
+            }
+            const auto expected = lineCosts(importRecords(kept));
+            QVERIFY(!expected.empty());
+            QCOMPARE(actual.size(), expected.size());
+            QVERIFY(actual == expected);
+        };
+        check(times.front(), times.back() + 1, false);  // everything
+        check(times[n / 4], times[(3 * n) / 5], false); // a middle part
+        check(times[n / 2], times[n / 2] + 1, false);   // one instant
+        check(times[n / 3], times[(2 * n) / 3], true);  // the rest of the recording
+        check(times[n / 2], times[n / 2], false);       // empty
+        // the whole range has the profile's own line costs
+        SliceRequest all;
+        all.details = true;
+        QVERIFY(lineCosts(sliceProfile(full, *sliceSamples(full, all))) == lineCosts(full));
+    }
+
     void perfDataCut() {
         QFETCH(QString, name);
         const QString perf = QStandardPaths::findExecutable(QStringLiteral("perf"));
