@@ -13,10 +13,12 @@
 #include <QLineEdit>
 #include <QProcess>
 #include <QPushButton>
+#include <QResizeEvent>
 #include <QSettings>
 #include <QSignalBlocker>
 #include <QSplitter>
 #include <QStackedWidget>
+#include <QStyle>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -104,6 +106,12 @@ SourceView::SourceView(QWidget* parent)
     m_lines->header()->setSectionResizeMode(0, QHeaderView::Stretch);
     m_lines->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
     m_lines->header()->setSectionResizeMode(2, QHeaderView::ResizeToContents);
+    // wide enough for "line 1234" and two percentages: a narrow source pane squeezes the file's side
+    const QFontMetrics fm = m_lines->fontMetrics();
+    m_lines->setMinimumWidth(fm.horizontalAdvance(tr("line %1").arg(8888)) +
+                             2 * fm.horizontalAdvance(QStringLiteral("100.0%")) +
+                             6 * fm.horizontalAdvance(u' ') + 2 * m_lines->frameWidth() +
+                             m_lines->style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 24);
     connect(m_lines, &QTreeWidget::itemClicked, this, &SourceView::onLineClicked);
     connect(m_lines, &QTreeWidget::itemActivated, this, &SourceView::onLineClicked);
     m_edit->setToolTipProvider([this](int line) {
@@ -221,6 +229,18 @@ QString SourceView::costText(int64_t value) const {
     if (whole == 0)
         return toQString(formatCost(value, m_profile->costTypes[m_costType]));
     return QString::number(100.0 * static_cast<double>(value) / static_cast<double>(whole), 'f', 1) + u'%';
+}
+
+void SourceView::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    // side by side, the file's side needs room for the "not found" text and its button, the list for
+    // "line 1234" and two percentages
+    const int wide = m_lines->minimumWidth() + fontMetrics().horizontalAdvance(QLatin1Char('x')) * 40;
+    const Qt::Orientation o = width() < wide ? Qt::Vertical : Qt::Horizontal;
+    if (m_split->orientation() != o) {
+        m_split->setOrientation(o);
+        m_split->setSizes(o == Qt::Horizontal ? QList<int>{600, 180} : QList<int>{300, 150});
+    }
 }
 
 void SourceView::fillLineList() {

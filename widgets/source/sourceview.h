@@ -88,6 +88,10 @@ public:
 Q_SIGNALS:
     void stateChanged(scorch::SourceView::State state);
 
+protected:
+    /// A narrow view puts the line list under the file instead of beside it.
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void relocate();
     void showFile(StringId file, uint32_t line);

@@ -73,6 +73,7 @@ private Q_SLOTS:
     void gutterAndHottestLine();
     void lineListScrolls();
     void notFoundThenMapping();
+    void narrowViewListsLinesBelow();
     void definitionLineOnly();
     void relativePathSearchDirectory();
     void largeFileWindow();
@@ -160,6 +161,38 @@ void TestSourceView::lineListScrolls() {
     QCOMPARE(view.editor()->currentLine(), static_cast<int>(fn.lines.back().line));
     QVERIFY(view.editor()->firstVisibleLine() <= view.editor()->currentLine());
     QVERIFY(view.editor()->lastVisibleLine() >= view.editor()->currentLine());
+}
+
+// a narrow view (the window on a 1024-pixel screen) puts the line list under the "not found" panel, each
+// as wide as the view, so that the list's columns are not clipped; a wide one puts it beside
+void TestSourceView::narrowViewListsLinesBelow() {
+    if (QFile::exists(QLatin1String(kRecordedDir) + QStringLiteral("/hot.c")))
+        QSKIP("the fixture's build directory exists on this machine: the file would be found as recorded");
+    SourceView view;
+    view.resize(300, 400);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    const auto profile = fixture();
+    view.setProfile(profile);
+    view.showFrame(frameNamed(*profile, "hashing"));
+    QCOMPARE(view.state(), SourceView::State::NotFound);
+    QTreeWidget* list = view.lineList();
+    QVERIFY(list->isVisible());
+    const auto columnsFit = [&] {
+        int sum = 0;
+        for (int c = 0; c < list->columnCount(); ++c)
+            sum += list->header()->sectionSize(c);
+        return sum <= list->viewport()->width();
+    };
+    // the list's and the panel's rectangles in the view's coordinates
+    const auto in = [&](QWidget* w) {
+        return QRect(w->mapTo(&view, QPoint(0, 0)), w->size());
+    };
+    QVERIFY(in(list).top() > in(view.notFoundPanel()).bottom()); // below
+    QVERIFY(columnsFit());
+    view.resize(1000, 400);
+    QTRY_VERIFY(in(list).left() > in(view.notFoundPanel()).right()); // beside
+    QVERIFY(columnsFit());
 }
 
 void TestSourceView::notFoundThenMapping() {
