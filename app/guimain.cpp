@@ -4,9 +4,6 @@
 
 #include <QApplication>
 #include <QStringList>
-#include <QThreadPool>
-
-#include <algorithm>
 
 #ifndef SCORCH_VERSION
 #define SCORCH_VERSION "0.0.0"
@@ -18,9 +15,6 @@ extern "C" __attribute__((visibility("default"))) int scorch_gui_main(int argc, 
     QCoreApplication::setApplicationName(QStringLiteral("Scorch"));
     QCoreApplication::setApplicationVersion(QStringLiteral(SCORCH_VERSION));
     QGuiApplication::setDesktopFileName(QStringLiteral("io.github.scorch.Scorch"));
-    // Imports and table builds run on the global pool; keep a couple of slots free for table builds
-    // while several large files load.
-    QThreadPool::globalInstance()->setMaxThreadCount(std::max(4, QThread::idealThreadCount()));
 
     scorch::MainWindow window;
     QStringList files = QCoreApplication::arguments();

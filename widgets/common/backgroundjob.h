@@ -18,6 +18,12 @@ namespace scorch {
 
 class BackgroundJob;
 
+/// The pool BackgroundJob runs on: Scorch's own, not QThreadPool::globalInstance(). Qt 6.4's raster paint
+/// engine (Debian 12) splits large fills into tasks on the global pool and waits for them on the GUI
+/// thread, so long jobs there froze painting until a job finished (a 5 s pause while fp-large loaded). At
+/// least four threads, so that table builds run while several files load.
+QThreadPool* backgroundPool();
+
 /// What a running job sees: its cancel flag, and a way to run code on the owner's thread.
 class JobContext {
 public:
@@ -74,7 +80,7 @@ public:
         run->receiver = m_owner;
         m_run = run;
         auto task = std::make_shared<std::pair<Work, Done>>(std::move(work), std::move(done));
-        QThreadPool::globalInstance()->start([run, task] {
+        backgroundPool()->start([run, task] {
             JobContext context(run);
             auto result = task->first(context);
             run->finished = true;

@@ -2,6 +2,7 @@
 // dropped even when it finishes last); cancel() reaches the running function; post() delivers in order;
 // nothing reaches a destroyed owner. Ordering is forced with latches, never with sleeps.
 #include "common/backgroundjob.h"
+#include "patience.h"
 
 #include <QTest>
 #include <QThread>
@@ -13,13 +14,42 @@
 #include <vector>
 
 using namespace scorch;
+using scorch::test::kPatienceMs;
 
 class TestBackgroundJob : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void initTestCase() {
         // newestWins() and nothingReachesADestroyedOwner() hold one pool thread while another runs
-        QThreadPool::globalInstance()->setMaxThreadCount(std::max(4, QThread::idealThreadCount()));
+        QVERIFY(backgroundPool()->maxThreadCount() >= 4);
+    }
+
+    // the jobs run on Scorch's own pool, so that Qt's raster engine, which waits on the GUI thread for fill
+    // tasks it puts on the global pool (Qt 6.4), is never queued behind a long job
+    void runsOffTheGlobalPool() {
+        QObject owner;
+        BackgroundJob job(&owner);
+        auto release = std::make_shared<std::atomic<bool>>(false); // outlives a failed check
+        bool delivered = false;
+        job.start(
+            [release](JobContext&) {
+                while (!release->load())
+                    QThread::msleep(1);
+                return 0;
+            },
+            [&](int) { delivered = true; });
+        QTRY_COMPARE_WITH_TIMEOUT(backgroundPool()->activeThreadCount(), 1, kPatienceMs);
+        // with the global pool down to one thread, a task there still runs while the job holds its thread
+        QThreadPool* global = QThreadPool::globalInstance();
+        const int globalThreads = global->maxThreadCount();
+        global->setMaxThreadCount(1);
+        auto ran = std::make_shared<std::atomic<bool>>(false);
+        global->start([ran] { *ran = true; });
+        const bool ranBeside = QTest::qWaitFor([&] { return ran->load(); }, kPatienceMs);
+        *release = true;
+        global->setMaxThreadCount(globalThreads);
+        QVERIFY(ranBeside);
+        QTRY_VERIFY_WITH_TIMEOUT(delivered, kPatienceMs);
     }
 
     void deliversOnTheOwnersThread() {
