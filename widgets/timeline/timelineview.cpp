@@ -366,7 +366,10 @@ QRect TimelineView::plotRect() const {
 }
 
 int TimelineView::timeToX(int64_t t) const {
-    const QRect plot = plotRect();
+    return timeToX(t, plotRect());
+}
+
+int TimelineView::timeToX(int64_t t, const QRect& plot) const {
     const double span = static_cast<double>(m_visible.end - m_visible.begin);
     return plot.left() +
            static_cast<int>(std::floor(static_cast<double>(t - m_visible.begin) * plot.width() / span));
@@ -619,7 +622,7 @@ void TimelineView::paintAxis(QPainter& p) {
     p.save();
     p.setClipRect(QRect(plot.left(), 0, plot.width() + 4, height()));
     for (int64_t t = first; t <= m_visible.end; t += step) {
-        const int x = timeToX(t);
+        const int x = timeToX(t, plot);
         p.setPen(palette().mid().color());
         p.drawLine(x, h - 5, x, h - 1);
         QColor grid = palette().mid().color();
@@ -675,8 +678,8 @@ void TimelineView::paintLanes(QPainter& p) {
             const auto t0 = s.range.begin + static_cast<int64_t>(std::floor(width * static_cast<double>(b)));
             const auto t1 =
                 s.range.begin + static_cast<int64_t>(std::floor(width * static_cast<double>(b + 1)));
-            const int x0 = timeToX(t0);
-            draw(x0, std::max(x0 + 1, timeToX(t1)), (*c)[b]);
+            const int x0 = timeToX(t0, plot);
+            draw(x0, std::max(x0 + 1, timeToX(t1, plot)), (*c)[b]);
         }
     };
     // off-CPU stretches (waiting): a blue band, as dense as the share of the bucket spent waiting

@@ -66,6 +66,8 @@ public:
     /// and the time at an x, the row of a thread's lane (label included; empty when scrolled out of view).
     QRect plotRect() const;
     int timeToX(int64_t t) const;
+    /// The same within `plot` (plotRect(), which measures every lane label: a paint passes its own).
+    int timeToX(int64_t t, const QRect& plot) const;
     int64_t xToTime(int x) const;
     QRect laneRect(uint32_t thread) const;
     QRect labelRect(uint32_t thread) const;
