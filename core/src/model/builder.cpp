@@ -166,10 +166,20 @@ void TreeBuilder::addTimedSample(uint32_t thread, std::span<const FrameId> rootT
     noteTime(static_cast<double>(timeNs) * 1e-9);
 }
 
-uint32_t TreeBuilder::lineStack(NodeId node, uint32_t leafLine, std::span<const uint32_t> lines) {
+namespace {
+
+/// The hash of a line stack's key: (leaf node, leaf line entry, line entries).
+uint64_t lineStackKey(NodeId node, uint32_t leafLine, std::span<const uint32_t> lines) {
     uint64_t h = detail::hashInt((static_cast<uint64_t>(node) << 32) | leafLine);
     if (!lines.empty())
         h ^= hashBytes({reinterpret_cast<const char*>(lines.data()), lines.size_bytes()});
+    return h;
+}
+
+} // namespace
+
+uint32_t TreeBuilder::lineStack(NodeId node, uint32_t leafLine, std::span<const uint32_t> lines) {
+    const uint64_t h = lineStackKey(node, leafLine, lines);
     const detail::IndexProbe p = probeIndex(m_lineStackSlots, h, [&](uint32_t e) {
         const LineStack& s = m_lineStacks[e];
         return s.node == node && s.leafLine == leafLine && s.count == lines.size() &&
@@ -183,11 +193,7 @@ uint32_t TreeBuilder::lineStack(NodeId node, uint32_t leafLine, std::span<const 
     m_lineStackLines.insert(m_lineStackLines.end(), lines.begin(), lines.end());
     detail::insertIndex(m_lineStackSlots, p, h, id, m_lineStacks.size(), [&](uint32_t e) {
         const LineStack& s = m_lineStacks[e];
-        uint64_t k = detail::hashInt((static_cast<uint64_t>(s.node) << 32) | s.leafLine);
-        if (s.count)
-            k ^= hashBytes({reinterpret_cast<const char*>(m_lineStackLines.data() + s.first),
-                            s.count * sizeof(uint32_t)});
-        return k;
+        return lineStackKey(s.node, s.leafLine, std::span(m_lineStackLines).subspan(s.first, s.count));
     });
     return id;
 }
