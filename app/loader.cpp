@@ -55,6 +55,9 @@ void ProfileLoader::start(const QString& path) {
                 auto shared = std::make_shared<const Profile>(std::move(snapshot));
                 job.post([this, shared] { Q_EMIT partial(shared); });
             };
+            control.status = [this, &job](const std::string& text) {
+                job.post([this, shown = displayText(std::string_view(text))] { Q_EMIT status(shown); });
+            };
             Result result;
             try {
                 Profile profile = importProfile(file, options, control);

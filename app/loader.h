@@ -31,6 +31,9 @@ Q_SIGNALS:
     /// What was read so far (importers that read progressively: perf.data), about every half second while
     /// loading; loaded() follows with the complete profile.
     void partial(std::shared_ptr<const scorch::Profile> profile);
+    /// What the import is doing besides reading, e.g. "debuginfod: fetching debug info of /usr/bin/x
+    /// (1.2 MB of 8.0 MB)" (escaped for display); an empty text when that step ended.
+    void status(const QString& text);
     void loaded(std::shared_ptr<const scorch::Profile> profile);
     /// The import failed; `message` names the file and, where known, the line or offset.
     void failed(const QString& message);

@@ -452,7 +452,10 @@ void MainWindow::updateStatus() {
     if (!loading)
         return;
     m_progressLabel->setText(tr("Loading %1").arg(t->title()));
-    if (t->progressPercent() >= 100) {
+    if (!t->loadingStatus().isEmpty()) {
+        m_progressLabel->setText(tr("Loading %1: %2").arg(t->title(), t->loadingStatus()));
+        m_progress->setRange(0, 0); // a transfer of unknown length beside the reading: busy indicator
+    } else if (t->progressPercent() >= 100) {
         m_progressLabel->setText(tr("Building the call tree of %1").arg(t->title()));
         m_progress->setRange(0, 0); // all read; merging takes a moment: busy indicator
     } else if (t->progressPercent() < 0) {

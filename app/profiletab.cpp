@@ -1,5 +1,7 @@
 #include "profiletab.h"
 
+#include "symbolpaths.h"
+
 #include "scorch/flamecolors.h"
 
 #include "common/qtprofile.h"
@@ -45,6 +47,10 @@ ProfileTab::ProfileTab(const QString& path, QWidget* parent)
     showMessage(QStyle::SP_BrowserReload, tr("Loading %1…").arg(QFileInfo(path).fileName()));
 
     connect(m_loader, &ProfileLoader::progress, this, &ProfileTab::onProgress);
+    connect(m_loader, &ProfileLoader::status, this, [this](const QString& text) {
+        m_loadingStatus = text;
+        Q_EMIT progressChanged(m_percent);
+    });
     connect(m_loader, &ProfileLoader::partial, this, &ProfileTab::onPartial);
     connect(m_loader, &ProfileLoader::loaded, this, &ProfileTab::onLoaded);
     connect(m_loader, &ProfileLoader::failed, this, &ProfileTab::onFailed);
@@ -94,6 +100,7 @@ QWidget* ProfileTab::makeContentPage() {
     m_timeline = new TimelinePanel(page);
     m_tables = new CallTreeTables(page);
     m_source = new SourceView(page);
+    m_source->setDebuginfodUrls(loadSymbolPaths().debuginfod); // sources by build-id, as the binaries
     m_disasm = new DisassemblyView(page);
     // Source and Disassembly share the place beside the tables, hidden when the profile has neither
     m_detailTabs = new QTabWidget(page);

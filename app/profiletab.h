@@ -47,6 +47,8 @@ public:
     State state() const { return m_state; }
     /// Loading progress in percent; -1 when the size is unknown.
     int progressPercent() const { return m_percent; }
+    /// What the import is doing besides reading (e.g. a debuginfod transfer); empty when nothing special.
+    QString loadingStatus() const { return m_loadingStatus; }
     /// The text of the loading / error / cancelled page.
     QString messageText() const;
     std::shared_ptr<const Profile> profile() const { return m_profile; }
@@ -119,6 +121,7 @@ private:
     QString m_path;
     State m_state = State::Loading;
     int m_percent = 0;
+    QString m_loadingStatus;
     std::shared_ptr<const Profile> m_profile;
     ProfileLoader* m_loader;
     BackgroundJob m_tableJob{this}; // the table rows of the newest chart data

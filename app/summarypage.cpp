@@ -3,6 +3,7 @@
 #include "common/qtprofile.h"
 #include "scorch/analysis.h"
 #include "scorch/import.h"
+#include "scorch/symbolizer.h"
 #include "scorch/warningkind.h"
 
 #include <QLocale>
@@ -195,6 +196,28 @@ void SummaryPage::render(const QString& topFunctions) {
             html += QStringLiteral("<li>%1</li>").arg(text);
         }
         html += QStringLiteral("</ul>");
+    }
+
+    if (!m.modules.empty()) { // where each module's binary and debug info came from, or where it was sought
+        html += heading(tr("Symbols"), QStringLiteral("symbols"));
+        html += QStringLiteral("<table>");
+        for (const ModuleReport& module : m.modules) {
+            const double share =
+                m.samples ? 100.0 * static_cast<double>(module.samples) / static_cast<double>(m.samples)
+                          : 0.0;
+            QString name = QStringLiteral("<b>%1</b>").arg(displayText(module.path).toHtmlEscaped());
+            if (!module.buildId.empty())
+                name += QStringLiteral(" <small>%1</small>")
+                            .arg(tr("build-id %1").arg(displayText(module.buildId).toHtmlEscaped()));
+            const QString color = module.resolvedPath.empty() || !module.problem.empty()
+                                      ? QStringLiteral("#a04000")
+                                      : QStringLiteral("#606060");
+            html += QStringLiteral("<tr><td align='right' valign='top' style='padding-right:12px'>%1</td>"
+                                   "<td>%2<br><span style='color:%3'>%4</span></td></tr>")
+                        .arg(locale.toString(share, 'f', 1) + QLatin1Char('%'), name, color,
+                             displayText(describeModule(module)).toHtmlEscaped());
+        }
+        html += QStringLiteral("</table>");
     }
 
     if (!p.costTypes.empty()) {

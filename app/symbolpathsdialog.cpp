@@ -17,12 +17,18 @@ SymbolPathsDialog::SymbolPathsDialog(const Paths& paths, QWidget* parent)
     : QDialog(parent)
     , m_search(new QListWidget(this))
     , m_debug(new QListWidget(this))
-    , m_sysroot(new QLineEdit(paths.sysroot, this)) {
+    , m_sysroot(new QLineEdit(paths.sysroot, this))
+    , m_debuginfod(new QLineEdit(paths.debuginfod, this)) {
     setWindowTitle(tr("Symbol Paths"));
     m_search->setObjectName(QStringLiteral("searchPaths"));
     m_debug->setObjectName(QStringLiteral("debugDirs"));
     m_sysroot->setObjectName(QStringLiteral("sysroot"));
     m_sysroot->setPlaceholderText(tr("none: recorded paths are read as they are"));
+    m_debuginfod->setObjectName(QStringLiteral("debuginfod"));
+    m_debuginfod->setPlaceholderText(tr("none, e.g. https://debuginfod.debian.net"));
+    m_debuginfod->setToolTip(
+        tr("Binaries and debug info that are not found on this machine are fetched by build-id from these "
+           "servers (space-separated URLs, as DEBUGINFOD_URLS) and cached."));
     for (const QString& d : paths.searchPaths)
         addTo(m_search, d);
     for (const QString& d : paths.debugDirs)
@@ -30,7 +36,8 @@ SymbolPathsDialog::SymbolPathsDialog(const Paths& paths, QWidget* parent)
 
     auto* intro = new QLabel(
         tr("Where the binaries and debug info of perf.data files and Scorch recordings are looked for, "
-           "besides the paths in the recording, /usr/lib/debug and perf's build-id cache (~/.debug). "
+           "besides the paths in the recording, /usr/lib/debug and perf's build-id cache (~/.debug); then "
+           "they are fetched from the debuginfod servers by build-id. "
            "A file is only used when its build-id matches the recorded one. Applies to profiles opened from "
            "now on."),
         this);
@@ -52,6 +59,7 @@ SymbolPathsDialog::SymbolPathsDialog(const Paths& paths, QWidget* parent)
     form->addRow(tr("Module search directories:"), listEditor(m_search, tr("Module Search Directory")));
     form->addRow(tr("Debug-info directories:"), listEditor(m_debug, tr("Debug-Info Directory")));
     form->addRow(tr("Sysroot:"), sysrootRow);
+    form->addRow(tr("debuginfod servers:"), m_debuginfod);
 
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
@@ -110,6 +118,7 @@ SymbolPathsDialog::Paths SymbolPathsDialog::paths() const {
         p.debugDirs << m_debug->item(i)->text();
     const QString sysroot = m_sysroot->text().trimmed();
     p.sysroot = sysroot.isEmpty() ? QString() : QDir::cleanPath(sysroot);
+    p.debuginfod = m_debuginfod->text().simplified();
     return p;
 }
 

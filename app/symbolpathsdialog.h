@@ -20,6 +20,8 @@ public:
         QStringList searchPaths;
         QStringList debugDirs;
         QString sysroot;
+        /// debuginfod server URLs, space-separated; never saved = $DEBUGINFOD_URLS (see loadSymbolPaths)
+        QString debuginfod;
         friend bool operator==(const Paths&, const Paths&) = default;
     };
 
@@ -38,6 +40,7 @@ private:
     QListWidget* m_search;
     QListWidget* m_debug;
     QLineEdit* m_sysroot;
+    QLineEdit* m_debuginfod;
 };
 
 } // namespace scorch

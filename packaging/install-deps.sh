@@ -10,6 +10,8 @@ packages=(
     qt6-base-dev qt6-base-dev-tools qt6-svg-dev qt6-tools-dev libgl-dev
     # core: compression, JSON, DWARF/ELF symbols, unwinding
     zlib1g-dev libzstd-dev liblzma-dev libdeflate-dev libsimdjson-dev libdw-dev libelf-dev libunwind-dev
+    # core: fetching binaries, debug info and sources by build-id; tests: a real debuginfod server
+    libdebuginfod-dev debuginfod
     # core: Rust symbol demangling (libiberty's rust_demangle); disassembly (capstone)
     libiberty-dev libcapstone-dev
     # perf.data: tests record with perf; `perf script` is the fallback for files not read natively

@@ -3,6 +3,7 @@
 
 #include "scorch/analysis.h"
 #include "scorch/safetext.h"
+#include "scorch/symbolizer.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -208,6 +209,14 @@ int run(const Command&, const Args& args) {
                 o << "  [" << escapeText(p.strings.view(fr.module)) << "]";
             o << '\n';
         }
+        if (!p.meta.modules.empty()) { // the Symbols report: why a frame is [unknown], what to point at
+            o << "symbols:       " << p.meta.modules.size() << " modules with samples\n";
+            for (const ModuleReport& m : p.meta.modules)
+                o << "  " << percent(static_cast<int64_t>(m.samples), static_cast<int64_t>(p.meta.samples))
+                  << "  " << escapeText(m.path)
+                  << (m.buildId.empty() ? "" : " [" + m.buildId.substr(0, 12) + "]") << ": "
+                  << escapeText(describeModule(m)) << '\n';
+        }
         o << "warnings:      " << p.meta.warningCount << '\n';
         for (const ImportWarning& w : p.meta.warnings) {
             o << "  ";
@@ -233,7 +242,9 @@ const Command& infoCommand() {
             "maximum depth,\n"
             "the timeline (duration, samples per CPU, samples per time bucket, a sparkline per "
             "thread), threads,\n"
-            "the 10 functions with the highest self cost and any import warnings. Text from the profile\n"
+            "the 10 functions with the highest self cost, for perf.data and Scorch recordings where each\n"
+            "module's binary, symbols, debug and unwind info were found (or every place searched), and any\n"
+            "import warnings. Text from the profile\n"
             "(names, warnings) is printed with control characters, invalid UTF-8 and bidi overrides "
             "escaped (\\x1b, \\u202e).\n",
         .options = {profileOption("--event",

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 
@@ -38,7 +39,13 @@ const std::vector<OptionGroup>& profileOptionGroups() {
            .longName = "--sysroot",
            .value = "DIR",
            .help = "find recorded module paths below DIR (a recording from another system)",
-           .needs = "a directory"}}},
+           .needs = "a directory"},
+          {.shortName = {},
+           .longName = "--debuginfod",
+           .value = "URLS",
+           .help = "fetch binaries and debug info not found here from these debuginfod servers, by\n"
+                   "build-id (space-separated; default: $DEBUGINFOD_URLS; '' for none)",
+           .needs = "debuginfod server URLs"}}},
         {"Time and threads (--time needs a profile with per-sample times):",
          {{.shortName = {},
            .longName = "--time",
@@ -72,6 +79,10 @@ ProfileArgs profileArgs(const Args& args) {
     p.import.symbolSearchPaths = args.values("--symbol-path");
     p.import.debugDirs = args.values("--debug-dir");
     p.import.sysroot = args.value("--sysroot");
+    if (args.has("--debuginfod"))
+        p.import.debuginfodUrls = args.value("--debuginfod");
+    else if (const char* urls = std::getenv("DEBUGINFOD_URLS"))
+        p.import.debuginfodUrls = urls;
     p.time = args.value("--time");
     p.threads = args.values("--thread");
     p.transforms = transformArgs(args);

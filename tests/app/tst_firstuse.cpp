@@ -12,6 +12,8 @@
 #include "scorch/warningkind.h"
 #include "summarybar.h"
 #include "summarypage.h"
+
+#include "scorch/symbolizer.h"
 #include "tables/calltreetables.h"
 #include "testutil.h"
 #include "threadlist.h"
@@ -205,6 +207,14 @@ private Q_SLOTS:
         QVERIFY2(text.contains(QStringLiteral("perf version")), qPrintable(text)); // the recording's facts
         QVERIFY(text.contains(QStringLiteral("Host")));
         QVERIFY(text.contains(QStringLiteral("Duration")));
+        // The Symbols report: each module with its share and where its file was found (or sought)
+        QVERIFY(!p.meta.modules.empty());
+        QVERIFY2(text.contains(QStringLiteral("\nSymbols\n")), qPrintable(text));
+        for (const ModuleReport& m : p.meta.modules)
+            QVERIFY2(
+                text.contains(QString::fromStdString(
+                    m.path + (m.buildId.empty() ? "" : " build-id " + m.buildId) + "\n" + describeModule(m))),
+                qPrintable(text));
         // The duration in human units: four significant digits and a time unit, no raw nanosecond count.
         QVERIFY(p.meta.timeStart && p.meta.timeEnd);
         const QString duration = SummaryPage::durationText(*p.meta.timeEnd - *p.meta.timeStart);

@@ -71,12 +71,40 @@ private Q_SLOTS:
         QCOMPARE(o.symbolSearchPaths, std::vector<std::string>{"/opt/app/lib"});
         QCOMPARE(o.debugDirs, std::vector<std::string>{"/opt/debug"});
         QCOMPARE(o.sysroot, std::string("/srv/root"));
+        QVERIFY(o.debuginfodUrls.empty()); // none in this test's environment
         // Cancel keeps what was saved
         SymbolPathsDialog* again = window.showSymbolPathsDialog();
         QCOMPARE(again->paths(), loadSymbolPaths());
         again->addSearchPath(QStringLiteral("/elsewhere"));
         again->reject();
         QCOMPARE(loadSymbolPaths().searchPaths, QStringList{QStringLiteral("/opt/app/lib")});
+    }
+
+    // debuginfod servers: $DEBUGINFOD_URLS until set in the dialog; then the dialog's, also when emptied
+    void debuginfodServers() {
+        QSettings().clear();
+        qputenv("DEBUGINFOD_URLS", "http://127.0.0.1:8002  https://debuginfod.example");
+        QCOMPARE(loadSymbolPaths().debuginfod,
+                 QStringLiteral("http://127.0.0.1:8002 https://debuginfod.example"));
+        QCOMPARE(withSymbolPaths({}).debuginfodUrls,
+                 std::string("http://127.0.0.1:8002 https://debuginfod.example"));
+        saveSymbolPaths(loadSymbolPaths()); // unchanged: the environment stays in charge
+        qputenv("DEBUGINFOD_URLS", "http://127.0.0.1:9000");
+        QCOMPARE(withSymbolPaths({}).debuginfodUrls, std::string("http://127.0.0.1:9000"));
+
+        MainWindow window;
+        SymbolPathsDialog* dialog = window.showSymbolPathsDialog();
+        auto* servers = dialog->findChild<QLineEdit*>(QStringLiteral("debuginfod"));
+        QVERIFY(servers);
+        QCOMPARE(servers->text(), QStringLiteral("http://127.0.0.1:9000"));
+        servers->clear(); // none, whatever the environment says
+        dialog->accept();
+        QVERIFY(withSymbolPaths({}).debuginfodUrls.empty());
+        qunsetenv("DEBUGINFOD_URLS");
+        SymbolPathsDialog* again = window.showSymbolPathsDialog();
+        again->findChild<QLineEdit*>(QStringLiteral("debuginfod"))->setText(QStringLiteral(" http://h:1 "));
+        again->accept();
+        QCOMPARE(withSymbolPaths({}).debuginfodUrls, std::string("http://h:1"));
     }
 };
 

@@ -285,17 +285,34 @@ void SourceView::relocate() {
     if (cached == m_located.cend())
         cached = m_located.insert(key, locateSource(recorded, m_config));
     m_location = *cached;
+    const auto fetched = m_fetched.constFind(key);
+    if (!m_location.found() && fetched != m_fetched.cend() && fetched->found())
+        m_location = *fetched;
     if (!m_location.found()) {
         m_loadedPath.clear();
-        m_notFoundText->setText(
+        m_info->setVisible(false);
+        if (!m_debuginfodUrls.isEmpty() && fetched == m_fetched.cend()) {
+            std::vector<std::string> ids = moduleBuildIds();
+            if (!ids.empty()) {
+                if (m_fetching != key)
+                    fetchFromDebuginfod(key, recorded, std::move(ids));
+                m_notFoundText->setText(
+                    tr("Fetching %1 from debuginfod (%2)…").arg(toQString(recorded), m_debuginfodUrls));
+                setState(State::NotFound);
+                return;
+            }
+        }
+        QString text =
             tr("Source file not found:\n%1\n\nLooked at the recorded path, then path mappings (%2) and "
                "search "
                "directories (%3). Choose the directory that holds this file (or a parent of it): Scorch maps "
                "the recorded prefix onto it and remembers it.")
                 .arg(toQString(recorded))
                 .arg(m_config.mappings.size())
-                .arg(m_config.searchDirs.size()));
-        m_info->setVisible(false);
+                .arg(m_config.searchDirs.size());
+        if (fetched != m_fetched.cend())
+            text += tr("\n\ndebuginfod: %1").arg(displayText(fetched->detail));
+        m_notFoundText->setText(text);
         setState(State::NotFound);
         return;
     }
@@ -410,6 +427,49 @@ void SourceView::setLocatorConfig(const SourceLocatorConfig& config) {
     saveLocatorConfig(m_config);
     m_loadedPath.clear();
     relocate();
+}
+
+void SourceView::setDebuginfodUrls(const QString& urls) {
+    if (urls.simplified() == m_debuginfodUrls)
+        return;
+    m_debuginfodUrls = urls.simplified();
+    m_fetched.clear();
+    m_fetching.clear();
+    relocate();
+}
+
+std::vector<std::string> SourceView::moduleBuildIds() const {
+    std::vector<std::string> ids;
+    if (!m_profile)
+        return ids;
+    for (const FrameId f : m_function.frames) {
+        const std::string_view module = m_profile->strings.view(m_profile->frames[f].module);
+        for (const ModuleReport& m : m_profile->meta.modules)
+            if (m.path == module && !m.buildId.empty() &&
+                std::find(ids.begin(), ids.end(), m.buildId) == ids.end())
+                ids.push_back(m.buildId);
+    }
+    return ids;
+}
+
+void SourceView::fetchFromDebuginfod(const QString& key, const std::string& recorded,
+                                     std::vector<std::string> ids) {
+    m_fetching = key;
+    m_fetch.start(
+        [recorded, ids = std::move(ids), urls = m_debuginfodUrls.toStdString()](const JobContext& job) {
+            SourceLocation location;
+            for (const std::string& id : ids) { // the function's module first; inlined code may be elsewhere
+                location = fetchSource(recorded, id, urls, job.cancelFlag());
+                if (location.found() || job.cancelled())
+                    break;
+            }
+            return location;
+        },
+        [this, key](SourceLocation location) {
+            m_fetching.clear();
+            m_fetched.insert(key, std::move(location));
+            relocate();
+        });
 }
 
 void SourceView::addSourceDirectory(const QString& dir) {

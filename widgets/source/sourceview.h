@@ -4,6 +4,7 @@
 // not found" panel with a button to choose the directory, and opens the file in an external editor.
 #pragma once
 
+#include "common/backgroundjob.h"
 #include "scorch/profile.h"
 #include "scorch/sourcecost.h"
 #include "scorch/sourcelocator.h"
@@ -70,6 +71,9 @@ public:
     /// A directory chosen for the missing file: adds a path mapping when a trailing part of the recorded path
     /// is below `dir` (so its sibling files are found too), else a search directory; saves and re-locates.
     void addSourceDirectory(const QString& dir);
+    /// debuginfod servers (space-separated URLs): a file not found on this machine is fetched from them by
+    /// the build-id of the function's module (off the GUI thread; the panel says so meanwhile). Empty = none.
+    void setDebuginfodUrls(const QString& urls);
     static SourceLocatorConfig loadLocatorConfig();
     static void saveLocatorConfig(const SourceLocatorConfig& config);
 
@@ -102,6 +106,9 @@ private:
     void setState(State state);
     void loadText(const QByteArray& bytes, int target);
     QString costText(int64_t value) const;
+    /// Build-ids of the modules of the shown function's frames (from the Symbols report), hex.
+    std::vector<std::string> moduleBuildIds() const;
+    void fetchFromDebuginfod(const QString& key, const std::string& recorded, std::vector<std::string> ids);
 
     std::shared_ptr<const Profile> m_profile;
     std::size_t m_costType = 0;
@@ -114,6 +121,10 @@ private:
     int m_loadedLines = 0; // lines of that file
     SourceLocatorConfig m_config;
     QHash<QString, SourceLocation> m_located; // recorded path -> where it was found with m_config
+    QString m_debuginfodUrls;
+    QHash<QString, SourceLocation> m_fetched; // recorded path -> what debuginfod gave (detail: why not)
+    QString m_fetching;                       // the recorded path being fetched; empty when none
+    BackgroundJob m_fetch{this};
     QString m_editorCommand;
     State m_state = State::Empty;
 

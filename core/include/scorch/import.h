@@ -53,6 +53,10 @@ struct ImportOptions {
     std::vector<std::string> symbolSearchPaths;
     std::vector<std::string> debugDirs;
     std::string sysroot;
+    /// debuginfod servers (space-separated URLs, the syntax of DEBUGINFOD_URLS) that binaries and debug
+    /// info not found on this machine are fetched from, by build-id. Empty = none. The command line and
+    /// the window default to $DEBUGINFOD_URLS.
+    std::string debuginfodUrls;
 };
 
 /// Progress and cancellation. The callback runs on an importer thread, not the caller's.
@@ -64,6 +68,9 @@ struct ImportControl {
     /// usual.
     std::function<void(Profile&&)> partial;
     double partialInterval = 0.5;
+    /// What a slow step besides reading is doing, e.g. "debuginfod: fetching debug info of /usr/bin/x
+    /// (1.2 MB of 8.0 MB)"; from an importer thread.
+    std::function<void(const std::string&)> status;
 };
 
 /// A failed import. what() names the file and, where it applies, the line or byte offset.

@@ -49,6 +49,29 @@ struct ImportWarning {
     std::string message;
 };
 
+/// What happened to one module of raw addresses (the Symbolizer's report, symbolizer.h), so that missing
+/// symbols are reported instead of hidden: where its file was found or looked for, what it holds.
+struct ModuleReport {
+    std::string path;         ///< as recorded
+    std::string buildId;      ///< hex, as recorded (may be empty)
+    std::string resolvedPath; ///< the file actually read; empty when none was found
+    /// How resolvedPath was found: "recorded path", "sysroot", "beside the recording", "symbol path",
+    /// "perf build-id cache", "debug directory" or "debuginfod"; empty when not found.
+    std::string foundBy;
+    /// Every place looked at, in order (files, and "debuginfod URLS"), when the module was not found or had
+    /// to be looked for beyond its recorded path.
+    std::vector<std::string> searched;
+    bool buildIdVerified = false; ///< a recorded build-id equals the file's
+    bool hasSymbols = false;      ///< .symtab or .dynsym
+    bool hasDebugInfo = false;
+    std::string debugFile;      ///< the separate debug-info file read; empty when in the file itself or none
+    bool hasUnwindInfo = false; ///< .eh_frame or .debug_frame (what a DWARF unwinder needs)
+    std::string problem;        ///< e.g. "not found", "build-id mismatch", "no debug info"; empty when fine
+    uint64_t addresses = 0;     ///< unique addresses looked up
+    uint64_t unresolved = 0;    ///< of those, without a function name
+    uint64_t samples = 0;       ///< in a profile's ProfileMeta::modules: samples with a frame in the module
+};
+
 struct ProfileMeta {
     std::string source;                       ///< file name as given by the user ("-" for standard input)
     Format format = Format::Unknown;          ///< what it was read from; formatName() (import.h) names it
@@ -60,6 +83,9 @@ struct ProfileMeta {
     std::vector<ImportWarning> warnings; ///< the first kMaxKeptWarnings, in input order
     /// Facts about the recording as (key, value), e.g. perf.data's hostname, os release, command line.
     std::vector<std::pair<std::string, std::string>> recording;
+    /// Profiles of raw addresses (perf.data, Scorch recordings): every module with samples, the most
+    /// sampled first (the Symbols report).
+    std::vector<ModuleReport> modules;
     static constexpr std::size_t kMaxKeptWarnings = 20;
 
     /// Counts a warning and keeps it while fewer than kMaxKeptWarnings are kept: the one place where

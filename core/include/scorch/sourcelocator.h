@@ -2,6 +2,7 @@
 // (old prefix -> new prefix), then search directories (by trailing path components, then by file name).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -32,6 +33,7 @@ enum class SourceRule : uint8_t {
     Mapping,         ///< a path mapping
     SearchDirSuffix, ///< search dir + trailing components of the recorded path
     SearchDirName,   ///< a file with the same name anywhere below a search dir (the deepest common tail wins)
+    Debuginfod,      ///< fetched from a debuginfod server by the build-id of the module (fetchSource)
 };
 
 std::string_view sourceRuleName(SourceRule rule);
@@ -45,6 +47,13 @@ struct SourceLocation {
 
 /// Looks for the source file recorded as `recorded`. Only regular, readable files count. Never throws.
 SourceLocation locateSource(std::string_view recorded, const SourceLocatorConfig& config);
+
+/// Asks the debuginfod servers `urls` (space-separated) for the source file recorded as `recorded` in the
+/// debug info of the module with build-id `buildId` (hex); the file lands in libdebuginfod's cache. Blocks
+/// for the transfer: call it off the GUI thread. `cancel` stops it. Never throws; when not fetched, the
+/// location's detail says why.
+SourceLocation fetchSource(std::string_view recorded, std::string_view buildId, std::string_view urls,
+                           const std::atomic<bool>* cancel = nullptr);
 
 /// The recorded path with `mapping` applied, or empty when its prefix does not match on component bounds.
 std::string applyMapping(std::string_view recorded, const PathMapping& mapping);

@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -48,6 +49,13 @@ struct SymbolizerOptions {
     /// image (`[vdso]/ID/vdso`) and modules (`.build-id/xx/yyyy/elf`) that are no longer on disk. Empty =
     /// not used. Default: $HOME/.debug.
     std::string buildIdCache = defaultBuildIdCache();
+    /// debuginfod servers (space-separated URLs, as DEBUGINFOD_URLS): binaries and debug info that are not
+    /// found on this machine are fetched from them by build-id. Empty = none.
+    std::string debuginfodUrls;
+    /// Stops a debuginfod transfer in progress (the import's cancel flag); may be null.
+    const std::atomic<bool>* cancel = nullptr;
+    /// Hears what a slow step is doing ("debuginfod: fetching ..."), from a symbolizer thread.
+    std::function<void(const std::string&)> status;
     bool inlineFrames = true;
     bool sourceLines = true;
     bool demangle = true;
@@ -83,18 +91,6 @@ struct ModuleHandle {
     uint32_t value = UINT32_MAX; ///< UINT32_MAX = no module (an address outside every known mapping)
     bool valid() const { return value != UINT32_MAX; }
     friend bool operator==(ModuleHandle, ModuleHandle) = default;
-};
-
-/// What happened to one module, so that missing symbols are reported instead of hidden.
-struct ModuleReport {
-    std::string path;         ///< as recorded
-    std::string buildId;      ///< hex, as recorded (may be empty)
-    std::string resolvedPath; ///< the file actually read; empty when none was found
-    bool hasSymbols = false;  ///< .symtab or .dynsym
-    bool hasDebugInfo = false;
-    std::string problem;     ///< e.g. "not found", "build-id mismatch", "no debug info"; empty when fine
-    uint64_t addresses = 0;  ///< unique addresses looked up
-    uint64_t unresolved = 0; ///< of those, without a function name
 };
 
 /// Thread-safe: module(), symbolize() and report() may be called from several threads.
@@ -156,6 +152,11 @@ private:
     struct Impl;
     std::unique_ptr<Impl> d;
 };
+
+/// One line on a module of the Symbols report (ProfileMeta::modules), without its recorded path and share:
+/// "found by symbol path: /x/libfoo.so; build-id verified; symbols, debug info (/d/ab/cd.debug), unwind
+/// info" or "not found; searched /a/libfoo.so, /x/libfoo.so, debuginfod http://h:8002". Not escaped.
+std::string describeModule(const ModuleReport& module);
 
 /// Build-id (NT_GNU_BUILD_ID) of an ELF file as lower-case hex; empty when the file cannot be read or has
 /// none. For recorders that note the build-ids of mapped modules.

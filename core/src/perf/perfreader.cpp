@@ -54,7 +54,7 @@ public:
         , m_name(name)
         , m_control(control)
         , m_total(totalBytes)
-        , m_state(name, options) {}
+        , m_state(name, options, control) {}
 
     PerfState& state() { return m_state; }
     void releaseReadPages(bool on) { m_releasable = on; }

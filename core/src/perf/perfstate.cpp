@@ -22,8 +22,9 @@ std::string hexBytes(std::string_view bytes) {
 
 /// The symbolizer's options for a recording named `name`: relative recorded paths are looked for in its
 /// directory.
-SymbolizerOptions recordingSymbolizerOptions(const std::string& name, const ImportOptions& options) {
-    SymbolizerOptions s = symbolizerOptions(options);
+SymbolizerOptions recordingSymbolizerOptions(const std::string& name, const ImportOptions& options,
+                                             const ImportControl& control) {
+    SymbolizerOptions s = symbolizerOptions(options, control);
     if (options.symbolize && !name.empty() && name != "-") {
         std::error_code ec;
         const std::filesystem::path file = std::filesystem::absolute(name, ec);
@@ -41,10 +42,10 @@ RawProfileOptions rawOptions(const ImportOptions& options) {
 
 } // namespace
 
-PerfState::PerfState(const std::string& name, const ImportOptions& options)
+PerfState::PerfState(const std::string& name, const ImportOptions& options, const ImportControl& control)
     : m_name(name)
     , m_options(options)
-    , m_symbolizer(std::make_unique<Symbolizer>(recordingSymbolizerOptions(name, options)))
+    , m_symbolizer(std::make_unique<Symbolizer>(recordingSymbolizerOptions(name, options, control)))
     , m_builder(std::make_unique<RawProfileBuilder>(*m_symbolizer, rawOptions(options))) {
     m_meta.source = name;
     m_meta.format = Format::PerfData;

@@ -24,7 +24,7 @@ class PerfState : private FeatureSink {
 public:
     using SampleHook = std::function<void(int64_t pid, int64_t tid, std::span<const uint64_t> ips)>;
 
-    PerfState(const std::string& name, const ImportOptions& options);
+    PerfState(const std::string& name, const ImportOptions& options, const ImportControl& control);
     ~PerfState() override;
 
     /// A pipe-mode file (`perf record -o -`): build-ids come after the samples, so modules are opened at

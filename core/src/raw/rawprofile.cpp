@@ -729,6 +729,14 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
     std::stable_sort(bad.begin(), bad.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
     std::vector<std::string>
         serious; // over kSeriousShare of the samples: ahead of the rest, never capped away
+    meta.modules.clear();
+    for (std::size_t m = 0; m < moduleSamples.size() && m < reports.size(); ++m)
+        if (moduleSamples[m] > 0) {
+            meta.modules.push_back(reports[m]);
+            meta.modules.back().samples = moduleSamples[m];
+        }
+    std::stable_sort(meta.modules.begin(), meta.modules.end(),
+                     [](const ModuleReport& x, const ModuleReport& y) { return x.samples > y.samples; });
     for (const auto& [count, m] : bad) {
         const ModuleReport& r = reports[m];
         const auto percent = [&](uint64_t n) {

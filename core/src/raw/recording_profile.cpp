@@ -156,7 +156,7 @@ Profile importRecording(ByteSource& source, std::string head, const std::string&
     std::string bytes = std::move(head);
     readRest(source, control, [&](std::string_view block) { bytes.append(block); });
     Profile p =
-        profileFromRecording(parseRecording(bytes, name), name, control.cancel, symbolizerOptions(options));
+        profileFromRecording(parseRecording(bytes, name), name, control.cancel, symbolizerOptions(options, control));
     p.meta.inputBytes = bytes.size();
     p.meta.compression = source.compression();
     if (p.meta.samples == 0)

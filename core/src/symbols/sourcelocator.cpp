@@ -1,5 +1,7 @@
 #include "scorch/sourcelocator.h"
 
+#include "symbols/debuginfod.h"
+
 #include <filesystem>
 #include <system_error>
 
@@ -73,8 +75,25 @@ std::string_view sourceRuleName(SourceRule rule) {
         return "search directory";
     case SourceRule::SearchDirName:
         return "search directory (by file name)";
+    case SourceRule::Debuginfod:
+        return "debuginfod";
     }
     return "?";
+}
+
+SourceLocation fetchSource(std::string_view recorded, std::string_view buildId, std::string_view urls,
+                           const std::atomic<bool>* cancel) {
+    SourceLocation location;
+    const detail::DebuginfodResult fetched =
+        detail::debuginfodFetch(urls, detail::DebuginfodKind::Source, buildId, buildId, recorded, cancel);
+    if (fetched.path.empty()) {
+        location.detail = fetched.error;
+        return location;
+    }
+    location.rule = SourceRule::Debuginfod;
+    location.path = fetched.path;
+    location.detail = std::string(urls);
+    return location;
 }
 
 std::string applyMapping(std::string_view recorded, const PathMapping& mapping) {

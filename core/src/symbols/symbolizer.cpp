@@ -2,6 +2,7 @@
 // per-module caches and parallel symbolization of unique addresses.
 #include "scorch/symbolizer.h"
 
+#include "symbols/debuginfod.h"
 #include "symbols/elfinflate.h"
 #include "symbols/symbolizer_internal.h"
 #include "util/phasetimer.h"
@@ -104,6 +105,8 @@ struct Module {
     bool located = false;
     std::string locatedPath; ///< the file found; empty when none was
     std::string locateProblem;
+    const char* locatedHow = ""; ///< ModuleReport::foundBy
+    std::vector<std::string> searched;
     ElfFileInfo locatedFile;
 
     std::mutex mutex; ///< guards everything below
@@ -192,6 +195,7 @@ struct Symbolizer::Impl {
     void loadKernel(Module& m);
     void loadJit(Module& m);
 
+    std::unique_ptr<ElfSession> newSession(const Module& m);
     std::unique_ptr<ElfSession> acquire(Module& m);
     void release(Module& m, std::unique_ptr<ElfSession> s);
     void lookup(Module& m, std::span<const uint64_t> keys, std::vector<std::vector<SymbolFrame>>& out,
@@ -218,14 +222,18 @@ void Symbolizer::Impl::loadElf(Module& m) {
     {
         std::lock_guard lock(m.locateMutex);
         locate(m);
+        m.report.searched = m.searched;
         if (m.locatedPath.empty()) {
             m.report.problem = m.locateProblem;
             return;
         }
         m.file = m.locatedFile;
         m.report.resolvedPath = m.locatedPath;
+        m.report.foundBy = m.locatedHow;
+        m.report.buildIdVerified = !m.buildId.empty() && detail::buildIdMatches(m.buildId, m.file.buildId);
+        m.report.hasUnwindInfo = m.file.hasUnwindInfo;
     }
-    auto session = std::make_unique<ElfSession>(m.report.resolvedPath, debugInfoPath, &inflated, threads);
+    auto session = newSession(m);
     if (!session->ok()) {
         m.report.problem = "cannot be read by libdwfl";
         return;
@@ -233,12 +241,26 @@ void Symbolizer::Impl::loadElf(Module& m) {
     m.symbols = session->symbols();
     m.report.hasSymbols = m.symbols.size() > 0;
     m.report.hasDebugInfo = session->hasDebugInfo();
+    if (m.report.hasDebugInfo)
+        m.report.debugFile = session->debugFile();
     if (!m.report.hasSymbols && !m.report.hasDebugInfo)
         m.report.problem = "no symbols";
     else if (!m.report.hasDebugInfo)
         m.report.problem = "no debug info";
     m.idle.push_back(std::move(session));
     m.sessions = 1;
+}
+
+std::unique_ptr<ElfSession> Symbolizer::Impl::newSession(const Module& m) {
+    ElfSession::RemoteDebugInfo remote;
+    if (!options.debuginfodUrls.empty())
+        remote = [this, what = m.path](const std::string& id) {
+            return detail::debuginfodFetch(options.debuginfodUrls, detail::DebuginfodKind::DebugInfo, id,
+                                           what, {}, options.cancel, options.status)
+                .path;
+        };
+    return std::make_unique<ElfSession>(m.report.resolvedPath, debugInfoPath, &inflated, threads,
+                                        std::move(remote));
 }
 
 void Symbolizer::Impl::locate(Module& m) {
@@ -248,55 +270,82 @@ void Symbolizer::Impl::locate(Module& m) {
     std::string path = m.path;
     if (path.ends_with(" (deleted)"))
         path.resize(path.size() - 10);
-    std::vector<std::string> candidates;
-    auto candidate = [&](std::string p) {
-        if (std::find(candidates.begin(), candidates.end(), p) == candidates.end())
-            candidates.push_back(std::move(p));
+    struct Candidate {
+        std::string path;
+        const char* how;
+    };
+    std::vector<Candidate> candidates;
+    auto candidate = [&](std::string p, const char* how) {
+        if (std::none_of(candidates.begin(), candidates.end(),
+                         [&](const Candidate& c) { return c.path == p; }))
+            candidates.push_back({std::move(p), how});
     };
     const bool absolute = path.starts_with('/');
     if (absolute)
-        candidate(options.sysroot + path);
+        candidate(options.sysroot + path, options.sysroot.empty() ? "recorded path" : "sysroot");
     else if (!path.empty() && !path.starts_with('[') && !options.relativeBase.empty())
-        candidate(options.relativeBase + '/' + path); // `perf record ./prog`: beside the recording
+        candidate(options.relativeBase + '/' + path, "beside the recording"); // `perf record ./prog`
     if (!path.empty() && !path.starts_with('[')) {
         for (const std::string& dir : options.searchPaths) {
-            candidate(dir + '/' + std::string(detail::baseName(path)));
+            candidate(dir + '/' + std::string(detail::baseName(path)), "symbol path");
             if (absolute)
-                candidate(dir + path);
+                candidate(dir + path, "symbol path");
         }
     }
     const std::string id = lowerHex(m.buildId.substr(0, std::min<std::size_t>(m.buildId.size(), 40)));
     if (path == "[vdso]" && !id.empty() && !options.buildIdCache.empty())
-        candidate(options.buildIdCache + "/[vdso]/" + id + "/vdso"); // perf record keeps a copy
+        candidate(options.buildIdCache + "/[vdso]/" + id + "/vdso",
+                  "perf build-id cache"); // perf record's copy
     if (id.size() > 2 && !options.buildIdCache.empty())
-        candidate(options.buildIdCache + "/.build-id/" + id.substr(0, 2) + '/' + id.substr(2) + "/elf");
+        candidate(options.buildIdCache + "/.build-id/" + id.substr(0, 2) + '/' + id.substr(2) + "/elf",
+                  "perf build-id cache");
     if (id.size() > 2) {
         for (const std::string& dir : options.debugDirs) {
             const std::string stem = dir + "/.build-id/" + id.substr(0, 2) + '/' + id.substr(2);
             // a link to the binary itself, or perf's build-id cache (~/.debug); a separate .debug file alone
             // does not do: its program headers lost the file offsets that our addresses are given in
-            candidate(stem);
-            candidate(stem + "/elf");
+            candidate(stem, "debug directory");
+            candidate(stem + "/elf", "debug directory");
         }
     }
 
     std::string mismatch, notElf;
-    for (const std::string& p : candidates) {
+    auto accept = [&](const std::string& p, const char* how) {
         if (!isRegularFile(p))
-            continue;
+            return false;
         ElfFileInfo info = detail::readElfFileInfo(p);
         if (!info.ok) {
             notElf = p;
-            continue;
+            return false;
         }
         if (!m.buildId.empty() && !detail::buildIdMatches(m.buildId, info.buildId)) {
             if (mismatch.empty())
                 mismatch = p + " has " + (info.buildId.empty() ? std::string("none") : info.buildId);
-            continue;
+            return false;
         }
         m.locatedFile = std::move(info);
         m.locatedPath = p;
-        return;
+        m.locatedHow = how;
+        return true;
+    };
+    m.searched.clear();
+    for (const Candidate& c : candidates) {
+        m.searched.push_back(c.path);
+        if (accept(c.path, c.how)) {
+            if (m.searched.size() == 1)
+                m.searched.clear(); // found where it was recorded: nothing to tell
+            return;
+        }
+    }
+    std::string remoteError;
+    if (id.size() > 2 && !options.debuginfodUrls.empty()) {
+        m.searched.push_back("debuginfod " + options.debuginfodUrls);
+        const detail::DebuginfodResult fetched =
+            detail::debuginfodFetch(options.debuginfodUrls, detail::DebuginfodKind::Executable, id, path, {},
+                                    options.cancel, options.status);
+        if (!fetched.path.empty() && accept(fetched.path, "debuginfod"))
+            return;
+        remoteError = fetched.error;
     }
     if (!mismatch.empty())
         m.locateProblem = "build-id mismatch (" + mismatch + ", recorded " + m.buildId + ")";
@@ -304,6 +353,8 @@ void Symbolizer::Impl::locate(Module& m) {
         m.locateProblem = "not an ELF file: " + notElf;
     else
         m.locateProblem = "not found";
+    if (!remoteError.empty())
+        m.locateProblem += " (debuginfod: " + remoteError + ")";
 }
 
 void Symbolizer::Impl::loadKernel(Module& m) {
@@ -316,6 +367,7 @@ void Symbolizer::Impl::loadKernel(Module& m) {
         const std::string cached = options.buildIdCache + "/[kernel.kallsyms]/" + m.buildId + "/kallsyms";
         if (readWholeFile(cached, text)) {
             m.report.resolvedPath = cached;
+            m.report.foundBy = "perf build-id cache";
             m.symbols = detail::parseKallsyms(std::move(text));
             if (m.symbols.size() > 0 && !m.symbols.allZero()) {
                 m.report.hasSymbols = true;
@@ -323,6 +375,7 @@ void Symbolizer::Impl::loadKernel(Module& m) {
             }
             m.symbols = AddressTable();
             m.report.resolvedPath.clear();
+            m.report.foundBy.clear();
         }
     }
     if (!m.buildId.empty()) {
@@ -382,7 +435,7 @@ std::unique_ptr<ElfSession> Symbolizer::Impl::acquire(Module& m) {
         }
         ++m.sessions;
     }
-    return std::make_unique<ElfSession>(m.report.resolvedPath, debugInfoPath, &inflated, threads);
+    return newSession(m);
 }
 
 void Symbolizer::Impl::release(Module& m, std::unique_ptr<ElfSession> s) {
@@ -467,6 +520,7 @@ bool Symbolizer::setBuildId(ModuleHandle module, std::string_view buildId) {
     std::lock_guard locateLock(m->locateMutex);
     m->located = false; // found without the build-id (by the unwinder): found again, verified
     m->locatedPath.clear();
+    m->searched.clear();
     m->buildId = lowerHex(buildId);
     m->report.buildId = m->buildId;
     return true;

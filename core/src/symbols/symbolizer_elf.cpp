@@ -65,6 +65,18 @@ ElfFileInfo readElfFileInfo(const std::string& path) {
                     info.loads.push_back({ph->p_offset, ph->p_filesz, ph->p_vaddr});
             }
         }
+        std::size_t names = 0;
+        if (elf_getshdrstrndx(elf, &names) == 0) {
+            for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn && !info.hasUnwindInfo;
+                 scn = elf_nextscn(elf, scn)) {
+                GElf_Shdr mem;
+                const GElf_Shdr* sh = gelf_getshdr(scn, &mem);
+                const char* name = sh ? elf_strptr(elf, names, sh->sh_name) : nullptr;
+                info.hasUnwindInfo =
+                    name && sh->sh_type != SHT_NOBITS &&
+                    (std::strcmp(name, ".eh_frame") == 0 || std::strcmp(name, ".debug_frame") == 0);
+            }
+        }
     }
     if (elf)
         elf_end(elf);
@@ -73,9 +85,10 @@ ElfFileInfo readElfFileInfo(const std::string& path) {
 }
 
 ElfSession::ElfSession(const std::string& path, const std::string& debugInfoPath, InflatedElfCache* inflated,
-                       unsigned threads)
+                       unsigned threads, RemoteDebugInfo remoteDebugInfo)
     : m_inflated(inflated)
     , m_threads(threads)
+    , m_remoteDebugInfo(std::move(remoteDebugInfo))
     , m_debugPathText(debugInfoPath) {
     m_debugPath = m_debugPathText.data();
     m_callbacks.find_elf = dwfl_build_id_find_elf;
@@ -109,9 +122,10 @@ ElfSession::ElfSession(const std::string& path, const std::string& debugInfoPath
 }
 
 /// The debug file of a module by its build-id (`<debug dir>/.build-id/xx/yyyy.debug`, build-id verified),
-/// read from its inflated copy when its sections are compressed; otherwise libdwfl's own search (which also
-/// follows .gnu_debuglink). libdwfl's search cannot be used for the first part: it keeps the file it opened
-/// for checking the build-id and reads that one, not the descriptor it is given.
+/// read from its inflated copy when its sections are compressed; then the debuginfod servers (through
+/// m_remoteDebugInfo); otherwise libdwfl's own search (which also follows .gnu_debuglink). libdwfl's search
+/// cannot be used for the first part: it keeps the file it opened for checking the build-id and reads that
+/// one, not the descriptor it is given.
 int ElfSession::findDebugInfo(Dwfl_Module* mod, void** userdata, const char* modname, Dwarf_Addr base,
                               const char* fileName, const char* debuglinkFile, GElf_Word debuglinkCrc,
                               char** debugInfoFileName) {
@@ -150,7 +164,28 @@ int ElfSession::findDebugInfo(Dwfl_Module* mod, void** userdata, const char* mod
                 return copy;
             }
             ::close(fd);
-            break; // nothing to inflate: libdwfl finds and reads the same file itself
+            return dwfl_standard_find_debuginfo(mod, userdata, modname, base, fileName, debuglinkFile,
+                                                debuglinkCrc, debugInfoFileName); // it finds the same file
+        }
+        // not in a debug directory: a debuginfod server (before libdwfl's .gnu_debuglink search, which
+        // would ask the same servers itself, without progress or cancel)
+        if (self->m_remoteDebugInfo) {
+            const std::string path = self->m_remoteDebugInfo(id);
+            const int fd = path.empty() ? -1 : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+            if (fd >= 0) {
+                const ElfFileInfo info = readElfFileInfo(path);
+                if (info.ok && info.buildId == id) {
+                    const int copy = self->m_inflated->open(path, fd, self->m_threads);
+                    if (copy >= 0)
+                        ::close(fd);
+                    if (debugInfoFileName) {
+                        std::free(*debugInfoFileName);
+                        *debugInfoFileName = ::strdup(path.c_str());
+                    }
+                    return copy >= 0 ? copy : fd;
+                }
+                ::close(fd);
+            }
         }
     }
     return dwfl_standard_find_debuginfo(mod, userdata, modname, base, fileName, debuglinkFile, debuglinkCrc,
@@ -160,6 +195,13 @@ int ElfSession::findDebugInfo(Dwfl_Module* mod, void** userdata, const char* mod
 ElfSession::~ElfSession() {
     if (m_dwfl)
         dwfl_end(m_dwfl);
+}
+
+std::string ElfSession::debugFile() const {
+    const char* debug = nullptr;
+    if (m_module)
+        dwfl_module_info(m_module, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, &debug);
+    return debug ? std::string(debug) : std::string();
 }
 
 bool ElfSession::hasDebugInfo() {

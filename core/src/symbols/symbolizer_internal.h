@@ -7,6 +7,7 @@
 #include <elfutils/libdwfl.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -75,7 +76,8 @@ struct ElfFileInfo {
         uint64_t offset, fileSize, vaddr;
     };
     std::vector<Segment> loads;
-    int machine = 0; ///< e_machine (EM_X86_64, EM_AARCH64, ...)
+    int machine = 0;            ///< e_machine (EM_X86_64, EM_AARCH64, ...)
+    bool hasUnwindInfo = false; ///< an .eh_frame or .debug_frame section
     /// ELF virtual address of a file offset, or false when no PT_LOAD segment holds it.
     bool toVaddr(uint64_t fileOffset, uint64_t& vaddr) const;
     /// The file offset of an ELF virtual address, or false when no PT_LOAD segment holds it.
@@ -90,14 +92,20 @@ class ElfSession {
 public:
     /// `inflated` (optional) supplies uncompressed copies of files with compressed debug sections, inflated
     /// with up to `threads` threads.
+    /// `remoteDebugInfo` (optional) is asked for the debug file of a build-id (hex) that is not found in
+    /// the debug directories (debuginfod); it returns the file's path or empty.
+    using RemoteDebugInfo = std::function<std::string(const std::string& buildId)>;
     ElfSession(const std::string& path, const std::string& debugInfoPath,
-               InflatedElfCache* inflated = nullptr, unsigned threads = 1);
+               InflatedElfCache* inflated = nullptr, unsigned threads = 1,
+               RemoteDebugInfo remoteDebugInfo = {});
     ~ElfSession();
     ElfSession(const ElfSession&) = delete;
     ElfSession& operator=(const ElfSession&) = delete;
 
     bool ok() const { return m_module != nullptr; }
     bool hasDebugInfo();
+    /// The separate debug file libdwfl read (after hasDebugInfo()); empty when in the file itself or none.
+    std::string debugFile() const;
     /// Function symbols (.symtab, else .dynsym) with vaddr ranges.
     AddressTable symbols();
     /// Frames of the (already adjusted, i.e. "- 1" for return addresses) ELF virtual address, outermost
@@ -140,6 +148,7 @@ private:
 
     InflatedElfCache* m_inflated = nullptr;
     unsigned m_threads = 1;
+    RemoteDebugInfo m_remoteDebugInfo;
     std::string m_debugPathText;
     char* m_debugPath = nullptr; // libdwfl keeps a pointer to this pointer
     Dwfl_Callbacks m_callbacks{};

@@ -7,6 +7,7 @@
 
 namespace scorch::detail {
 
-SymbolizerOptions symbolizerOptions(const ImportOptions& options);
+/// `control` supplies the cancel flag and the status callback (debuginfod transfers).
+SymbolizerOptions symbolizerOptions(const ImportOptions& options, const ImportControl& control);
 
 } // namespace scorch::detail

@@ -131,6 +131,22 @@ private Q_SLOTS:
             QVERIFY2(r.out.contains(expected), expected);
         QVERIFY(!r.out.contains("line 0"));
         QVERIFY(!r.err.contains("line 0"));
+        // the Symbols report: the test program's path from another build tree is nowhere here, and every
+        // place looked at is listed; libc is at its recorded path
+        QVERIFY2(r.out.contains("symbols:       2 modules with samples\n"), r.out.constData());
+        QVERIFY2(r.out.contains(
+                     "%  /work/wt-perfdata/build-perfdata/tests/perfprog/scorch_perfprog [86af5542df49]: "
+                     "not found; searched /work/wt-perfdata/build-perfdata/tests/perfprog/scorch_perfprog, "),
+                 r.out.constData());
+        QVERIFY2(r.out.contains("%  /usr/lib/x86_64-linux-gnu/libc.so.6: at its recorded path"),
+                 r.out.constData());
+        // a debuginfod server that is not there: asked, and why it gave nothing
+        const CliResult asked = runScorch(
+            {QStringLiteral("info"), QStringLiteral("--debuginfod"), QStringLiteral("http://127.0.0.1:1"),
+             scorch::test::testData(QStringLiteral("perfdata/fp-two-events.data"))});
+        QCOMPARE(asked.exitCode, 0);
+        QVERIFY2(asked.out.contains(", debuginfod http://127.0.0.1:1\n"), asked.out.constData());
+        QVERIFY2(asked.out.contains("not found (debuginfod: http://127.0.0.1:1: "), asked.out.constData());
     }
 
     void badInputExitsNonZeroWithOneLine() {

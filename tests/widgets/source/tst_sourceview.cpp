@@ -2,13 +2,16 @@
 #include "apptestutil.h"
 #include "flame/flamegraphpanel.h"
 #include "profiletab.h"
+#include "recordtestutil.h"
 #include "scorch/builder.h"
+#include "scorch/symbolizer.h"
 #include "source/sourceview.h"
 #include "source/sourceviewedit.h"
 #include "tables/calltreemodel.h"
 
 #include "tables/calltreetables.h"
 #include "widgettestutil.h"
+#include <QDir>
 #include <QHeaderView>
 
 #include <QLabel>
@@ -82,6 +85,7 @@ private Q_SLOTS:
     void defaultEditorCommand();
     void namesKeepTheirWidthBesideTheSourcePanel();
     void profileTabFollowsSelection();
+    void debuginfodFetchesAMissingSource();
 };
 
 void TestSourceView::initTestCase() {
@@ -483,6 +487,87 @@ void TestSourceView::profileTabFollowsSelection() {
     QVERIFY(test::waitLoaded(&speedscope));
     QVERIFY(speedscope.sourceView()->isVisible());
     QSettings().clear();
+}
+
+// A source file not on this machine is fetched from a debuginfod server by the build-id of the function's
+// module (the Symbols report of the profile names it), off the GUI thread, and shown. The server (real, on
+// 127.0.0.1, serving a program built here) reads sources from their recorded paths, so the file is fetched
+// once while it exists (into libdebuginfod's cache, as a first fetch would) and then moved away: the view
+// then gets it through libdebuginfod from that cache.
+void TestSourceView::debuginfodFetchesAMissingSource() {
+    if (QStandardPaths::findExecutable(QStringLiteral("debuginfod")).isEmpty() ||
+        QStandardPaths::findExecutable(QStringLiteral("cc")).isEmpty())
+        QSKIP("debuginfod or cc is not installed");
+    QTemporaryDir dir, cache;
+    const test::ScopedEnv cachePath("DEBUGINFOD_CACHE_PATH", cache.path().toLocal8Bit());
+    const QString src = dir.filePath(QStringLiteral("src")), bin = dir.filePath(QStringLiteral("bin"));
+    QVERIFY(QDir().mkpath(src) && QDir().mkpath(bin));
+    const QString source = src + QStringLiteral("/fetched.c"), program = bin + QStringLiteral("/fetched");
+    QVERIFY(test::writeFile(source, "int fetchedWork(int n) {\n"
+                                    "    int s = 0;\n"
+                                    "    for (int i = 0; i < n; ++i) s += i * 3;\n"
+                                    "    return s;\n"
+                                    "}\n"
+                                    "int main(void) { return fetchedWork(10) & 1; }\n"));
+    QCOMPARE(test::run(QStringLiteral("cc"),
+                       {QStringLiteral("-g"), QStringLiteral("-O0"), QStringLiteral("-o"), program, source}),
+             0);
+    const std::string id = elfBuildId(program.toStdString());
+    QVERIFY(!id.empty());
+    test::DebuginfodServer server;
+    const QString started = server.start(bin, dir.path(), QString::fromStdString(id));
+    if (!started.isEmpty())
+        QSKIP(qPrintable(QStringLiteral("debuginfod cannot serve here: ") + started));
+    QVERIFY(fetchSource(source.toStdString(), id, server.url().toStdString()).found());
+    QVERIFY(QDir().rename(src, dir.filePath(QStringLiteral("moved"))));
+
+    TreeBuilder b;
+    const uint32_t ct = b.costType("samples", CostUnit::Samples);
+    const uint32_t t = b.thread("fetched", 1, 1);
+    const StringId file = b.strings().intern(source.toStdString());
+    const FrameId stack[] = {b.frame("main", program.toStdString()),
+                             b.frame("fetchedWork", program.toStdString())};
+    const CostValue c{ct, 5};
+    const SourceLine lines[] = {{file, 6}, {file, 3}};
+    b.addSample(t, stack, {&c, 1}, 1, lines);
+    ProfileMeta meta;
+    ModuleReport module;
+    module.path = program.toStdString();
+    module.buildId = id;
+    module.samples = 1;
+    meta.modules.push_back(module);
+    const auto profile = std::make_shared<const Profile>(b.finish(std::move(meta)));
+
+    SourceView view;
+    view.resize(900, 500);
+    view.show();
+    view.setProfile(profile);
+    view.showFrame(frameNamed(*profile, "fetchedWork"));
+    QCOMPARE(view.state(), SourceView::State::NotFound); // no servers yet: not found
+    QVERIFY(!view.notFoundLabel()->text().contains(QStringLiteral("debuginfod")));
+    view.setDebuginfodUrls(server.url());
+    QTRY_COMPARE_WITH_TIMEOUT(view.state(), SourceView::State::Shown, test::kPatienceMs);
+    QVERIFY2(view.editor()->toPlainText().contains(QStringLiteral("for (int i = 0; i < n; ++i) s += i * 3;")),
+             qPrintable(view.editor()->toPlainText()));
+    QVERIFY2(view.infoLabel()->text().contains(QStringLiteral("debuginfod")),
+             qPrintable(view.infoLabel()->text()));
+    // a file the server has not got: the panel says what debuginfod answered
+    const QString other = dir.filePath(QStringLiteral("moved/other.c"));
+    TreeBuilder b2;
+    const uint32_t ct2 = b2.costType("samples", CostUnit::Samples);
+    const StringId file2 = b2.strings().intern(other.toStdString());
+    const FrameId stack2[] = {b2.frame("elsewhere", program.toStdString())};
+    const CostValue c2{ct2, 1};
+    const SourceLine lines2[] = {{file2, 1}};
+    b2.addSample(b2.thread("t", 1, 1), stack2, {&c2, 1}, 1, lines2);
+    ProfileMeta meta2;
+    meta2.modules.push_back(module);
+    const auto profile2 = std::make_shared<const Profile>(b2.finish(std::move(meta2)));
+    view.setProfile(profile2);
+    view.showFrame(frameNamed(*profile2, "elsewhere"));
+    QTRY_VERIFY_WITH_TIMEOUT(view.notFoundLabel()->text().contains(QStringLiteral("debuginfod: not on ")),
+                             test::kPatienceMs);
+    QCOMPARE(view.state(), SourceView::State::NotFound);
 }
 
 QTEST_MAIN(TestSourceView)
