@@ -20,6 +20,8 @@ constexpr FormatPatterns kFormats[] = {
      "*.json *.cpuprofile *.trace *.speedscope"},
     {QT_TRANSLATE_NOOP("scorch::ProfileFilters", "pprof"), "*.pb *.pb.gz *.prof *.pprof *.pprof.gz"},
     {QT_TRANSLATE_NOOP("scorch::ProfileFilters", "Scorch recordings"), "*.rec"},
+    {QT_TRANSLATE_NOOP("scorch::ProfileFilters", "perf archives (beside or holding a perf.data)"),
+     "*.tar.bz2 *.tar.gz *.tar.zst *.tar.xz"},
 };
 constexpr const char* kCompressed = "*.gz *.zst *.xz";
 

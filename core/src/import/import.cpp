@@ -152,6 +152,8 @@ Format detectFormat(std::string_view head) {
 }
 
 Profile importProfile(const std::string& path, const ImportOptions& options, const ImportControl& control) {
+    if (std::optional<Profile> archived = detail::importPerfArchive(path, options, control))
+        return std::move(*archived);
     return importProfile(openByteSource(path), path == "-" ? std::string("<stdin>") : path, options, control);
 }
 

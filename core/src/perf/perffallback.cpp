@@ -2,12 +2,15 @@
 // importer, and the profile says so.
 #include "perf/perfreader.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <iterator>
+#include <optional>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -50,24 +53,18 @@ struct TempFile {
     }
 };
 
-/// `perf archive`'s output beside perf.data `name` (NAME.tar.bz2, .tar.gz, .tar.zst, .tar.xz), unpacked into
-/// a temporary directory (removed with this) by tar: a build-id cache tree (`.build-id/xx/yyyy` links to
-/// `PATH/ID/elf`) that is searched like a debug directory, so the recorded binaries are found there.
-struct PerfArchive {
-    std::string archive, dir;
-    explicit PerfArchive(const std::string& name) {
-        struct stat st {};
-        for (const char* ext : {".tar.bz2", ".tar.gz", ".tar.zst", ".tar.xz"})
-            if (::stat((name + ext).c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
-                archive = name + ext;
-                break;
-            }
-        if (archive.empty())
-            return;
+constexpr const char* kArchiveExtensions[] = {".tar.bz2", ".tar.gz", ".tar.zst", ".tar.xz"};
+
+/// A tar file (any compression tar knows) unpacked into a temporary directory by tar, removed with this.
+struct Unpacked {
+    std::string dir, error;
+    explicit Unpacked(const std::string& archive) {
         const char* tmp = std::getenv("TMPDIR");
         std::string d = std::string(tmp && *tmp ? tmp : "/tmp") + "/scorch-perfarchive-XXXXXX";
-        if (!::mkdtemp(d.data()))
+        if (!::mkdtemp(d.data())) {
+            error = "cannot create a temporary directory";
             return;
+        }
         dir = d;
         posix_spawn_file_actions_t actions;
         posix_spawn_file_actions_init(&actions);
@@ -85,16 +82,45 @@ struct PerfArchive {
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
             error = "tar could not unpack it";
     }
-    ~PerfArchive() {
+    ~Unpacked() {
         if (!dir.empty()) {
             std::error_code ec;
             std::filesystem::remove_all(dir, ec);
         }
     }
-    PerfArchive(const PerfArchive&) = delete;
-    PerfArchive& operator=(const PerfArchive&) = delete;
-    std::string error;
+    Unpacked(const Unpacked&) = delete;
+    Unpacked& operator=(const Unpacked&) = delete;
 };
+
+/// `perf archive`'s output beside perf.data `name` (NAME.tar.bz2, .tar.gz, .tar.zst, .tar.xz), unpacked: a
+/// build-id cache tree (`.build-id/xx/yyyy` links to `PATH/ID/elf`) that is searched like a debug
+/// directory, so the recorded binaries are found there.
+struct PerfArchive {
+    std::string archive;
+    std::unique_ptr<Unpacked> unpacked;
+    explicit PerfArchive(const std::string& name) {
+        struct stat st {};
+        for (const char* ext : kArchiveExtensions)
+            if (::stat((name + ext).c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+                archive = name + ext;
+                break;
+            }
+        if (!archive.empty())
+            unpacked = std::make_unique<Unpacked>(archive);
+    }
+    std::string dir() const { return unpacked && unpacked->error.empty() ? unpacked->dir : std::string(); }
+    std::string error() const { return unpacked ? unpacked->error : std::string(); }
+};
+
+bool startsWithPerfMagic(const std::filesystem::path& file) {
+    char magic[8] = {};
+    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    const bool ok = ::read(fd, magic, sizeof magic) == static_cast<ssize_t>(sizeof magic);
+    ::close(fd);
+    return ok && sniffPerfData(std::string_view(magic, sizeof magic));
+}
 
 } // namespace
 
@@ -194,18 +220,64 @@ Profile importPerfData(ByteSource& source, std::string head, const std::string& 
     // `perf archive` beside the file: its binaries are searched like a debug directory
     const PerfArchive archive(givenOptions.symbolize ? name : std::string());
     ImportOptions archiveOptions;
-    if (!archive.dir.empty() && archive.error.empty()) {
+    if (!archive.dir().empty()) {
         archiveOptions = givenOptions;
-        archiveOptions.debugDirs.push_back(archive.dir);
+        archiveOptions.debugDirs.push_back(archive.dir());
     }
     const ImportOptions& options = archiveOptions.debugDirs.empty() ? givenOptions : archiveOptions;
     Profile p = importPerfDataOrFallback(source, std::move(head), name, options, control);
     if (!archive.archive.empty()) {
-        if (archive.error.empty())
+        if (archive.error().empty())
             p.meta.recording.emplace_back("perf archive", archive.archive);
         else
-            p.meta.warn(archive.archive + ": " + archive.error + "; its binaries were not used");
+            p.meta.warn(archive.archive + ": " + archive.error() + "; its binaries were not used");
     }
+    return p;
+}
+
+std::optional<Profile> importPerfArchive(const std::string& path, const ImportOptions& options,
+                                         const ImportControl& control) {
+    const char* const* ext = std::find_if(std::begin(kArchiveExtensions), std::end(kArchiveExtensions),
+                                          [&](const char* e) { return path.ends_with(e); });
+    if (ext == std::end(kArchiveExtensions))
+        return std::nullopt;
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+        return std::nullopt; // the usual error for an unreadable file
+    // `perf archive`'s output: the recording is the file it was made from, beside it
+    const std::string recording = path.substr(0, path.size() - std::strlen(*ext));
+    if (::stat(recording.c_str(), &st) == 0 && S_ISREG(st.st_mode) && startsWithPerfMagic(recording))
+        return importProfile(recording, options, control);
+    // a tar with the perf.data inside (and perhaps its binaries or a build-id tree)
+    const Unpacked unpacked(path);
+    if (!unpacked.error.empty())
+        throw ImportError(path + ": " + unpacked.error);
+    std::error_code ec;
+    std::vector<std::filesystem::path> inside;
+    for (auto it = std::filesystem::recursive_directory_iterator(unpacked.dir, ec);
+         !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
+        if (it->is_regular_file(ec) && it.depth() <= 1 && startsWithPerfMagic(it->path()))
+            inside.push_back(it->path());
+    std::sort(inside.begin(), inside.end());
+    if (inside.empty())
+        throw ImportError(path +
+                          ": a perf archive holds the binaries of a recording, not its samples; open the "
+                          "perf.data it was made for (" +
+                          recording + ") with the archive beside it");
+    ImportOptions withTree = options;
+    if (options
+            .symbolize) { // its binaries: by build-id (a build-id tree, at the top or in .debug) or by name
+        withTree.debugDirs.push_back(unpacked.dir);
+        withTree.debugDirs.push_back(unpacked.dir + "/.debug");
+        withTree.symbolSearchPaths.push_back(inside.front().parent_path().string());
+    }
+    Profile p = importProfile(inside.front().string(), withTree, control);
+    const std::string member = std::filesystem::relative(inside.front(), unpacked.dir, ec).string();
+    p.meta.source = path;
+    p.meta.recording.emplace_back("opened from", path + ": " + member);
+    if (inside.size() > 1)
+        p.meta.warn(path + ": " + std::to_string(inside.size()) + " perf.data files inside; opened " +
+                    member);
     return p;
 }
 

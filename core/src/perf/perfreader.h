@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -38,6 +39,13 @@ bool sniffPerfData(std::string_view head);
 /// profile then says so in its warnings).
 Profile importPerfData(ByteSource& source, std::string head, const std::string& name,
                        const ImportOptions& options, const ImportControl& control);
+
+/// A tar file named like `perf archive`'s output (NAME.tar.bz2, .tar.gz, .tar.zst, .tar.xz) opened directly:
+/// the recording NAME beside it (which then uses the archive), else the perf.data inside the tar with the
+/// tar's binaries and build-id tree. nullopt when `path` is not such a file; ImportError when it holds no
+/// recording.
+std::optional<Profile> importPerfArchive(const std::string& path, const ImportOptions& options,
+                                         const ImportControl& control);
 
 /// Runs `perf script -i path` and imports its output. Throws ImportError when perf is missing or fails.
 Profile importPerfDataWithPerfScript(const std::string& path, const std::string& name,

@@ -2,6 +2,7 @@
 // recordings made here (frame pointers and --call-graph dwarf) compared with `perf script` on the same file,
 // the corpus file, truncated and corrupt files, cancellation, progressive snapshots and the fallback.
 #include "patience.h"
+#include "recordtestutil.h"
 #include "scorch/analysis.h"
 #include "scorch/bytesource.h"
 #include "scorch/foldedwriter.h"
@@ -24,6 +25,11 @@
 #include <sstream>
 
 using namespace scorch;
+using scorch::test::canRecord;
+using scorch::test::collapsed;
+using scorch::test::run;
+using scorch::test::ScopedHome;
+using scorch::test::writeFile;
 
 namespace {
 
@@ -93,77 +99,12 @@ QString fixture(const char* name) {
     return QStringLiteral(SCORCH_PERF_FIXTURES "/") + QLatin1String(name);
 }
 
-/// HOME set to `dir` while it lives (perf's build-id cache, ~/.debug, is then empty), restored after.
-class ScopedHome {
-public:
-    explicit ScopedHome(const QString& dir)
-        : m_old(qgetenv("HOME")) {
-        qputenv("HOME", dir.toLocal8Bit());
-    }
-    ~ScopedHome() { qputenv("HOME", m_old); }
-    ScopedHome(const ScopedHome&) = delete;
-    ScopedHome& operator=(const ScopedHome&) = delete;
-
-private:
-    QByteArray m_old;
-};
-
-bool canRecord(const QString& dir) {
-    QProcess p;
-    p.start(QStringLiteral("perf"),
-            {QStringLiteral("record"), QStringLiteral("-q"), QStringLiteral("-e"),
-             QStringLiteral("cpu-clock"), QStringLiteral("-o"), dir + QStringLiteral("/probe.data"),
-             QStringLiteral("--"), QStringLiteral("true")});
-    return p.waitForFinished(scorch::test::kPatienceMs) && p.exitStatus() == QProcess::NormalExit &&
-           p.exitCode() == 0;
-}
-
 QByteArray perfScript(const QString& file) {
     QProcess p;
     p.start(QStringLiteral("perf"), {QStringLiteral("script"), QStringLiteral("-F"), QStringLiteral("tid,ip"),
                                      QStringLiteral("--no-inline"), QStringLiteral("-i"), file});
     p.waitForFinished(scorch::test::kPatienceMs);
     return p.readAllStandardOutput();
-}
-
-/// Runs `program args` to its end; its exit code, -1 when it did not finish. `output`: its standard output.
-int run(const QString& program, const QStringList& args, QByteArray* output = nullptr) {
-    QProcess p;
-    p.start(program, args);
-    if (!p.waitForFinished(scorch::test::kPatienceMs) || p.exitStatus() != QProcess::NormalExit)
-        return -1;
-    if (output)
-        *output = p.readAllStandardOutput();
-    return p.exitCode();
-}
-
-/// Writes `text` to `path`.
-bool writeFile(const QString& path, const QByteArray& text) {
-    QFile f(path);
-    return f.open(QIODevice::WriteOnly) && f.write(text) == text.size();
-}
-
-std::string collapsed(const Profile& p) {
-    std::ostringstream out;
-    writeFolded(p, {}, out);
-    return out.str();
-}
-
-/// The share (0..1) of the folded lines' counts whose stacks have a `main` frame.
-double shareReachingMain(const std::string& folded) {
-    double all = 0, main = 0;
-    std::istringstream in(folded);
-    for (std::string line; std::getline(in, line);) {
-        const std::size_t space = line.rfind(' ');
-        if (space == std::string::npos)
-            continue;
-        const double count = std::stod(line.substr(space + 1));
-        all += count;
-        const std::string stack = ";" + line.substr(0, space) + ";";
-        if (stack.find(";main;") != std::string::npos)
-            main += count;
-    }
-    return all > 0 ? main / all : 0;
 }
 
 /// perf report's "Event count" per event (`perf report --stdio --no-group`).
@@ -681,101 +622,6 @@ private Q_SLOTS:
         }
     }
 
-    // Issue 15: the DWARF unwinder finds modules where the symbolizer finds them. A program with a shared
-    // library of its own, built here without frame pointers, recorded with --call-graph dwarf; then both
-    // files are moved elsewhere and the recording opened with --symbol-path: the same stacks as before.
-    // Relative recorded paths (`./bin/prog`) are resolved against the recording's directory.
-    void dwarfUnwindingThroughSymbolPaths() {
-        if (!m_recording)
-            QSKIP("perf record does not work here");
-        const QString cc = QStandardPaths::findExecutable(QStringLiteral("cc"));
-        if (cc.isEmpty())
-            QSKIP("cc not installed");
-        QTemporaryDir dir, home;
-        const ScopedHome scopedHome(home.path()); // no build-id cache that would hold the binaries
-        const QString bin = dir.filePath(QStringLiteral("bin"));
-        QVERIFY(QDir().mkpath(bin));
-        QVERIFY(writeFile(dir.filePath(QStringLiteral("lib.c")),
-                          "__attribute__((noinline)) long wildLeaf(long n) {\n"
-                          "    long s = 0;\n"
-                          "    for (long i = 0; i < n; ++i) s += (i * 7) ^ (s >> 3);\n"
-                          "    return s;\n"
-                          "}\n"
-                          "__attribute__((noinline)) long wildWork(long n, long (*back)(long)) {\n"
-                          "    return wildLeaf(n) + back(n) + 1;\n"
-                          "}\n"));
-        QVERIFY(writeFile(dir.filePath(QStringLiteral("prog.c")),
-                          "#include <stdlib.h>\n"
-                          "long wildWork(long, long (*)(long));\n"
-                          "__attribute__((noinline)) long progLeaf(long n) {\n"
-                          "    long s = 1;\n"
-                          "    for (long i = 0; i < n; ++i) s = s * 31 + i;\n"
-                          "    return s;\n"
-                          "}\n"
-                          "__attribute__((noinline)) long drive(long rounds) {\n"
-                          "    long s = 0;\n"
-                          "    for (long r = 0; r < rounds; ++r) s += wildWork(200000, progLeaf);\n"
-                          "    return s;\n"
-                          "}\n"
-                          "int main(int argc, char** argv) { return (int)(drive(atol(argv[1])) & 1); }\n"));
-        const QStringList flags = {QStringLiteral("-O2"), QStringLiteral("-g"),
-                                   QStringLiteral("-fomit-frame-pointer")};
-        const QString lib = bin + QStringLiteral("/libwild.so");
-        const QString prog = bin + QStringLiteral("/wildprog");
-        QCOMPARE(run(cc, QStringList(flags)
-                             << QStringLiteral("-shared") << QStringLiteral("-fPIC") << QStringLiteral("-o")
-                             << lib << dir.filePath(QStringLiteral("lib.c"))),
-                 0);
-        QCOMPARE(run(cc, QStringList(flags)
-                             << QStringLiteral("-o") << prog << dir.filePath(QStringLiteral("prog.c"))
-                             << QStringLiteral("-L") + bin << QStringLiteral("-lwild")
-                             << QStringLiteral("-Wl,-rpath,") + bin),
-                 0);
-        const QString data = dir.filePath(QStringLiteral("wild.data"));
-        QCOMPARE(run(QStringLiteral("perf"),
-                     {QStringLiteral("record"), QStringLiteral("-q"), QStringLiteral("-N"),
-                      QStringLiteral("-e"), QStringLiteral("cpu-clock"), QStringLiteral("-F"),
-                      QStringLiteral("1000"), QStringLiteral("--call-graph"), QStringLiteral("dwarf"),
-                      QStringLiteral("-o"), data, QStringLiteral("--"), prog, QStringLiteral("1500")}),
-                 0);
-        const Profile before = importProfile(data.toStdString());
-        QVERIFY(before.meta.samples > 50);
-        const std::string inPlace = collapsed(before);
-        QVERIFY2(inPlace.find("main;drive;wildWork;wildLeaf") != std::string::npos, inPlace.c_str());
-        QVERIFY2(inPlace.find("main;drive;wildWork;progLeaf") != std::string::npos, inPlace.c_str());
-
-        // the same recording with relative paths: `./bin/...` in place of the absolute ones, same lengths
-        QByteArray bytes = test::readAll(data);
-        for (const QString& file : {prog, lib}) {
-            const QByteArray absolute = file.toUtf8();
-            QByteArray relative = "./bin/" + QFileInfo(file).fileName().toUtf8();
-            relative.append(QByteArray(absolute.size() - relative.size(), '\0'));
-            QVERIFY(bytes.contains(absolute + '\0'));
-            bytes.replace(absolute + '\0', relative + '\0');
-        }
-        const QString relativeData = dir.filePath(QStringLiteral("relative.data"));
-        QVERIFY(writeFile(relativeData, bytes));
-        const std::string relative = collapsed(importProfile(relativeData.toStdString()));
-
-        // moved: found through the symbol path only
-        const QString moved = dir.filePath(QStringLiteral("elsewhere"));
-        QVERIFY(QDir().rename(bin, moved));
-        const std::string lost = collapsed(importProfile(data.toStdString()));
-        ImportOptions options;
-        options.symbolSearchPaths = {moved.toStdString()};
-        const std::string found = collapsed(importProfile(data.toStdString(), options));
-
-        const double shareInPlace = shareReachingMain(inPlace), shareFound = shareReachingMain(found),
-                     shareRelative = shareReachingMain(relative), shareLost = shareReachingMain(lost);
-        qInfo("--call-graph dwarf, cost reaching main: %.1f%% at the recorded paths, %.1f%% moved and found "
-              "through --symbol-path, %.1f%% through relative recorded paths, %.1f%% moved without it",
-              100 * shareInPlace, 100 * shareFound, 100 * shareRelative, 100 * shareLost);
-        QVERIFY(shareInPlace > 0.9);
-        QCOMPARE(found, inPlace);
-        QCOMPARE(relative, inPlace);
-        QVERIFY(shareLost < shareInPlace);
-    }
-
     // Issue 15: `perf archive` output beside a perf.data (perf.data.tar.bz2) supplies the recorded binaries
     // that are gone from their paths. A copy of the test program is recorded, archived and deleted (with
     // perf's build-id cache, which would hold it too): the archive names its frames as before.
@@ -798,14 +644,52 @@ private Q_SLOTS:
         if (run(QStringLiteral("perf"), {QStringLiteral("archive"), data}) != 0 ||
             !QFileInfo::exists(data + QStringLiteral(".tar.bz2")))
             QSKIP("perf archive does not work here");
+        // a bundle of the recording and the archive's tree, as sent from another machine
+        const QString tree = dir.filePath(QStringLiteral("tree"));
+        QVERIFY(QDir().mkpath(tree));
+        QCOMPARE(run(QStringLiteral("tar"),
+                     {QStringLiteral("-xf"), data + QStringLiteral(".tar.bz2"), QStringLiteral("-C"), tree}),
+                 0);
+        const QString bundle = dir.filePath(QStringLiteral("bundle.tar.bz2"));
+        QCOMPARE(run(QStringLiteral("tar"),
+                     {QStringLiteral("-cjf"), bundle, QStringLiteral("-C"), dir.path(),
+                      QFileInfo(data).fileName(), QStringLiteral("-C"), tree, QStringLiteral(".")}),
+                 0);
         QVERIFY(QFile::remove(program));
         QVERIFY(QDir(home.filePath(QStringLiteral(".debug"))).removeRecursively());
         const Profile archived = importProfile(data.toStdString());
         QCOMPARE(collapsed(archived), inPlace);
+        // the archive opened directly: its recording beside it
+        const Profile direct = importProfile((data + QStringLiteral(".tar.bz2")).toStdString());
+        QCOMPARE(collapsed(direct), inPlace);
+        QCOMPARE(direct.meta.source, data.toStdString());
+        // the bundle opened directly: the perf.data inside, named by the binaries inside
+        const Profile bundled = importProfile(bundle.toStdString());
+        QCOMPARE(collapsed(bundled), inPlace);
+        QCOMPARE(bundled.meta.source, bundle.toStdString());
+        QVERIFY(std::find(bundled.meta.recording.begin(), bundled.meta.recording.end(),
+                          std::make_pair(
+                              std::string("opened from"),
+                              (bundle + QStringLiteral(": ") + QFileInfo(data).fileName()).toStdString())) !=
+                bundled.meta.recording.end());
         const auto note =
             std::find(archived.meta.recording.begin(), archived.meta.recording.end(),
                       std::make_pair(std::string("perf archive"), (data + ".tar.bz2").toStdString()));
         QVERIFY(note != archived.meta.recording.end());
+        // the archive without its recording: an error that says what to open
+        const QString alone = dir.filePath(QStringLiteral("alone.data.tar.bz2"));
+        QVERIFY(QFile::copy(data + QStringLiteral(".tar.bz2"), alone));
+        try {
+            importProfile(alone.toStdString());
+            QFAIL("an archive without samples opened");
+        } catch (const ImportError& e) {
+            const std::string what = e.what();
+            QVERIFY2(
+                what.starts_with(alone.toStdString() + ": a perf archive holds the binaries of a recording"),
+                e.what());
+            QVERIFY2(what.find(dir.filePath(QStringLiteral("alone.data")).toStdString()) != std::string::npos,
+                     e.what());
+        }
         // without the archive the program's frames are not named
         QVERIFY(QFile::remove(data + QStringLiteral(".tar.bz2")));
         const std::string lost = collapsed(importProfile(data.toStdString()));
