@@ -37,6 +37,9 @@ SymbolizerOptions recordingSymbolizerOptions(const std::string& name, const Impo
 RawProfileOptions rawOptions(const ImportOptions& options) {
     RawProfileOptions r;
     r.unresolvedAddresses = options.perfAddresses; // `[module+0x...]` per address, as --addrs does for text
+    // one thread asked for: no helper threads either, so that the work done (and a fuzzer's coverage) does not
+    // depend on their timing
+    r.symbolizeAhead = options.threads != 1;
     return r;
 }
 
@@ -50,7 +53,8 @@ PerfState::PerfState(const std::string& name, const ImportOptions& options, cons
     m_meta.source = name;
     m_meta.format = Format::PerfData;
     // the reader calls the builder from its one thread: samples are merged on another while it reads on
-    m_builder->pipelineSamples();
+    if (options.threads != 1)
+        m_builder->pipelineSamples();
 }
 
 PerfState::~PerfState() = default;
