@@ -35,6 +35,10 @@ constexpr int kWindowMargin = 4000;          // lines shown before and after the
 constexpr int kMaxWindowLines = 20000;       // a function spread wider is shown around its hottest line
 constexpr int kFileRole = Qt::UserRole + 1;
 constexpr int kLineRole = Qt::UserRole + 2;
+/// The splitter's first sizes (file | lines) side by side, and file above lines
+QList<int> splitSizes(Qt::Orientation o) {
+    return o == Qt::Horizontal ? QList<int>{600, 180} : QList<int>{300, 150};
+}
 
 const QString kSearchDirsKey = QStringLiteral("source/searchDirs");
 const QString kMappingFromKey = QStringLiteral("source/mappingFrom");
@@ -130,7 +134,7 @@ SourceView::SourceView(QWidget* parent)
     m_split->addWidget(m_lines);
     m_split->setStretchFactor(0, 3);
     m_split->setStretchFactor(1, 1);
-    m_split->setSizes({600, 180});
+    m_split->setSizes(splitSizes(Qt::Horizontal));
 
     m_stack->addWidget(m_empty);
     m_stack->addWidget(m_split);
@@ -239,7 +243,7 @@ void SourceView::resizeEvent(QResizeEvent* event) {
     const Qt::Orientation o = width() < wide ? Qt::Vertical : Qt::Horizontal;
     if (m_split->orientation() != o) {
         m_split->setOrientation(o);
-        m_split->setSizes(o == Qt::Horizontal ? QList<int>{600, 180} : QList<int>{300, 150});
+        m_split->setSizes(splitSizes(o));
     }
 }
 

@@ -66,6 +66,19 @@ std::shared_ptr<const Profile> directProfile() {
     return std::make_shared<const Profile>(b.finish({}));
 }
 
+/// Shows `view` `width` pixels wide with `function` of `profile` (the fixture, whose file is not at its
+/// recorded path): true when it then says "not found".
+bool showMissing(SourceView& view, int width, const std::shared_ptr<const Profile>& profile,
+                 const char* function) {
+    view.resize(width, 400);
+    view.show();
+    if (!QTest::qWaitForWindowExposed(&view))
+        return false;
+    view.setProfile(profile);
+    view.showFrame(frameNamed(*profile, function));
+    return view.state() == SourceView::State::NotFound;
+}
+
 } // namespace
 
 class TestSourceView : public QObject {
@@ -173,13 +186,8 @@ void TestSourceView::narrowViewListsLinesBelow() {
     if (QFile::exists(QLatin1String(kRecordedDir) + QStringLiteral("/hot.c")))
         QSKIP("the fixture's build directory exists on this machine: the file would be found as recorded");
     SourceView view;
-    view.resize(300, 400);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
     const auto profile = fixture();
-    view.setProfile(profile);
-    view.showFrame(frameNamed(*profile, "hashing"));
-    QCOMPARE(view.state(), SourceView::State::NotFound);
+    QVERIFY(showMissing(view, 300, profile, "hashing"));
     QTreeWidget* list = view.lineList();
     QVERIFY(list->isVisible());
     const auto columnsFit = [&] {
@@ -203,13 +211,8 @@ void TestSourceView::notFoundThenMapping() {
     if (QFile::exists(QLatin1String(kRecordedDir) + QStringLiteral("/hot.c")))
         QSKIP("the fixture's build directory exists on this machine: the file would be found as recorded");
     SourceView view;
-    view.resize(900, 400);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
     const auto profile = fixture();
-    view.setProfile(profile);
-    view.showFrame(frameNamed(*profile, "summing"));
-    QCOMPARE(view.state(), SourceView::State::NotFound);
+    QVERIFY(showMissing(view, 900, profile, "summing"));
     QVERIFY(view.notFoundPanel()->isVisible());
     QVERIFY(view.chooseDirectoryButton()->isVisible());
     QVERIFY(view.notFoundLabel()->text().contains(QLatin1String(kRecordedDir) + QStringLiteral("/hot.c")));
