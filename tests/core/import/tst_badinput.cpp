@@ -2,6 +2,7 @@
 // a profile with counted warnings when only some lines are bad.
 #include "testutil.h"
 
+#include "scorch/export.h"
 #include "scorch/samples.h"
 
 #include <QTemporaryDir>
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <cstring>
 #include <random>
+#include <sstream>
 
 using namespace scorch;
 
@@ -285,6 +287,21 @@ private Q_SLOTS:
         QCOMPARE(leaf.meta.samples, uint64_t(14));
         QCOMPARE(leaf.tree.grandTotal(0), INT64_MAX);
         QCOMPARE(leaf.tree.self(0, NodeId(leaf.tree.size() - 1)), INT64_MAX); // the one leaf
+
+        // folded counts with 5 decimals (8801.19435): written as speedscope and read back, the total keeps
+        // them (fuzz_export: the speedscope importer kept 3 decimals, 8856.194)
+        covered << QStringLiteral("export-speedscope-fraction-decimals.folded");
+        const Profile fraction = importProfile(path("export-speedscope-fraction-decimals.folded"));
+        QCOMPARE(fraction.meta.format, Format::Folded);
+        QCOMPARE(fraction.costTypes[0].decimals, 5);
+        QCOMPARE(fraction.tree.grandTotal(0), int64_t(885619435));
+        std::ostringstream json;
+        writeSpeedscope(fraction, SpeedscopeOptions{}, json);
+        const Profile back = importProfile(memoryByteSource(json.str(), "fraction.speedscope.json"),
+                                           "fraction.speedscope.json");
+        QCOMPARE(back.meta.format, Format::Speedscope);
+        QCOMPARE(back.costTypes[0].decimals, 5);
+        QCOMPARE(back.tree.grandTotal(0), int64_t(885619435));
 
         QStringList files = dir.entryList(QDir::Files);
         files.sort();

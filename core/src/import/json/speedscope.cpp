@@ -12,6 +12,7 @@
 #include <simdjson.h>
 
 #include "util/hash.h"
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -273,7 +274,8 @@ public:
                 }
             }
         }
-        // cost types in order of first use; fractional counts or bytes keep 3 decimals
+        // cost types in order of first use; fractional counts or bytes keep 3 decimals, or as many as their
+        // weights have, up to 6 (a round trip of a folded profile with 5-decimal counts keeps them)
         std::vector<uint32_t> typeOf(m_profiles.size());
         std::vector<double> scaleOf(m_profiles.size());
         for (std::size_t pi = 0; pi < m_profiles.size(); ++pi) {
@@ -286,12 +288,21 @@ public:
             typeOf[pi] = static_cast<uint32_t>(t);
             scaleOf[pi] = unitScale;
             const ProfileCosts& costs = m_profiles[pi].costs;
-            if (unit != CostUnit::Nanoseconds)
-                for (std::size_t e = 0; e < costs.size(); ++e)
-                    if (costs.weight(e) != std::floor(costs.weight(e))) {
-                        out.costTypes[static_cast<std::size_t>(t)].decimals = 3;
-                        break;
-                    }
+            if (unit != CostUnit::Nanoseconds) {
+                int& decimals = out.costTypes[static_cast<std::size_t>(t)].decimals;
+                const auto whole = [](double w, int d) {
+                    const double x = w * static_cast<double>(pow10(d));
+                    return std::abs(x - std::round(x)) <=
+                           1e-9 * std::max(1.0, std::abs(x)); // its rounding error
+                };
+                for (std::size_t e = 0; e < costs.size(); ++e) {
+                    const double w = costs.weight(e);
+                    if (!whole(w, decimals))
+                        decimals = std::max(decimals, 3);
+                    while (decimals < 6 && !whole(w, decimals))
+                        ++decimals;
+                }
+            }
         }
         std::vector<std::vector<int64_t>> self(out.costTypes.size(), std::vector<int64_t>(parent.size(), 0));
         out.threadCosts.cost.resize(out.costTypes.size());
