@@ -15,6 +15,7 @@
 #include <bit>
 #include <cstring>
 #include <functional>
+#include <map>
 
 using namespace scorch;
 
@@ -438,19 +439,31 @@ private Q_SLOTS:
         const Profile m = fromScript(migrated.join('\n'));
         QCOMPARE(m.tree.grandTotal(static_cast<std::size_t>(m.costTypeIndex("off-cpu"))), totalBefore);
         QVERIFY(recordingNote(m, "context switches").find(" 0 came back") == std::string::npos);
-        // the main thread loses its last switch-in and everything after it
-        int64_t mainTid = -1, inTime = -1, lastTime = 0;
-        qsizetype lastIn = -1;
+        // a thread loses its last switch-in and everything after it: the first thread (in the text's order)
+        // with a sched_switch sample (its going off-CPU) before its last switch-in. Not simply the first
+        // thread seen: on a busy machine that can be one whose only switch-in is its first record.
+        std::map<int64_t, qsizetype> lastInOf, firstOutOf;
+        std::vector<int64_t> order;
+        int64_t lastTime = 0;
         for (qsizetype i = 0; i < lines.size(); ++i) {
             const ScriptHeader h = scriptHeader(lines[i]);
-            if (h.tid > 0 && mainTid < 0)
-                mainTid = h.tid;
-            if (h.switchIn && h.tid == mainTid) {
-                lastIn = i;
-                inTime = h.timeNs;
-            }
+            if (h.tid > 0 && !lastInOf.contains(h.tid) && !firstOutOf.contains(h.tid))
+                order.push_back(h.tid);
+            if (h.tid > 0 && h.switchIn)
+                lastInOf[h.tid] = i;
+            if (h.tid > 0 && lines[i].contains("sched:sched_switch") && !firstOutOf.contains(h.tid))
+                firstOutOf[h.tid] = i;
             lastTime = std::max(lastTime, h.timeNs);
         }
+        int64_t mainTid = -1, inTime = -1;
+        qsizetype lastIn = -1;
+        for (const int64_t tid : order)
+            if (lastInOf.contains(tid) && firstOutOf.contains(tid) && firstOutOf[tid] < lastInOf[tid]) {
+                mainTid = tid;
+                lastIn = lastInOf[tid];
+                inTime = scriptHeader(lines[lastIn]).timeNs;
+                break;
+            }
         QVERIFY(lastIn > 0);
         QList<QByteArray> cut;
         bool dropping = false; // inside a dropped sample's frame lines
