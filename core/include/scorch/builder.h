@@ -79,8 +79,10 @@ public:
 
 private:
     NodeId child(NodeId parent, FrameId frame);
-    NodeId leafNode(std::span<const FrameId> rootToLeaf);
+    NodeId leafNode(uint32_t thread, std::span<const FrameId> rootToLeaf);
     bool samePath(NodeId node, std::span<const FrameId> rootToLeaf) const;
+    /// Nothing added yet (only setMaxNodes() called).
+    bool pristine() const;
     uint32_t entry(uint32_t thread, NodeId node);
     uint32_t lineEntry(FrameId frame, SourceLine line);
     void addLineCosts(std::span<const FrameId> rootToLeaf, std::span<const CostValue> costs,
@@ -124,6 +126,11 @@ private:
     uint64_t m_lineStamp = 0;
     std::vector<StackEntry> m_stacks;   // whole-stack cache: hash of the frame ids -> leaf node
     std::vector<uint64_t> m_stackSlots; // open addressing over m_stacks
+    struct LastPath {                   // per thread: the path of its latest stack not found in m_stacks
+        std::vector<FrameId> frames;    // root first
+        std::vector<NodeId> nodes;      // the node of each
+    };
+    std::vector<LastPath> m_lastPaths;
     uint64_t m_position = 0;
     std::size_t m_maxNodes = SIZE_MAX;
     uint64_t m_samples = 0;

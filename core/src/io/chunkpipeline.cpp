@@ -1,6 +1,7 @@
 #include "io/chunkpipeline.h"
 
 #include "util/hugepages.h"
+#include "util/phasetimer.h"
 
 #include <algorithm>
 #include <condition_variable>
@@ -262,8 +263,10 @@ private:
             {
                 std::unique_lock lock(m_mutex);
                 m_notEmpty.wait(lock, [&] { return !m_queue.empty() || m_done || m_stop; });
-                if (m_stop || m_queue.empty())
+                if (m_stop || m_queue.empty()) {
+                    trace("pipeline: worker ends");
                     return;
+                }
                 chunk = std::move(m_queue.front());
                 m_queue.pop_front();
                 m_notFull.notify_one();
@@ -382,6 +385,7 @@ PipelineResult runPipeline(ByteSource& source, std::string head, Boundary bounda
     };
 
     std::size_t target = chunkBytes;
+    trace("pipeline: start");
     try {
         if (mapped) {
             // Zero-copy: chunks are views into the bytes in memory.
@@ -466,8 +470,11 @@ PipelineResult runPipeline(ByteSource& source, std::string head, Boundary bounda
                 target = chunkBytes;
             }
         }
+        trace("pipeline: input read (" + std::to_string(bytes) + " bytes, " + std::to_string(index) +
+              " chunks)");
         if (workers) {
             workers->finish();
+            trace("pipeline: workers done");
             if (workers->error())
                 std::rethrow_exception(workers->error());
             if (cancelled())
@@ -476,6 +483,7 @@ PipelineResult runPipeline(ByteSource& source, std::string head, Boundary bounda
                 result.builder.merge(std::move(slot.builder));
                 result.diagnostics.merge(std::move(slot.diagnostics));
             }
+            trace("pipeline: builders merged");
         }
     } catch (...) {
         if (workers) {

@@ -103,7 +103,7 @@ uint32_t TreeBuilder::entry(uint32_t thread, NodeId node) {
     return id;
 }
 
-NodeId TreeBuilder::leafNode(std::span<const FrameId> rootToLeaf) {
+NodeId TreeBuilder::leafNode(uint32_t thread, std::span<const FrameId> rootToLeaf) {
     // Most samples repeat an earlier stack exactly: one hash over the frame ids finds its leaf node without
     // a (parent, frame) lookup per frame. The match is verified by walking the candidate's parents.
     const uint64_t h = hashBytes({reinterpret_cast<const char*>(rootToLeaf.data()), rootToLeaf.size_bytes()});
@@ -113,9 +113,24 @@ NodeId TreeBuilder::leafNode(std::span<const FrameId> rootToLeaf) {
     });
     if (p.found())
         return m_stacks[p.index].node;
-    NodeId n = kRootNode;
-    for (FrameId f : rootToLeaf)
-        n = child(n, f);
+    // A new stack mostly shares its outer frames with the thread's previous new stack (deep stacks differ
+    // near the leaf): those nodes are taken from it by comparing frame ids, and only the rest is looked up
+    // (parent, frame) by (parent, frame).
+    if (thread >= m_lastPaths.size())
+        m_lastPaths.resize(thread + 1);
+    LastPath& last = m_lastPaths[thread];
+    const std::size_t shared = std::min(last.frames.size(), rootToLeaf.size());
+    std::size_t k = 0;
+    while (k < shared && last.frames[k] == rootToLeaf[k])
+        ++k;
+    last.frames.resize(k);
+    last.nodes.resize(k);
+    NodeId n = k ? last.nodes.back() : kRootNode;
+    for (std::size_t i = k; i < rootToLeaf.size(); ++i) {
+        n = child(n, rootToLeaf[i]);
+        last.frames.push_back(rootToLeaf[i]);
+        last.nodes.push_back(n);
+    }
     if (n == kRootNode)
         return n;
     const auto id = static_cast<uint32_t>(m_stacks.size());
@@ -123,6 +138,11 @@ NodeId TreeBuilder::leafNode(std::span<const FrameId> rootToLeaf) {
     detail::insertIndex(m_stackSlots, p, h, id, m_stacks.size(),
                         [&](uint32_t e) { return m_stacks[e].hash; });
     return n;
+}
+
+bool TreeBuilder::pristine() const {
+    return m_parent.size() == 1 && m_frames.size() <= 1 && m_costTypes.empty() && m_threads.empty() &&
+           m_lines.empty() && m_lineStacks.empty() && m_samples == 0 && !m_hasTime && m_timed.empty();
 }
 
 bool TreeBuilder::samePath(NodeId n, std::span<const FrameId> rootToLeaf) const {
@@ -134,7 +154,7 @@ bool TreeBuilder::samePath(NodeId n, std::span<const FrameId> rootToLeaf) const 
 
 void TreeBuilder::addSample(uint32_t thread, std::span<const FrameId> rootToLeaf,
                             std::span<const CostValue> costs, uint64_t sampleCount) {
-    const NodeId n = leafNode(rootToLeaf);
+    const NodeId n = leafNode(thread, rootToLeaf);
     m_lastLeaf = n;
     const uint32_t e = entry(thread, n);
     for (const CostValue& c : costs)
@@ -252,6 +272,18 @@ void TreeBuilder::noteTime(double seconds) {
 }
 
 void TreeBuilder::merge(TreeBuilder&& other) {
+    if (pristine()) {
+        // Into an empty builder a merge would re-intern everything in the order `other` holds it, ending
+        // with the same frames, nodes and entries: take them instead (the pipeline's first worker; about
+        // half of what merging the workers of a big file cost).
+        const std::size_t maxNodes = m_maxNodes;
+        const uint64_t position = m_position;
+        *this = std::move(other);
+        m_maxNodes = maxNodes;
+        m_position = position;
+        other = TreeBuilder();
+        return;
+    }
     // frames
     std::vector<FrameId> frameMap(other.m_frames.size());
     for (uint32_t i = 1; i < other.m_frames.size(); ++i) {
@@ -287,10 +319,17 @@ void TreeBuilder::merge(TreeBuilder&& other) {
         m_threads[mine].info.samples += slot.info.samples;
         threadMap[t] = mine;
     }
-    // nodes: parents precede children
+    // nodes: parents precede children. The index is grown once for all of them (at most all are new), not
+    // doubled (and faulted in) again and again on the way.
+    detail::reserveIndex(m_childSlots, m_parent.size() + other.m_parent.size(),
+                         [&](uint32_t n) { return detail::childKey(m_parent[n], m_frame[n]); });
+    detail::reserveHuge(m_parent, m_parent.size() + other.m_parent.size());
+    detail::reserveHuge(m_frame, m_frame.size() + other.m_frame.size());
     std::vector<NodeId> nodeMap(other.m_parent.size(), kRootNode);
     for (std::size_t i = 1; i < other.m_parent.size(); ++i)
         nodeMap[i] = child(nodeMap[other.m_parent[i]], frameMap[other.m_frame[i].value]);
+    detail::reserveIndex(m_entrySlots, m_entryNode.size() + other.m_entryNode.size(),
+                         [&](uint32_t e) { return entryKey(m_entryThread[e], m_entryNode[e]); });
     for (std::size_t e = 0; e < other.m_entryNode.size(); ++e) {
         const uint32_t mine = entry(threadMap[other.m_entryThread[e]], nodeMap[other.m_entryNode[e]]);
         for (std::size_t t = 0; t < other.m_costTypes.size(); ++t)

@@ -31,8 +31,8 @@ NodeId growChild(std::vector<NodeId>& parents, std::vector<FrameId>& frames, std
         return p.index;
     const auto id = static_cast<NodeId>(parents.size());
     onNew(id);
-    parents.push_back(parent);
-    frames.push_back(frame);
+    pushHuge(parents, parent);
+    pushHuge(frames, frame);
     insertIndex(slots, p, h, id, parents.size(), [&](uint32_t n) { return childKey(parents[n], frames[n]); });
     return id;
 }

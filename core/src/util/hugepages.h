@@ -34,6 +34,14 @@ void reserveHuge(std::vector<T>& v, std::size_t n) {
     adviseHugePages(v.data(), v.capacity() * sizeof(T));
 }
 
+/// v.push_back(x), a full vector growing (doubling) into a huge-page-advised buffer.
+template <typename T>
+void pushHuge(std::vector<T>& v, const T& x) {
+    if (v.size() == v.capacity())
+        reserveHuge(v, v.capacity() < 512 ? 1024 : v.capacity() * 2);
+    v.push_back(x);
+}
+
 /// v.assign(n, value) into a huge-page-advised buffer.
 template <typename T>
 void assignHuge(std::vector<T>& v, std::size_t n, const T& value) {

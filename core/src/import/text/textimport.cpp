@@ -1,6 +1,7 @@
 // What the line-oriented text importers share: the walk over the head's lines for their sniffers, and the run
 // of the chunk pipeline that turns the input into a profile.
 #include "import/text/textimporters.h"
+#include "util/phasetimer.h"
 #include "util/textutil.h"
 
 namespace scorch::detail {
@@ -51,7 +52,9 @@ Profile importLines(ByteSource& source, std::string head, const std::string& nam
                 "; line " + std::to_string(meta.warnings.front().line) + ": " + meta.warnings.front().message;
         throw ImportError(why);
     }
-    return result.builder.finish(std::move(meta));
+    Profile profile = result.builder.finish(std::move(meta));
+    trace("profile built");
+    return profile;
 }
 
 } // namespace scorch::detail
