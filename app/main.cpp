@@ -2,6 +2,7 @@
 // module loaded on demand (see guimain.cpp), so `scorch collapse` starts in a couple of milliseconds.
 #include "cli/cli.h"
 #include "cli/comparearguments.h"
+#include "cli/hugepagemalloc.h"
 
 #include <climits>
 #include <cstdio>
@@ -54,6 +55,7 @@ int runGui(int argc, char** argv) {
 } // namespace
 
 int main(int argc, char** argv) {
+    scorch::cli::enableHugePageMalloc(argv); // may re-execute the program once, before anything is done
     if (scorch::cli::isHeadlessCommand(argc, argv))
         return scorch::cli::run(argc, argv);
     if (argc >= 2 && std::string_view(argv[1]) == "--diff") {

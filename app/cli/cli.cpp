@@ -1,5 +1,6 @@
 #include "cli/cli.h"
 #include "cli/command.h"
+#include "cli/hugepagemalloc.h"
 
 #include "scorch/safetext.h"
 
@@ -96,7 +97,7 @@ int run(int argc, char** argv) {
     growStandardOutputPipe();
     const std::string_view name = argv[1];
     if (name == "--version") {
-        std::printf("scorch %s\n", SCORCH_VERSION);
+        std::printf("scorch %s\n%s\n", SCORCH_VERSION, hugePageMallocStatus().c_str());
         return 0;
     }
     if (name == "help" || name == "--help" || name == "-h") {

@@ -24,6 +24,25 @@ private Q_SLOTS:
         const CliResult v = runScorch({QStringLiteral("--version")});
         QCOMPARE(v.exitCode, 0);
         QVERIFY(v.out.startsWith("scorch "));
+        // malloc's large blocks on huge pages unless THP is off or the user's GLIBC_TUNABLES decides
+        std::ifstream thp("/sys/kernel/mm/transparent_hugepage/enabled");
+        std::string mode;
+        std::getline(thp, mode);
+        const char* expected = qgetenv("GLIBC_TUNABLES").contains("glibc.malloc.hugetlb")
+                                   ? "huge pages:    as GLIBC_TUNABLES sets glibc.malloc.hugetlb"
+                               : mode.empty() || mode.find("[never]") != std::string::npos
+                                   ? "huge pages:    off (transparent huge pages are disabled"
+                                   : "huge pages:    on for large allocations";
+        QVERIFY2(v.out.contains(expected), v.out.constData());
+        const bool had = qEnvironmentVariableIsSet("GLIBC_TUNABLES");
+        const QByteArray before = qgetenv("GLIBC_TUNABLES");
+        qputenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=0"); // the user's choice wins: no re-execution
+        const CliResult off = runScorch({QStringLiteral("--version")});
+        if (had)
+            qputenv("GLIBC_TUNABLES", before);
+        else
+            qunsetenv("GLIBC_TUNABLES");
+        QVERIFY2(off.out.contains("huge pages:    as GLIBC_TUNABLES sets"), off.out.constData());
     }
 
     /// Output to a pipe leaves in 1 MiB writes; scorch grows the pipe to hold one (where the system allows).

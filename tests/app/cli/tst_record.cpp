@@ -79,6 +79,13 @@ private Q_SLOTS:
             QSKIP(r.err.constData());
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QVERIFY2(r.out.contains("errors=0"), r.out.constData()); // the target's own output, unchanged
+        // scorch runs with glibc.malloc.hugetlb=1 added to GLIBC_TUNABLES (see hugepagemalloc.h); the
+        // command it records gets the environment the test gave scorch
+        const QByteArray tunables = qgetenv("GLIBC_TUNABLES");
+        QVERIFY2(r.out.contains(
+                     "GLIBC_TUNABLES=" +
+                     (qEnvironmentVariableIsSet("GLIBC_TUNABLES") ? tunables : QByteArray("(unset)")) + "\n"),
+                 r.out.constData());
         QVERIFY2(r.err.contains("the command exited with code 0"), r.err.constData());
         QVERIFY(r.err.contains("written to " + out.toUtf8()));
         const CliResult info = runScorch({QStringLiteral("info"), out});

@@ -11,8 +11,9 @@
 //   sampler_target cpu=SECONDS   each worker thread works until it consumed SECONDS of CPU time (a fixed
 //                                amount of work: the same number of cpu-clock samples on a loaded machine)
 // Each worker thread does at least one unit of work, however early the stop comes. At the end the program
-// prints the units of work and the CPU time of each worker thread (CLOCK_THREAD_CPUTIME_ID); its exit code
-// is 0 when no unit went wrong.
+// prints the units of work and the CPU time of each worker thread (CLOCK_THREAD_CPUTIME_ID), and the
+// GLIBC_TUNABLES it was started with (a recorder must pass on its user's environment); its exit code is 0
+// when no unit went wrong.
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -175,5 +176,7 @@ int main(int argc, char** argv) {
                 (unsigned long long)busyUnits, (unsigned long long)recurseUnits,
                 (unsigned long long)lateUnits, busyCpu, recurseCpu, lateCpu,
                 (unsigned long long)errors.load());
+    const char* tunables = std::getenv("GLIBC_TUNABLES");
+    std::printf("GLIBC_TUNABLES=%s\n", tunables ? tunables : "(unset)");
     return errors.load() == 0 && busyUnits > 0 && recurseUnits > 0 && lateUnits > 0 ? 0 : 1;
 }

@@ -1,0 +1,87 @@
+#include "cli/hugepagemalloc.h"
+
+#include <climits>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <string_view>
+#include <unistd.h>
+
+namespace scorch::cli {
+
+namespace {
+
+// Set for the re-executed image only: "=" + the original GLIBC_TUNABLES, or "-" when it was unset.
+constexpr const char* kSaved = "SCORCH_SAVED_GLIBC_TUNABLES";
+constexpr std::string_view kTunable = "glibc.malloc.hugetlb";
+
+enum class State { NotTried, On, UserSet, ThpNever, Failed };
+State g_state = State::NotTried;
+
+bool thpNever() {
+    std::ifstream in("/sys/kernel/mm/transparent_hugepage/enabled");
+    std::string line;
+    return !std::getline(in, line) || line.find("[never]") != std::string::npos;
+}
+
+} // namespace
+
+void enableHugePageMalloc(char** argv) {
+    if (const char* saved = std::getenv(kSaved)) {
+        // the re-executed image: the tunable is in force; give GLIBC_TUNABLES back its old value
+        const std::string value = saved;
+        if (value.starts_with('='))
+            setenv("GLIBC_TUNABLES", value.c_str() + 1, 1);
+        else
+            unsetenv("GLIBC_TUNABLES");
+        unsetenv(kSaved);
+        g_state = State::On;
+        return;
+    }
+    const char* env = std::getenv("GLIBC_TUNABLES");
+    const std::optional<std::string> old = env ? std::optional<std::string>(env) : std::nullopt;
+    if (old && old->find(kTunable) != std::string::npos) {
+        g_state = State::UserSet;
+        return;
+    }
+    if (thpNever()) {
+        g_state = State::ThpNever;
+        return;
+    }
+    const std::string saved = old ? "=" + *old : std::string("-");
+    const std::string tunables =
+        (old && !old->empty() ? *old + ":" : std::string()) + std::string(kTunable) + "=1";
+    // the program's own file by name (under valgrind, readlink gives the program, not the tool)
+    char self[PATH_MAX];
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0 && setenv(kSaved, saved.c_str(), 1) == 0 &&
+        setenv("GLIBC_TUNABLES", tunables.c_str(), 1) == 0) {
+        self[n] = '\0';
+        execv(self, argv); // returns only on failure (a deleted or replaced file, ...)
+    }
+    // not re-executed: leave the environment as it was
+    if (old)
+        setenv("GLIBC_TUNABLES", old->c_str(), 1);
+    else
+        unsetenv("GLIBC_TUNABLES");
+    unsetenv(kSaved);
+    g_state = State::Failed;
+}
+
+std::string hugePageMallocStatus() {
+    switch (g_state) {
+    case State::On:
+        return "huge pages:    on for large allocations (glibc.malloc.hugetlb=1)";
+    case State::UserSet:
+        return "huge pages:    as GLIBC_TUNABLES sets glibc.malloc.hugetlb";
+    case State::ThpNever:
+        return "huge pages:    off (transparent huge pages are disabled on this system)";
+    case State::Failed:
+        return "huge pages:    off (could not re-execute the program)";
+    case State::NotTried:
+        break;
+    }
+    return "huge pages:    off";
+}
+
+} // namespace scorch::cli
