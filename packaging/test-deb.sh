@@ -60,7 +60,7 @@ gui=$(find "$root/usr/lib" -name libscorch_gui.so)
 ! ldd "$gui" | grep -F 'not found' || fail "libscorch_gui.so has unresolved libraries"
 
 out=$(env -u DISPLAY -u WAYLAND_DISPLAY "$root/usr/bin/scorch" --version) || fail "scorch --version failed"
-[ "$out" = "scorch $version" ] || fail "scorch --version printed '$out'"
+[ "$(head -n 1 <<<"$out")" = "scorch $version" ] || fail "scorch --version printed '$out'"
 out=$(env -u DISPLAY -u WAYLAND_DISPLAY "$root/usr/bin/scorch" info "$profile") || fail "scorch info failed"
 grep -Eq '^format: +perf script$' <<<"$out" || { echo "$out" >&2; fail "scorch info: no 'format: perf script' line"; }
 echo "installed scorch runs: --version and info OK"

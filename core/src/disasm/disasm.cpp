@@ -1,6 +1,7 @@
 #include "scorch/disasm.h"
 
 #include "symbols/symbolizer_internal.h"
+#include "util/dynlib.h"
 
 #include <capstone/capstone.h>
 #include <elf.h>
@@ -18,6 +19,7 @@ namespace scorch {
 
 namespace {
 
+using detail::DynamicLibrary;
 using detail::ElfFileInfo;
 
 /// The entries of Profile::addressCosts for `function`: [begin, end).
@@ -29,18 +31,46 @@ std::pair<std::size_t, std::size_t> entriesOf(const AddressCosts& ac, FrameId fu
     return {static_cast<std::size_t>(lo - ac.frame.begin()), static_cast<std::size_t>(hi - ac.frame.begin())};
 }
 
+/// libcapstone, opened when the first function is disassembled: linked, its 77k relocations were applied by
+/// every start of `scorch` (about half of what a `scorch --version` cost on a VM before it ran).
+struct Capstone {
+    decltype(&cs_open) open = nullptr;
+    decltype(&cs_close) close = nullptr;
+    decltype(&cs_option) option = nullptr;
+    decltype(&cs_malloc) malloc = nullptr;
+    decltype(&cs_free) free = nullptr;
+    decltype(&cs_disasm_iter) disasmIter = nullptr;
+    decltype(&cs_insn_group) insnGroup = nullptr;
+    std::string error; ///< why it could not be loaded
+};
+
+const Capstone& capstone() {
+    static const Capstone loaded = [] {
+        Capstone c;
+        DynamicLibrary lib("libcapstone.so.4");
+        const bool ok = lib && lib.get(c.open, "cs_open") && lib.get(c.close, "cs_close") &&
+                        lib.get(c.option, "cs_option") && lib.get(c.malloc, "cs_malloc") &&
+                        lib.get(c.free, "cs_free") && lib.get(c.disasmIter, "cs_disasm_iter") &&
+                        lib.get(c.insnGroup, "cs_insn_group");
+        if (!ok)
+            c = Capstone{.error = "capstone cannot be loaded (" + lib.error() + ")"};
+        return c;
+    }();
+    return loaded;
+}
+
 struct CapstoneHandle {
     csh handle = 0;
     ~CapstoneHandle() {
         if (handle)
-            cs_close(&handle);
+            capstone().close(&handle);
     }
 };
 
 /// A direct jump's or call's target, from capstone's details.
 std::optional<uint64_t> directTarget(csh handle, const cs_insn& insn, cs_arch arch) {
-    if (!insn.detail ||
-        !(cs_insn_group(handle, &insn, CS_GRP_JUMP) || cs_insn_group(handle, &insn, CS_GRP_CALL)))
+    if (!insn.detail || !(capstone().insnGroup(handle, &insn, CS_GRP_JUMP) ||
+                          capstone().insnGroup(handle, &insn, CS_GRP_CALL)))
         return std::nullopt;
     if (arch == CS_ARCH_X86) {
         const cs_x86& x = insn.detail->x86;
@@ -141,11 +171,14 @@ Annotation annotate(const Profile& profile, FrameId function) {
     default:
         throw DisasmError(mod.file + ": only x86-64 and AArch64 code is disassembled");
     }
+    const Capstone& lib = capstone();
+    if (!lib.open)
+        throw DisasmError(lib.error);
     CapstoneHandle cs;
-    if (cs_open(arch, mode, &cs.handle) != CS_ERR_OK)
+    if (lib.open(arch, mode, &cs.handle) != CS_ERR_OK)
         throw DisasmError("capstone cannot be opened");
-    cs_option(cs.handle, CS_OPT_DETAIL, CS_OPT_ON);
-    cs_option(cs.handle, CS_OPT_SKIPDATA, CS_OPT_ON); // bytes that are no instruction show as data
+    lib.option(cs.handle, CS_OPT_DETAIL, CS_OPT_ON);
+    lib.option(cs.handle, CS_OPT_SKIPDATA, CS_OPT_ON); // bytes that are no instruction show as data
 
     // costs of the function's instructions in this module, by offset
     std::map<uint64_t, std::size_t> costAt;
@@ -159,8 +192,8 @@ Annotation annotate(const Profile& profile, FrameId function) {
     const uint8_t* code = bytes.data();
     std::size_t size = bytes.size();
     uint64_t address = out.start;
-    cs_insn* insn = cs_malloc(cs.handle);
-    while (cs_disasm_iter(cs.handle, &code, &size, &address, insn)) {
+    cs_insn* insn = lib.malloc(cs.handle);
+    while (lib.disasmIter(cs.handle, &code, &size, &address, insn)) {
         AnnotatedInstruction a;
         a.address = insn->address;
         a.offset = startOffset + (insn->address - out.start);
@@ -184,7 +217,7 @@ Annotation annotate(const Profile& profile, FrameId function) {
         a.jumpTarget = directTarget(cs.handle, *insn, arch);
         out.instructions.push_back(std::move(a));
     }
-    cs_free(insn, 1);
+    lib.free(insn, 1);
     for (const auto& [offset, i] : costAt) // sampled, but not at an instruction start of the symbol
         for (std::size_t t = 0; t < types; ++t)
             out.outside[t] += ac.self[t][i];
