@@ -1,5 +1,8 @@
 #include "scorch/foldedwriter.h"
 
+#include "export/overlappedoutput.h"
+#include "util/phasetimer.h"
+
 #include <algorithm>
 #include <ostream>
 
@@ -222,6 +225,7 @@ void writeFolded(const Profile& p, const FoldedOptions& o, std::ostream& out) {
     }
     // Lines were collected in preorder, which is already the bytewise order of the stacks unless sibling
     // frames share a name or roots are renamed per thread: check in one pass, sort only if needed.
+    detail::trace("folded output: lines collected");
     bool sorted = true;
     for (std::size_t i = 1; i < lines.size() && sorted; ++i)
         sorted = writer.compare(lines[i - 1], lines[i]) < 0;
@@ -229,10 +233,14 @@ void writeFolded(const Profile& p, const FoldedOptions& o, std::ostream& out) {
         std::stable_sort(lines.begin(), lines.end(),
                          [&](const Line& x, const Line& y) { return writer.compare(x, y) < 0; });
 
+    detail::trace(sorted ? "folded output: in order already" : "folded output: sorted");
     const int decimals = p.costTypes[type].decimals;
     const int decimals2 = two ? p.costTypes[static_cast<std::size_t>(o.secondCostType)].decimals : 0;
+    // 1 MiB buffers, each written by a second thread while the next is formatted
+    constexpr std::size_t kBuffer = std::size_t(1) << 20;
     std::string buffer;
-    buffer.reserve(1 << 20);
+    buffer.reserve(kBuffer);
+    detail::OverlappedOutput output(out, kBuffer);
     for (std::size_t i = 0; i < lines.size();) {
         int64_t sum = 0, sum2 = 0;
         std::size_t j = i;
@@ -250,13 +258,14 @@ void writeFolded(const Profile& p, const FoldedOptions& o, std::ostream& out) {
             }
             buffer.push_back('\n');
         }
-        if (buffer.size() > (1 << 20) - 65536) {
-            out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-            buffer.clear();
-        }
+        if (buffer.size() > kBuffer - 65536)
+            output.put(buffer);
         i = j;
     }
-    out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    output.put(buffer);
+    detail::trace("folded output: formatted");
+    output.finish();
+    detail::trace("folded output: written");
 }
 
 } // namespace scorch
