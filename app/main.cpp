@@ -1,5 +1,6 @@
 // The scorch executable: headless subcommands run without Qt; anything else opens the GUI, which lives in a
-// module loaded on demand (see guimain.cpp), so `scorch collapse` starts in a couple of milliseconds.
+// module loaded on demand (see guimain.cpp), so `scorch collapse` starts without loading Qt (8 ms, 14 ms with
+// the re-execution of hugepagemalloc.h, on a 2 vCPU VM).
 #include "cli/cli.h"
 #include "cli/comparearguments.h"
 #include "cli/hugepagemalloc.h"
