@@ -265,8 +265,8 @@ std::optional<Profile> importPerfArchive(const std::string& path, const ImportOp
                           "perf.data it was made for (" +
                           recording + ") with the archive beside it");
     ImportOptions withTree = options;
-    if (options
-            .symbolize) { // its binaries: by build-id (a build-id tree, at the top or in .debug) or by name
+    // its binaries: by build-id (a build-id tree, at the top or in .debug) or by name
+    if (options.symbolize) {
         withTree.debugDirs.push_back(unpacked.dir);
         withTree.debugDirs.push_back(unpacked.dir + "/.debug");
         withTree.symbolSearchPaths.push_back(inside.front().parent_path().string());

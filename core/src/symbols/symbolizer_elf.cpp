@@ -146,50 +146,40 @@ int ElfSession::findDebugInfo(Dwfl_Module* mod, void** userdata, const char* mod
                 continue; // relative entries name directories beside the module (.gnu_debuglink)
             const std::string path =
                 std::string(dir) + "/.build-id/" + id.substr(0, 2) + '/' + id.substr(2) + ".debug";
-            const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-            if (fd < 0)
-                continue;
-            const ElfFileInfo info = readElfFileInfo(path);
-            if (!info.ok || info.buildId != id) {
-                ::close(fd);
-                continue;
-            }
-            const int copy = self->m_inflated->open(path, fd, self->m_threads);
-            if (copy >= 0) {
-                ::close(fd);
-                if (debugInfoFileName) {
-                    std::free(*debugInfoFileName);
-                    *debugInfoFileName = ::strdup(path.c_str());
-                }
-                return copy;
-            }
-            ::close(fd);
-            return dwfl_standard_find_debuginfo(mod, userdata, modname, base, fileName, debuglinkFile,
-                                                debuglinkCrc, debugInfoFileName); // it finds the same file
+            if (const int fd = self->openVerifiedDebugFile(path, id, debugInfoFileName); fd >= 0)
+                return fd;
         }
         // not in a debug directory: a debuginfod server (before libdwfl's .gnu_debuglink search, which
         // would ask the same servers itself, without progress or cancel)
         if (self->m_remoteDebugInfo) {
             const std::string path = self->m_remoteDebugInfo(id);
-            const int fd = path.empty() ? -1 : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-            if (fd >= 0) {
-                const ElfFileInfo info = readElfFileInfo(path);
-                if (info.ok && info.buildId == id) {
-                    const int copy = self->m_inflated->open(path, fd, self->m_threads);
-                    if (copy >= 0)
-                        ::close(fd);
-                    if (debugInfoFileName) {
-                        std::free(*debugInfoFileName);
-                        *debugInfoFileName = ::strdup(path.c_str());
-                    }
-                    return copy >= 0 ? copy : fd;
-                }
-                ::close(fd);
-            }
+            if (const int fd = path.empty() ? -1 : self->openVerifiedDebugFile(path, id, debugInfoFileName);
+                fd >= 0)
+                return fd;
         }
     }
     return dwfl_standard_find_debuginfo(mod, userdata, modname, base, fileName, debuglinkFile, debuglinkCrc,
                                         debugInfoFileName);
+}
+
+int ElfSession::openVerifiedDebugFile(const std::string& path, const std::string& buildId,
+                                      char** debugInfoFileName) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    const ElfFileInfo info = readElfFileInfo(path);
+    if (!info.ok || info.buildId != buildId) {
+        ::close(fd);
+        return -1;
+    }
+    const int copy = m_inflated->open(path, fd, m_threads);
+    if (copy >= 0)
+        ::close(fd);
+    if (debugInfoFileName) {
+        std::free(*debugInfoFileName);
+        *debugInfoFileName = ::strdup(path.c_str());
+    }
+    return copy >= 0 ? copy : fd;
 }
 
 ElfSession::~ElfSession() {

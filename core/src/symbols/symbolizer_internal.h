@@ -145,6 +145,10 @@ private:
     static int findDebugInfo(Dwfl_Module* mod, void** userdata, const char* modname, Dwarf_Addr base,
                              const char* fileName, const char* debuglinkFile, GElf_Word debuglinkCrc,
                              char** debugInfoFileName);
+    /// The descriptor libdwfl reads for the debug file `path` of `buildId` (its inflated copy when its
+    /// sections are compressed), naming it in *debugInfoFileName; -1 when the file cannot be opened or is
+    /// another build's.
+    int openVerifiedDebugFile(const std::string& path, const std::string& buildId, char** debugInfoFileName);
 
     InflatedElfCache* m_inflated = nullptr;
     unsigned m_threads = 1;
