@@ -18,6 +18,15 @@ constexpr std::string_view kTunable = "glibc.malloc.hugetlb";
 enum class State { NotTried, On, UserSet, ThpNever, Failed };
 State g_state = State::NotTried;
 
+/// Sets GLIBC_TUNABLES to `value`, or unsets it.
+void putBack(const std::optional<std::string>& value) {
+    if (value)
+        setenv("GLIBC_TUNABLES", value->c_str(), 1);
+    else
+        unsetenv("GLIBC_TUNABLES");
+    unsetenv(kSaved);
+}
+
 bool thpNever() {
     std::ifstream in("/sys/kernel/mm/transparent_hugepage/enabled");
     std::string line;
@@ -29,12 +38,7 @@ bool thpNever() {
 void enableHugePageMalloc(char** argv) {
     if (const char* saved = std::getenv(kSaved)) {
         // the re-executed image: the tunable is in force; give GLIBC_TUNABLES back its old value
-        const std::string value = saved;
-        if (value.starts_with('='))
-            setenv("GLIBC_TUNABLES", value.c_str() + 1, 1);
-        else
-            unsetenv("GLIBC_TUNABLES");
-        unsetenv(kSaved);
+        putBack(saved[0] == '=' ? std::optional<std::string>(saved + 1) : std::nullopt);
         g_state = State::On;
         return;
     }
@@ -59,12 +63,7 @@ void enableHugePageMalloc(char** argv) {
         self[n] = '\0';
         execv(self, argv); // returns only on failure (a deleted or replaced file, ...)
     }
-    // not re-executed: leave the environment as it was
-    if (old)
-        setenv("GLIBC_TUNABLES", old->c_str(), 1);
-    else
-        unsetenv("GLIBC_TUNABLES");
-    unsetenv(kSaved);
+    putBack(old); // not re-executed: the environment as it was
     g_state = State::Failed;
 }
 

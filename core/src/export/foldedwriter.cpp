@@ -238,16 +238,18 @@ void writeFolded(const Profile& p, const FoldedOptions& o, std::ostream& out) {
             runs.push_back(i);
     runs.push_back(lines.size());
     const bool sorted = runs.size() <= 2;
-    while (runs.size() > 2) {
+    const auto at = [&](std::size_t i) {
+        return lines.begin() + static_cast<std::ptrdiff_t>(i);
+    };
+    while (runs.size() > 2) { // runs[k], runs[k + 1]: where run k begins and ends
         std::vector<std::size_t> merged{0};
-        for (std::size_t k = 0; k + 1 < runs.size(); k += 2) {
-            const std::size_t end = k + 2 < runs.size() ? runs[k + 2] : runs[k + 1];
-            if (k + 2 < runs.size())
-                std::inplace_merge(lines.begin() + static_cast<std::ptrdiff_t>(runs[k]),
-                                   lines.begin() + static_cast<std::ptrdiff_t>(runs[k + 1]),
-                                   lines.begin() + static_cast<std::ptrdiff_t>(end), less);
-            merged.push_back(end);
+        std::size_t k = 0;
+        for (; k + 2 < runs.size(); k += 2) {
+            std::inplace_merge(at(runs[k]), at(runs[k + 1]), at(runs[k + 2]), less);
+            merged.push_back(runs[k + 2]);
         }
+        if (k + 1 < runs.size()) // an odd run out: kept for the next pass
+            merged.push_back(runs.back());
         runs.swap(merged);
     }
 
@@ -280,9 +282,8 @@ void writeFolded(const Profile& p, const FoldedOptions& o, std::ostream& out) {
             output.put(buffer);
         i = j;
     }
-    output.put(buffer);
     detail::trace("folded output: formatted");
-    output.finish();
+    output.finish(buffer);
     detail::trace("folded output: written");
 }
 

@@ -14,27 +14,25 @@
 namespace scorch::detail {
 
 /// Hands full buffers to a writer thread, one at a time: put() waits while the previous buffer is being
-/// written, then swaps the caller's buffer with an empty one. The stream is touched by one thread at a time;
-/// an exception the stream throws comes back from the next put() or from finish().
+/// written, then swaps the caller's buffer with an empty one. The thread starts with the first put(): output
+/// that fits one buffer is written by finish() alone, on the caller's thread. The stream is touched by one
+/// thread at a time; an exception the stream throws comes back from the next put() or from finish().
 class OverlappedOutput {
 public:
     /// `capacity`: of the buffers the caller fills (the one given back is reserved to it).
     OverlappedOutput(std::ostream& out, std::size_t capacity)
-        : m_out(out) {
-        m_pending.reserve(capacity);
-        m_thread = std::thread([this] { run(); });
-    }
-    ~OverlappedOutput() {
-        try {
-            finish();
-        } catch (...) { // an exception already on its way out of the writer ends here
-        }
-    }
+        : m_out(out)
+        , m_capacity(capacity) {}
+    ~OverlappedOutput() { stop(); }
     OverlappedOutput(const OverlappedOutput&) = delete;
     OverlappedOutput& operator=(const OverlappedOutput&) = delete;
 
     /// Queues `buffer` for writing and gives back an empty buffer of its capacity or more.
     void put(std::string& buffer) {
+        if (!m_thread.joinable()) {
+            m_pending.reserve(m_capacity);
+            m_thread = std::thread([this] { run(); });
+        }
         std::unique_lock lock(m_mutex);
         m_idle.wait(lock, [&] { return !m_full; });
         rethrow();
@@ -43,20 +41,28 @@ public:
         m_full = true;
         m_work.notify_one();
     }
-    /// Waits until everything is written; rethrows the stream's exception.
-    void finish() {
+    /// Waits until the queued buffer is written, then writes `last` on this thread; rethrows the stream's
+    /// exception.
+    void finish(const std::string& last) {
+        stop();
+        rethrow();
+        if (m_out)
+            m_out.write(last.data(), static_cast<std::streamsize>(last.size()));
+    }
+
+private:
+    /// Ends the writer thread once the queued buffer is written.
+    void stop() {
+        if (!m_thread.joinable())
+            return;
         {
             std::unique_lock lock(m_mutex);
             m_idle.wait(lock, [&] { return !m_full; });
             m_done = true;
             m_work.notify_one();
         }
-        if (m_thread.joinable())
-            m_thread.join();
-        rethrow();
+        m_thread.join();
     }
-
-private:
     void rethrow() {
         if (m_error)
             std::rethrow_exception(std::exchange(m_error, nullptr));
@@ -85,6 +91,7 @@ private:
     }
 
     std::ostream& m_out;
+    std::size_t m_capacity;
     std::mutex m_mutex;
     std::condition_variable m_work, m_idle;
     std::string m_pending;
