@@ -48,7 +48,7 @@ void CallTree::setSelfCosts(std::vector<std::vector<int64_t>> self) {
 
 std::vector<int64_t> CallTree::totalsOf(std::span<const NodeId> parent, std::span<const int64_t> self) {
     std::vector<int64_t> total;
-    detail::reserveHuge(total, self.size());
+    detail::reservePopulated(total, self.size());
     total.assign(self.begin(), self.end());
     for (std::size_t i = std::min(parent.size(), total.size()); i-- > 1;)
         addCost(total[parent[i]], total[i]);

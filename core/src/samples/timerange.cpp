@@ -2,7 +2,10 @@
 // time bucket, and when a function was on the stack.
 #include "scorch/samples.h"
 
+#include "samples/slicetree.h"
+
 #include "util/hugepages.h"
+#include "util/phasetimer.h"
 
 #include <algorithm>
 #include <bit>
@@ -15,10 +18,7 @@ namespace scorch {
 
 namespace {
 
-struct Item {
-    uint64_t key; // node << threadBits | thread
-    uint32_t sample;
-};
+using Item = detail::SliceItem;
 
 /// LSD radix sort on the low `bits` bits of the keys, 11 bits a pass (stable).
 void radixSort(std::vector<Item>& items, int bits) {
@@ -27,7 +27,9 @@ void radixSort(std::vector<Item>& items, int bits) {
                          [](const Item& a, const Item& b) { return a.key < b.key; });
         return;
     }
-    std::vector<Item> tmp(items.size());
+    std::vector<Item> tmp;
+    detail::reservePopulated(tmp, items.size());
+    tmp.resize(items.size());
     constexpr int kDigit = 11;
     for (int shift = 0; shift < bits; shift += kDigit) {
         std::vector<std::size_t> count((1u << kDigit) + 1, 0);
@@ -212,6 +214,7 @@ std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest
     TimeSlice out;
     // the line and instruction costs, beside the tree on another core when there are many samples
     TimeSlice details;
+    detail::trace("slice: start");
     const bool withDetails = request.details && hasSliceDetails(profile);
     const auto detailsJob = [&] {
         return sliceDetails(profile, forEachSample, details, request.cancel);
@@ -233,7 +236,7 @@ std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest
     out.threadSamples.assign(threadCount, 0);
     // the samples of the range and threads, keyed by (leaf node, thread)
     std::vector<Item> items;
-    items.reserve(count);
+    detail::reservePopulated(items, count);
     if (!forEachSample([&](std::size_t i) {
             const uint32_t t = store.thread(i);
             const NodeId n = store.node(i) < tree.size() ? store.node(i) : kRootNode;
@@ -242,121 +245,44 @@ std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest
         }))
         return std::nullopt; // (a future of std::async waits for its job when destroyed)
     out.samples = items.size();
+    detail::trace("slice: samples collected");
     radixSort(items, nodeBits + threadBits);
+    detail::trace("slice: sorted");
     if (cancelled(request.cancel))
         return std::nullopt;
 
-    // the touched leaves and their ancestors, in preorder: a leaf's ancestors not yet taken are those below
-    // the deepest node of the current path that is still an ancestor of it
-    // (the tree's shape is worked out here, as is each node's self cost: the tree needs only its totals)
-    CallTree::Shape shape;
-    std::vector<NodeId>& parent = shape.parent;
-    std::vector<NodeId> source;
-    std::vector<std::vector<int64_t>> self(types);
-    // room for the nodes at once (at most the tree's; about ten new nodes a sample when the range is small,
-    // as on fp-large): a growing vector copies itself and faults its pages in again each time it doubles,
-    // while reserving far more than is used costs the zeroing of whole (huge) pages
-    const std::size_t room = std::min(tree.size(), items.size() * 10 + 1024);
-    detail::reserveHuge(parent, room);
-    detail::reserveHuge(shape.end, room);
-    detail::reserveHuge(shape.depth, room);
-    detail::reserveHuge(shape.frame, room);
-    detail::reserveHuge(source, room);
-    for (auto& s : self)
-        detail::reserveHuge(s, room);
-    const auto addNode = [&](NodeId from, NodeId parentNew, uint32_t depth) {
-        parent.push_back(parentNew);
-        shape.end.push_back(0); // when it leaves the path
-        shape.depth.push_back(depth);
-        shape.maxDepth = std::max(shape.maxDepth, depth);
-        shape.frame.push_back(tree.frame(from));
-        source.push_back(from);
-        for (auto& s : self)
-            s.push_back(0);
-    };
-    addNode(kRootNode, kRootNode, 0);
-    std::vector<std::pair<NodeId, NodeId>> path{{kRootNode, kRootNode}}; // (profile node, slice node)
-    std::vector<NodeId> chain;
-    std::vector<int64_t> sum(types);
-    const uint64_t threadMask = (uint64_t{1} << threadBits) - 1;
-    NodeId prevLeaf = kRootNode, leafNew = kRootNode;
-    bool haveLeaf = false;
-    out.threadCosts.cost.assign(types, {});
-    // (at most an entry a sample: reserved, not touched, so that the entries are never copied)
-    detail::reserveHuge(out.threadCosts.thread, items.size());
-    detail::reserveHuge(out.threadCosts.node, items.size());
-    for (auto& c : out.threadCosts.cost)
-        detail::reserveHuge(c, items.size());
-    for (std::size_t g = 0; g < items.size();) {
-        if ((g & 0xffff) == 0 && cancelled(request.cancel))
-            return std::nullopt;
-        std::size_t h = g;
-        while (h < items.size() && items[h].key == items[g].key)
-            ++h;
-        const auto leaf = static_cast<NodeId>(items[g].key >> threadBits);
-        const auto thread = static_cast<uint32_t>(items[g].key & threadMask);
-        if (!haveLeaf || leaf != prevLeaf) {
-            while (path.size() > 1 &&
-                   !(path.back().first <= leaf && leaf < tree.subtreeEnd(path.back().first))) {
-                shape.end[path.back().second] = static_cast<NodeId>(source.size());
-                path.pop_back();
-            }
-            chain.clear();
-            for (NodeId n = leaf; n != path.back().first; n = tree.parent(n))
-                chain.push_back(n);
-            for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-                const auto id = static_cast<NodeId>(source.size());
-                addNode(*it, path.back().second, static_cast<uint32_t>(path.size()));
-                path.emplace_back(*it, id);
-            }
-            leafNew = path.back().second;
-            prevLeaf = leaf;
-            haveLeaf = true;
-        }
-        for (std::size_t t = 0; t < types; ++t) {
-            if (t >= store.costTypeCount()) {
-                sum[t] = 0;
-                continue;
-            }
-            const SampleCostColumn& c = store.cost(t);
-            if (c.uniform()) {
-                sum[t] = mulCost(c.constant(), static_cast<int64_t>(h - g));
-            } else {
-                int64_t s = 0;
-                for (std::size_t k = g; k < h; ++k)
-                    addCost(s, c[items[k].sample]);
-                sum[t] = s;
-            }
-            addCost(self[t][leafNew], sum[t]);
-        }
-        out.threadCosts.thread.push_back(thread);
-        out.threadCosts.node.push_back(leafNew);
-        for (std::size_t t = 0; t < types; ++t)
-            out.threadCosts.cost[t].push_back(sum[t]);
-        g = h;
-    }
-    for (const auto& [from, id] : path)
-        shape.end[id] = static_cast<NodeId>(source.size());
+    // the tree's shape is worked out here, as is each node's self cost: the tree needs only its totals
+    detail::SliceTree built;
+    if (!detail::buildSliceTree(
+            {tree, store, types, items, threadBits, cores, request.cores != 0, request.cancel}, built))
+        return std::nullopt;
+    CallTree::Shape& shape = built.shape;
+    std::vector<std::vector<int64_t>>& self = built.self;
+    out.threadCosts = std::move(built.entries);
+    const std::size_t nodes = shape.parent.size();
     std::vector<Item>().swap(items);
+    detail::trace("slice: tree walked");
     if (cancelled(request.cancel))
         return std::nullopt;
     // the totals, a cost type on each core when there are many nodes
     std::vector<std::vector<int64_t>> total(types);
     {
         std::vector<std::future<void>> others;
-        for (std::size_t t = 1; t < types && t < cores && aside(parent.size(), kTotalsAside); ++t)
-            others.push_back(
-                std::async(std::launch::async, [&, t] { total[t] = CallTree::totalsOf(parent, self[t]); }));
+        for (std::size_t t = 1; t < types && t < cores && aside(nodes, kTotalsAside); ++t)
+            others.push_back(std::async(std::launch::async,
+                                        [&, t] { total[t] = CallTree::totalsOf(shape.parent, self[t]); }));
         for (std::size_t t = 0; t < types; ++t)
             if (t == 0 || others.size() < t)
-                total[t] = CallTree::totalsOf(parent, self[t]);
+                total[t] = CallTree::totalsOf(shape.parent, self[t]);
         for (auto& o : others)
             o.get();
     }
-    out.sourceNode = std::move(source);
+    out.sourceNode = std::move(built.source);
+    detail::trace("slice: totals");
     out.tree = CallTree::fromShape(std::move(shape), std::move(self), std::move(total));
     if (!finishDetails())
         return std::nullopt;
+    detail::trace("slice: done");
     return out;
 }
 

@@ -131,9 +131,24 @@ const char* const kInputs[] = {
     "perf-script/inputs/speedscope/linux-perf/simple-with-pid.linux-perf.txt",
 };
 
+/// The same tree shape, self costs and (thread, node) entries.
+bool sameSlice(const Profile& a, const Profile& b) {
+    if (a.tree.size() != b.tree.size() || a.tree.maxDepth() != b.tree.maxDepth())
+        return false;
+    for (NodeId n = 0; n < a.tree.size(); ++n)
+        if (a.tree.parent(n) != b.tree.parent(n) || a.tree.subtreeEnd(n) != b.tree.subtreeEnd(n) ||
+            a.tree.depth(n) != b.tree.depth(n) || a.tree.frame(n) != b.tree.frame(n))
+            return false;
+    for (std::size_t t = 0; t < a.tree.costTypeCount(); ++t)
+        if (!std::ranges::equal(a.tree.selfCosts(t), b.tree.selfCosts(t)))
+            return false;
+    return a.threadCosts.thread == b.threadCosts.thread && a.threadCosts.node == b.threadCosts.node &&
+           a.threadCosts.cost == b.threadCosts.cost;
+}
+
 /// Folded text (first cost type) of the samples in [aUs, bUs) microseconds since the first sample. Sliced on
-/// one thread and on two (each further cost type's totals summed on the other), with the same result for
-/// every cost type; empty when they differ.
+/// one thread and on two (the tree taken in two parts, each further cost type's totals summed on the other
+/// core), with the same result for every cost type; empty when they differ.
 std::string foldedRange(const Profile& p, int64_t aUs, int64_t bUs) {
     SliceRequest req;
     req.range = {aUs * 1000, bUs * 1000};
@@ -141,6 +156,8 @@ std::string foldedRange(const Profile& p, int64_t aUs, int64_t bUs) {
     const Profile one = sliceProfile(p, *sliceSamples(p, req));
     req.cores = 2;
     const Profile two = sliceProfile(p, *sliceSamples(p, req));
+    if (!sameSlice(one, two))
+        return {};
     for (std::size_t t = 0; t < p.costTypes.size(); ++t)
         if (folded(one, t) != folded(two, t) ||
             one.tree.totalCosts(t).size() != two.tree.totalCosts(t).size() ||
@@ -203,6 +220,12 @@ class TestSamples : public QObject {
             perThread += n;
         QCOMPARE(perThread, slice->samples);
         const Profile sliced = sliceProfile(full, *slice);
+        // the same on one core and on two (the tree taken in two parts on two threads)
+        for (const unsigned cores : {1u, 2u}) {
+            req.cores = cores;
+            QVERIFY2(sameSlice(sliceProfile(full, *sliceSamples(full, req)), sliced),
+                     cores == 1 ? "one core" : "two cores");
+        }
         if (kept.empty()) {
             QCOMPARE(sliced.tree.size(), std::size_t(1));
             QVERIFY(foldedByType(sliced).empty());

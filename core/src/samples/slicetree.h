@@ -1,0 +1,44 @@
+// Internal: the call tree of a time slice, made from the (leaf, thread) keys of its samples (sliceSamples).
+#pragma once
+
+#include "scorch/calltree.h"
+#include "scorch/profile.h"
+#include "scorch/samples.h"
+
+#include <atomic>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace scorch::detail {
+
+/// A sample of a slice: key = leaf node << threadBits | thread.
+struct SliceItem {
+    uint64_t key;
+    uint32_t sample;
+};
+
+struct SliceTreeRequest {
+    const CallTree& tree; ///< the profile's
+    const SampleStore& store;
+    std::size_t types = 0;            ///< cost types of the tree
+    std::span<const SliceItem> items; ///< sorted by key
+    int threadBits = 1;
+    /// cores to use; with `forced`, a second one even for a small slice (tests)
+    unsigned cores = 1;
+    bool forced = false;
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+struct SliceTree {
+    CallTree::Shape shape;
+    std::vector<NodeId> source;             ///< per slice node: the profile's node
+    std::vector<std::vector<int64_t>> self; ///< [cost type][slice node]
+    ThreadCosts entries;                    ///< per (thread, leaf): its costs, by slice node and thread
+};
+
+/// The slice's nodes (the items' leaves and their ancestors) in the profile tree's preorder, with their
+/// self costs and (thread, node) entries; false when cancelled.
+bool buildSliceTree(const SliceTreeRequest& request, SliceTree& out);
+
+} // namespace scorch::detail
