@@ -7,8 +7,12 @@
 // Import: opens a generated folded file of N MB (default 50), or PROFILE, in the main window and prints the
 // import time, the progress updates and the longest gap between two turns of the GUI event loop (a 5 ms
 // timer) from opening to the tables being filled. Typically ~30 ms for 50 MB on an idle machine.
-// Recording: records PROGRAM (default: the sampler test program) through File > Record… for SECONDS
-// (default 5; 0 skips it) and prints when the live flame graph was updated and the longest interval
+// Then, for a profile with per-sample times, a drag over the timeline: 40 selections 25 ms apart, from a
+// quarter of the recording to three quarters, each re-aggregated off the GUI thread (the newest wins),
+// printing how many were shown while dragging, how long after the last one its flame graph and tables were
+// shown, and the event loop's gaps. With SCORCH_SLOW_EVENTS set, every event that took the GUI thread over 16
+// ms is printed. Recording: records PROGRAM (default: the sampler test program) through File > Record… for
+// SECONDS (default 5; 0 skips it) and prints when the live flame graph was updated and the longest interval
 // between two updates (the dialog aims at about one a second).
 #include "flame/flamegraphpanel.h"
 #include "largefolded.h"
@@ -16,8 +20,11 @@
 #include "profiletab.h"
 #include "record/recorddialog.h"
 #include "tables/calltreetables.h"
+#include "timeline/timelinepanel.h"
+#include "timeline/timelineview.h"
 
 #include "scorch/profile.h"
+#include "scorch/samples.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -89,7 +96,66 @@ int benchImport(const QString& path) {
                 qPrintable(path), static_cast<long long>(loadedAt), static_cast<long long>(clock.elapsed()),
                 updates, tab->profile()->tree.size(), static_cast<long long>(worst),
                 static_cast<long long>(worstAt));
-    return 0;
+    std::fflush(stdout); // (before the drag's slow events on stderr)
+    if (!tab->profile()->samples)
+        return 0;
+
+    // Dragging a selection on the timeline: from a quarter of the recording to three quarters, one mouse move
+    // every `step` ms (what a drag delivers), then until the last range's flame graph and tables are shown.
+    const std::shared_ptr<const Profile> profile = tab->profile();
+    const int64_t length = profile->samples->lastTime() + 1;
+    constexpr int kMoves = 40, kStep = 25;
+    const auto rangeAt = [&](int move) {
+        return TimeRange{length / 4, length / 4 + length / 2 * move / kMoves};
+    };
+    SliceRequest whole;
+    whole.range = rangeAt(kMoves);
+    const uint64_t expected = sliceSamples(*profile, whole)->samples;
+    TimelineView* timeline = tab->timeline()->view();
+    std::vector<qint64> gaps;
+    QTimer dragTick;
+    qint64 previous = 0;
+    QElapsedTimer drag;
+    QObject::connect(&dragTick, &QTimer::timeout, [&] {
+        gaps.push_back(drag.elapsed() - previous);
+        previous = drag.elapsed();
+    });
+    drag.start();
+    dragTick.start(5);
+    int shown = 0; // flame graphs of a range shown while dragging
+    std::shared_ptr<const ChartData> seen = tab->panel()->data();
+    for (int move = 1; move <= kMoves; ++move) {
+        timeline->setSelection(rangeAt(move));
+        spinUntil([] { return false; }, kStep);
+        if (tab->panel()->data() != seen) {
+            seen = tab->panel()->data();
+            ++shown;
+        }
+    }
+    const qint64 released = drag.elapsed();
+    const bool done = spinUntil(
+        [&] {
+            const auto data = tab->panel()->data();
+            return data && data->profile->meta.samples == expected && tab->tables()->tableData() &&
+                   tab->tables()->tableData()->chart == data;
+        },
+        600000);
+    const qint64 finished = drag.elapsed();
+    spinUntil([] { return false; }, 100);
+    dragTick.stop();
+    std::sort(gaps.begin(), gaps.end());
+    const auto at = [&](double q) {
+        return gaps.empty() ? 0 : gaps[static_cast<std::size_t>(q * (gaps.size() - 1))];
+    };
+    std::printf(
+        "drag over the timeline: %d moves %d ms apart, %d flame graphs of a range shown while dragging;%s "
+        "last range (%llu samples) shown with its tables %lld ms after the last move\n"
+        "  event loop gaps: median %lld ms, p90 %lld ms, p99 %lld ms, longest %lld ms (%zu gaps)\n",
+        kMoves, kStep, shown, done ? "" : " NOT DONE;", static_cast<unsigned long long>(expected),
+        static_cast<long long>(finished - released), static_cast<long long>(at(0.5)),
+        static_cast<long long>(at(0.9)), static_cast<long long>(at(0.99)),
+        static_cast<long long>(gaps.empty() ? 0 : gaps.back()), gaps.size());
+    return done ? 0 : 1;
 }
 
 int benchRecording(const QString& program, double seconds, const QString& dir) {
@@ -130,8 +196,34 @@ int benchRecording(const QString& program, double seconds, const QString& dir) {
 
 } // namespace
 
+/// Times each event delivered from the event loop (outermost notify() calls) when SCORCH_SLOW_EVENTS is
+/// set: prints those over 16 ms with their receiver and event type.
+class TimedApplication : public QApplication {
+public:
+    using QApplication::QApplication;
+    bool notify(QObject* receiver, QEvent* event) override {
+        if (!m_on || m_depth > 0)
+            return QApplication::notify(receiver, event);
+        ++m_depth;
+        QElapsedTimer t;
+        t.start();
+        const QEvent::Type type = event->type(); // (the event may be gone after delivery)
+        const QByteArray name = receiver->metaObject()->className();
+        const bool result = QApplication::notify(receiver, event);
+        --m_depth;
+        if (t.elapsed() > 16)
+            std::fprintf(stderr, "slow event: %lld ms, %s, type %d\n", static_cast<long long>(t.elapsed()),
+                         name.constData(), static_cast<int>(type));
+        return result;
+    }
+
+private:
+    bool m_on = std::getenv("SCORCH_SLOW_EVENTS") != nullptr;
+    int m_depth = 0;
+};
+
 int main(int argc, char** argv) {
-    QApplication app(argc, argv);
+    TimedApplication app(argc, argv);
     int megabytes = 50;
     QString file;
     double recordSeconds = 5;

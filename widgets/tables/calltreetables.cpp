@@ -79,6 +79,10 @@ CallTreeTables::PageParts CallTreeTables::makePage(Page page, QAbstractItemModel
     header->setStretchLastSection(false);
     header->setSectionResizeMode(QHeaderView::Interactive); // every column can be widened by hand
     header->setMinimumSectionSize(24);
+    // fitColumns() measures the rows in view and then up to this many in all (Qt's default is 1000): the
+    // rows come sorted by cost, the widest numbers first, and measuring a thousand rows of text took 10 to
+    // 25 ms of the GUI thread each time a time range's tables were shown (fp-medium, a drag on the timeline)
+    header->setResizeContentsPrecision(100);
     parts.view->viewport()->installEventFilter(this); // fitColumns() on resize
     // A row the user selected (click or keys). Not the bare current row: a view that gains focus without one
     // makes its first row current without selecting it, and that must not move the selection elsewhere.
