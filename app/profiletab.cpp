@@ -30,6 +30,8 @@
 #include <QThread>
 #include <QVBoxLayout>
 
+#include <utility>
+
 namespace scorch {
 
 ProfileTab::ProfileTab(const QString& path, QWidget* parent)
@@ -337,9 +339,10 @@ void ProfileTab::setTimeRange(std::optional<TimeRange> range) {
                 return;
             m_panel->replaceProfile(slice);
             if (hasSliceDetails(*m_profile)) { // else the tabs keep the whole profile's costs
-                m_detailProfile = slice;
+                std::shared_ptr<const Profile> old = std::exchange(m_detailProfile, slice);
                 m_source->setCosts(slice);
                 m_disasm->setCosts(slice, true);
+                releaseInBackground(std::move(old)); // (the range shown before, when nothing holds it)
             }
         });
 }

@@ -23,6 +23,18 @@ class BackgroundJob;
 /// thread, so long jobs there froze painting until a job finished (a 5 s pause while fp-large loaded). At
 /// least four threads, so that table builds run while several files load.
 QThreadPool* backgroundPool();
+/// Gives the calling thread, and the threads it starts from now on, a lower priority than the GUI thread's
+/// (nice +5, once per thread), so that a job beside it does not delay the GUI's events.
+void lowerThreadPriority();
+
+/// Drops `data` on a pool thread when this is its last owner: freeing a large profile, chart or table set
+/// (hundreds of MB of arrays) took 20 ms and more of the GUI thread when a new one replaced it.
+template <typename T>
+void releaseInBackground(std::shared_ptr<T>&& data) {
+    if (data && data.use_count() == 1)
+        backgroundPool()->start([data = std::move(data)]() mutable { data.reset(); });
+    data.reset();
+}
 
 /// What a running job sees: its cancel flag, and a way to run code on the owner's thread.
 class JobContext {
@@ -81,6 +93,7 @@ public:
         m_run = run;
         auto task = std::make_shared<std::pair<Work, Done>>(std::move(work), std::move(done));
         backgroundPool()->start([run, task] {
+            lowerThreadPriority();
             JobContext context(run);
             auto result = task->first(context);
             run->finished = true;

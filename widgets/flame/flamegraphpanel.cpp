@@ -23,6 +23,7 @@
 #include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <utility>
 
 #include <algorithm>
 
@@ -365,9 +366,10 @@ void FlameGraphPanel::rederive() {
 }
 
 void FlameGraphPanel::showData(std::shared_ptr<const ChartData> data) {
-    m_data = std::move(data);
+    std::shared_ptr<const ChartData> old = std::exchange(m_data, std::move(data));
     showChart();
     Q_EMIT dataChanged(m_data);
+    releaseInBackground(std::move(old));
 }
 
 void FlameGraphPanel::setReversed(bool reversed) {

@@ -1,5 +1,9 @@
 #include "flame/flamegraphview_p.h"
 
+#include "common/backgroundjob.h"
+
+#include <utility>
+
 namespace scorch {
 
 void FlameGraphView::Private::setRange(double start, double end) {
@@ -145,7 +149,7 @@ FlameGraphView::~FlameGraphView() = default;
 
 void FlameGraphView::setData(std::shared_ptr<const ChartData> data) {
     d->animation.stop();
-    d->data = std::move(data);
+    std::shared_ptr<const ChartData> old = std::exchange(d->data, std::move(data));
     d->layout.setTree(d->data ? &d->data->tree : nullptr, d->data ? d->data->costType : 0);
     d->paletteDirty = true;
     d->resetText();
@@ -167,6 +171,7 @@ void FlameGraphView::setData(std::shared_ptr<const ChartData> data) {
     Q_EMIT historyChanged();
     if (!d->query.pattern.empty())
         setSearch(d->query);
+    releaseInBackground(std::move(old));
 }
 
 std::shared_ptr<const ChartData> FlameGraphView::data() const {

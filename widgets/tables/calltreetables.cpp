@@ -1,10 +1,13 @@
 #include "tables/calltreetables.h"
 
+#include "common/backgroundjob.h"
+
 #include "tables/calltreemodel.h"
 #include "tables/costdelegate.h"
 #include "tables/functionlistmodel.h"
 
 #include <algorithm>
+#include <utility>
 
 #include <QEvent>
 #include <QHeaderView>
@@ -47,6 +50,10 @@ CallTreeTables::CallTreeTables(QWidget* parent)
     layout->setSpacing(2);
     layout->addWidget(m_filter);
     layout->addWidget(m_tabs);
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this](int page) {
+        if (page >= 0 && page < PageCount)
+            fitColumns(static_cast<Page>(page));
+    });
 }
 
 CallTreeTables::~CallTreeTables() = default;
@@ -104,7 +111,7 @@ CallTreeTables::PageParts CallTreeTables::makePage(Page page, QAbstractItemModel
 }
 
 void CallTreeTables::setTableData(std::shared_ptr<const TableData> data) {
-    m_data = std::move(data);
+    std::shared_ptr<const TableData> old = std::exchange(m_data, std::move(data));
     m_topDown->setTableData(m_data ? m_data->topDown : nullptr);
     m_bottomUp->setTableData(m_data ? m_data->bottomUp : nullptr);
     m_functions->setTableData(m_data ? m_data->functions : nullptr);
@@ -124,8 +131,9 @@ void CallTreeTables::setTableData(std::shared_ptr<const TableData> data) {
             break;
         index = child;
     }
-    for (int page = 0; page < PageCount; ++page)
-        fitColumns(static_cast<Page>(page));
+    releaseInBackground(std::move(old)); // (after the models let go of its tables)
+    // the page in view; the others when they are shown (each took a few ms on fp-large)
+    fitColumns(static_cast<Page>(m_tabs->currentIndex()));
 }
 
 void CallTreeTables::fitColumns(Page page) {

@@ -1,11 +1,15 @@
 // BackgroundJob: results arrive on the owner's thread; the newest start wins (an older run's result is
 // dropped even when it finishes last); cancel() reaches the running function; post() delivers in order;
-// nothing reaches a destroyed owner. Ordering is forced with latches, never with sleeps.
+// nothing reaches a destroyed owner; jobs run below the GUI thread's priority; releaseInBackground() frees
+// a last owner off the GUI thread. Ordering is forced with latches, never with sleeps.
 #include "common/backgroundjob.h"
 #include "patience.h"
 
 #include <QTest>
 #include <QThread>
+
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -50,6 +54,50 @@ private Q_SLOTS:
         global->setMaxThreadCount(globalThreads);
         QVERIFY(ranBeside);
         QTRY_VERIFY_WITH_TIMEOUT(delivered, kPatienceMs);
+    }
+
+    // a job, and the threads it starts, run at a lower priority (a higher nice value) than the GUI thread,
+    // so that they do not delay its events
+    void runsAtALowerPriority() {
+        const auto niceOfThisThread = [] {
+            return ::getpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()));
+        };
+        const int gui = niceOfThisThread();
+        QObject owner;
+        BackgroundJob job(&owner);
+        std::pair<int, int> nice{-100, -100}; // (the job's thread, a thread the job started)
+        job.start(
+            [&](JobContext&) {
+                const int own = niceOfThisThread();
+                return std::pair{own, std::async(std::launch::async, niceOfThisThread).get()};
+            },
+            [&](std::pair<int, int> n) { nice = n; });
+        QTRY_VERIFY_WITH_TIMEOUT(nice.first != -100, kPatienceMs);
+        QCOMPARE(nice.first, std::min(gui + 5, 19));
+        QCOMPARE(nice.second, nice.first);
+        QCOMPARE(niceOfThisThread(), gui);
+    }
+
+    // the last owner of a large result is dropped on a pool thread; a result still held elsewhere is not
+    void releasesInTheBackground() {
+        auto freedOn = std::make_shared<std::atomic<QThread*>>(nullptr);
+        std::shared_ptr<int> last(new int(1), [freedOn](int* p) {
+            delete p;
+            *freedOn = QThread::currentThread();
+        });
+        std::shared_ptr<int> shared(new int(2), [freedOn](int* p) {
+            delete p;
+            *freedOn = QThread::currentThread();
+        });
+        std::shared_ptr<int> other = shared;
+        releaseInBackground(std::move(shared));
+        QVERIFY(!shared);
+        QCOMPARE(*other, 2); // still held: not freed
+        QCOMPARE(freedOn->load(), nullptr);
+        releaseInBackground(std::move(last));
+        QVERIFY(!last);
+        QTRY_VERIFY_WITH_TIMEOUT(freedOn->load() != nullptr, kPatienceMs);
+        QVERIFY(freedOn->load() != QThread::currentThread());
     }
 
     void deliversOnTheOwnersThread() {
