@@ -43,99 +43,121 @@ std::size_t countMarked(const uint8_t* p, std::size_t n) {
     return count;
 }
 
-} // namespace
+/// Building one slice tree: the four steps of buildSliceTree(), each a method.
+class SliceTreeBuilder {
+public:
+    SliceTreeBuilder(const SliceTreeRequest& request, SliceTree& out)
+        : r(request)
+        , tree(request.tree)
+        , items(request.items)
+        , out(out)
+        , blockBits(std::clamp(static_cast<int>(std::bit_width(tree.size())) - 7, 0, 16))
+        , blocks((tree.size() >> blockBits) + 1) {}
 
-bool buildSliceTree(const SliceTreeRequest& r, SliceTree& out) {
-    const CallTree& tree = r.tree;
-    const SampleStore& store = r.store;
-    const std::size_t types = r.types;
-    const std::span<const SliceItem> items = r.items;
-    const int threadBits = r.threadBits;
-    const auto aside = [&](std::size_t size, std::size_t from) {
-        return r.cores > 1 && (r.forced || size >= from);
-    };
-
-    // the touched leaves and their ancestors: marked (a leaf's walk up stops at a node already marked), then
-    // taken in the tree's own preorder, which is the slice's. A node keeps its depth; its parent is the node
-    // taken last one level up; it ends where the next node at its depth or above is taken. The items, sorted
-    // by (leaf, thread), are met in the same order: their costs go to their leaf's self cost and (thread,
-    // node) entry as it is taken.
-    const uint64_t threadMask = (uint64_t{1} << threadBits) - 1;
-    std::vector<uint8_t> keep;
-    detail::assignHuge(keep, tree.size(), uint8_t{0});
-    keep[kRootNode] = 1;
-    // per block of nodes (64 to 128 blocks, of at most 64 Ki nodes): the nodes marked, and the (thread, leaf)
-    // entries of the leaves there
-    const int blockBits = std::clamp(static_cast<int>(std::bit_width(tree.size())) - 7, 0, 16);
-    const std::size_t blocks = (tree.size() >> blockBits) + 1;
-    // marked a stretch of 4096 items at a time, on two cores when there are many items: each takes the next
-    // stretch left (a node both reach may be marked by both: relaxed stores of the same value); then counted
-    std::atomic<std::size_t> nextStretch{0};
-    constexpr std::size_t kStretch = 4096;
-    const auto mark = [&](std::vector<std::size_t>& blockEntries) {
-        for (std::size_t from; (from = nextStretch.fetch_add(kStretch)) < items.size();) {
-            if (cancelled(r.cancel))
-                return false;
-            for (std::size_t g = from; g < std::min(items.size(), from + kStretch); ++g) {
-                const auto leaf = static_cast<NodeId>(items[g].key >> threadBits);
-                blockEntries[leaf >> blockBits] += g == 0 || items[g].key != items[g - 1].key;
-                for (NodeId n = leaf; !std::atomic_ref(keep[n]).load(std::memory_order_relaxed);
-                     n = tree.parent(n))
-                    std::atomic_ref(keep[n]).store(uint8_t{1}, std::memory_order_relaxed);
+    /// 1 and 2: marks the items' leaves and their ancestors in `keep` (a leaf's walk up stops at a node
+    /// already marked), 4096 items at a time, on two cores when there are many items: each takes the next
+    /// stretch left (a node both reach may be marked by both: relaxed stores of the same value). Then counts
+    /// the marked nodes and the (thread, leaf) entries per block. False when cancelled.
+    bool mark() {
+        detail::assignHuge(keep, tree.size(), uint8_t{0});
+        keep[kRootNode] = 1;
+        std::atomic<std::size_t> nextStretch{0};
+        constexpr std::size_t kStretch = 4096;
+        const auto markStretches = [&](std::vector<std::size_t>& entriesByBlock) {
+            for (std::size_t from; (from = nextStretch.fetch_add(kStretch)) < items.size();) {
+                if (cancelled(r.cancel))
+                    return false;
+                for (std::size_t g = from; g < std::min(items.size(), from + kStretch); ++g) {
+                    const NodeId leaf = leafOf(g);
+                    entriesByBlock[leaf >> blockBits] += g == 0 || items[g].key != items[g - 1].key;
+                    for (NodeId n = leaf; !std::atomic_ref(keep[n]).load(std::memory_order_relaxed);
+                         n = tree.parent(n))
+                        std::atomic_ref(keep[n]).store(uint8_t{1}, std::memory_order_relaxed);
+                }
             }
+            return true;
+        };
+        blockNodes.assign(blocks, 0);
+        blockEntries.assign(blocks, 0);
+        std::vector<std::size_t> otherEntries(blocks, 0);
+        std::future<bool> otherMarked;
+        if (aside(items.size(), kMarkAside))
+            otherMarked = std::async(std::launch::async, [&] { return markStretches(otherEntries); });
+        const bool marked = markStretches(blockEntries);
+        if (!(otherMarked.valid() ? otherMarked.get() : true) || !marked)
+            return false;
+        detail::trace("slice: marked (counting)");
+        for (std::size_t b = 0; b < blocks; ++b) {
+            const std::size_t first = b << blockBits;
+            blockNodes[b] = countMarked(keep.data() + first,
+                                        std::min(tree.size(), first + (std::size_t{1} << blockBits)) - first);
+            blockEntries[b] += otherEntries[b];
+            nodes += blockNodes[b], entries += blockEntries[b];
         }
+        detail::trace("slice: marked");
         return true;
-    };
-    std::vector<std::size_t> blockNodes(blocks, 0), blockEntries(blocks, 0), otherEntries(blocks, 0);
-    std::future<bool> otherMarked;
-    if (aside(items.size(), kMarkAside))
-        otherMarked = std::async(std::launch::async, [&] { return mark(otherEntries); });
-    const bool marked = mark(blockEntries);
-    if (!(otherMarked.valid() ? otherMarked.get() : true) || !marked)
-        return false;
-    detail::trace("slice: marked (counting)");
-    std::size_t nodes = 0, entries = 0;
-    for (std::size_t b = 0; b < blocks; ++b) {
-        const std::size_t first = b << blockBits;
-        blockNodes[b] =
-            countMarked(keep.data() + first, std::min(tree.size(), first + (1u << blockBits)) - first);
-        blockEntries[b] += otherEntries[b];
-        nodes += blockNodes[b], entries += blockEntries[b];
     }
-    detail::trace("slice: marked");
 
-    // the arrays, half of them zeroed on another core when there are many nodes
-    const bool twoCores = aside(nodes, kTakeAside);
-    CallTree::Shape& shape = out.shape;
-    std::vector<NodeId>& source = out.source;
-    std::vector<std::vector<int64_t>>& self = out.self;
-    self.assign(types, {});
-    ThreadCosts& entry = out.entries;
-    entry.cost.assign(types, {});
-    const auto allocateOthers = [&] {
-        detail::assignHuge(source, nodes, kRootNode);
-        for (auto& s : self)
-            detail::assignHuge(s, nodes, int64_t{0});
-        for (auto& c : entry.cost)
-            detail::assignHuge(c, entries, int64_t{0});
+    /// 3: sizes (and zeroes) the output arrays, half of them on another core when there are many nodes.
+    void allocate() {
+        out.self.assign(r.types, {});
+        out.entries.cost.assign(r.types, {});
+        const auto allocateOthers = [&] {
+            detail::assignHuge(out.source, nodes, kRootNode);
+            for (auto& s : out.self)
+                detail::assignHuge(s, nodes, int64_t{0});
+            for (auto& c : out.entries.cost)
+                detail::assignHuge(c, entries, int64_t{0});
+        };
+        std::future<void> othersAllocated;
+        if (aside(nodes, kTakeAside))
+            othersAllocated = std::async(std::launch::async, allocateOthers);
+        else
+            allocateOthers();
+        detail::assignHuge(out.shape.parent, nodes, kRootNode);
+        detail::assignHuge(out.shape.end, nodes, NodeId(0));
+        detail::assignHuge(out.shape.depth, nodes, 0u);
+        detail::assignHuge(out.shape.frame, nodes, FrameId{});
+        detail::assignHuge(out.entries.thread, entries, 0u);
+        detail::assignHuge(out.entries.node, entries, kRootNode);
+        if (othersAllocated.valid())
+            othersAllocated.get();
+        detail::trace("slice: allocated");
+    }
+
+    /// 4: takes the marked nodes in the tree's preorder, in two parts on two threads when there are many (the
+    /// second from the block boundary nearest half of the nodes). False when cancelled.
+    bool takeAll() {
+        Part head{0, static_cast<NodeId>(tree.size()), 0, 0, 0, {}}, tail = head;
+        const bool split = aside(nodes, kTakeAside) && splitAt(head, tail);
+        // (the part that ends the tree closes every node left open)
+        bool taken = true;
+        if (split) {
+            auto tailTaken = std::async(std::launch::async, [&] { return take(tail); });
+            taken = take(head);
+            taken = tailTaken.get() && taken;
+        } else {
+            taken = take(head);
+        }
+        out.shape.maxDepth = std::max(head.maxDepth, tail.maxDepth);
+        return taken;
+    }
+
+private:
+    /// The tree nodes from `from` to `to`, which are numbered from `k` on, their items from `g` and their
+    /// entries from `e` on; `open` holds the slice nodes on the path to the node before `from`, by depth.
+    struct Part {
+        NodeId from, to, k;
+        std::size_t g, e;
+        std::vector<NodeId> open;
+        uint32_t maxDepth = 0;
     };
-    std::future<void> othersAllocated;
-    if (twoCores)
-        othersAllocated = std::async(std::launch::async, allocateOthers);
-    else
-        allocateOthers();
-    detail::assignHuge(shape.parent, nodes, kRootNode);
-    detail::assignHuge(shape.end, nodes, NodeId(0));
-    detail::assignHuge(shape.depth, nodes, 0u);
-    detail::assignHuge(shape.frame, nodes, FrameId{});
-    detail::assignHuge(entry.thread, entries, 0u);
-    detail::assignHuge(entry.node, entries, kRootNode);
-    if (othersAllocated.valid())
-        othersAllocated.get();
-    detail::trace("slice: allocated");
 
-    // the first marked node in [n, to), or `to`: eight at a time where none is
-    const auto nextMarked = [&keep](NodeId n, NodeId to) {
+    NodeId leafOf(std::size_t item) const { return static_cast<NodeId>(items[item].key >> r.threadBits); }
+    bool aside(std::size_t size, std::size_t from) const { return r.cores > 1 && (r.forced || size >= from); }
+
+    /// The first marked node in [n, to), or `to`: eight at a time where none is.
+    NodeId nextMarked(NodeId n, NodeId to) const {
         for (; n < to && n % 8; ++n)
             if (keep[n])
                 return n;
@@ -148,23 +170,54 @@ bool buildSliceTree(const SliceTreeRequest& r, SliceTree& out) {
             if (keep[n])
                 return n;
         return to;
-    };
-    // Taking the nodes from `from` to `to` (tree nodes), which are numbered from `k` on, their items from `g`
-    // and their entries from `e` on; `open` holds the slice nodes on the path to the node before `from`, by
-    // depth. Those of them still open at `to` are left open (and in `open`) when `to` is inside their
-    // subtree. The deepest depth seen goes to `maxDepth`. False when cancelled.
-    struct Part {
-        NodeId from, to, k;
-        std::size_t g, e;
-        std::vector<NodeId> open;
-        uint32_t maxDepth = 0;
-    };
-    const auto take = [&](Part& p) {
+    }
+
+    /// Splits the whole tree's part `head` at the block boundary nearest half of the nodes: `tail` from
+    /// there, its open path the marked ancestors of its first node, each numbered by the nodes marked before
+    /// it. False when no boundary splits it.
+    bool splitAt(Part& head, Part& tail) const {
+        std::size_t split = 0, before = 0; // the tail's first block, the nodes before it
+        for (; split < blocks && before + blockNodes[split] / 2 < nodes / 2; ++split)
+            before += blockNodes[split];
+        if (split == 0 || split >= blocks)
+            return false;
+        tail.from = head.to = static_cast<NodeId>(split << blockBits);
+        tail.k = static_cast<NodeId>(before);
+        for (std::size_t b = 0; b < split; ++b)
+            tail.e += blockEntries[b];
+        tail.g = static_cast<std::size_t>(
+            std::lower_bound(items.begin(), items.end(), uint64_t{tail.from} << r.threadBits,
+                             [](const SliceItem& x, uint64_t key) { return x.key < key; }) -
+            items.begin());
+        std::vector<NodeId> ancestors;
+        for (NodeId a = tree.parent(tail.from); a != kRootNode; a = tree.parent(a))
+            ancestors.push_back(a);
+        ancestors.push_back(kRootNode);
+        for (auto it = ancestors.rbegin(); it != ancestors.rend() && keep[*it]; ++it) {
+            std::size_t id = 0;
+            for (std::size_t b = 0; b < (*it >> blockBits); ++b)
+                id += blockNodes[b];
+            for (NodeId x = (*it >> blockBits) << blockBits; x < *it; ++x)
+                id += keep[x];
+            tail.open.push_back(static_cast<NodeId>(id));
+        }
+        return true;
+    }
+
+    /// Takes part p: a node keeps its depth; its parent is the node taken last one level up; it ends where
+    /// the next node at its depth or above is taken. The items, sorted by (leaf, thread), are met in the same
+    /// order: their costs go to their leaf's self cost and (thread, node) entry as it is taken. The nodes
+    /// still open at p.to whose subtrees go on past it are left open (in p.open) for the next part. False
+    /// when cancelled.
+    bool take(Part& p) {
         // (all in locals: the two parts' structs may share a cache line)
         std::vector<NodeId> open = std::move(p.open);
         std::size_t g = p.g, e = p.e;
         NodeId k = p.k;
         uint32_t maxDepth = 0;
+        CallTree::Shape& shape = out.shape;
+        const SampleStore& store = r.store;
+        const uint64_t threadMask = (uint64_t{1} << r.threadBits) - 1;
         for (NodeId n = nextMarked(p.from, p.to); n < p.to; n = nextMarked(n + 1, p.to)) {
             if ((k & 0xffff) == 0 && cancelled(r.cancel))
                 return false;
@@ -175,14 +228,14 @@ bool buildSliceTree(const SliceTreeRequest& r, SliceTree& out) {
             shape.depth[k] = d;
             maxDepth = std::max(maxDepth, d);
             shape.frame[k] = tree.frame(n);
-            source[k] = n;
+            out.source[k] = n;
             open.push_back(k);
             // the samples that end here, by thread
-            for (; g < items.size() && static_cast<NodeId>(items[g].key >> threadBits) == n; ++e) {
+            for (; g < items.size() && leafOf(g) == n; ++e) {
                 std::size_t h = g;
                 while (h < items.size() && items[h].key == items[g].key)
                     ++h;
-                for (std::size_t t = 0; t < types && t < store.costTypeCount(); ++t) {
+                for (std::size_t t = 0; t < r.types && t < store.costTypeCount(); ++t) {
                     const SampleCostColumn& c = store.cost(t);
                     int64_t sum = 0;
                     if (c.uniform())
@@ -190,69 +243,43 @@ bool buildSliceTree(const SliceTreeRequest& r, SliceTree& out) {
                     else
                         for (std::size_t i = g; i < h; ++i)
                             addCost(sum, c[items[i].sample]);
-                    addCost(self[t][k], sum);
-                    entry.cost[t][e] = sum;
+                    addCost(out.self[t][k], sum);
+                    out.entries.cost[t][e] = sum;
                 }
-                entry.thread[e] = static_cast<uint32_t>(items[g].key & threadMask);
-                entry.node[e] = k;
+                out.entries.thread[e] = static_cast<uint32_t>(items[g].key & threadMask);
+                out.entries.node[e] = k;
                 g = h;
             }
             ++k;
         }
-        // the nodes still open: those whose subtree goes on past `to` are left to the next part
-        while (!open.empty() && tree.subtreeEnd(source[open.back()]) <= p.to) {
+        while (!open.empty() && tree.subtreeEnd(out.source[open.back()]) <= p.to) {
             shape.end[open.back()] = k;
             open.pop_back();
         }
         p.open = std::move(open);
         p.maxDepth = maxDepth;
         return true;
-    };
-    // on two cores: a head up to the block boundary nearest half of the nodes, and the tail from there
-    Part head{0, static_cast<NodeId>(tree.size()), 0, 0, 0, {}}, tail = head;
-    std::size_t split = blocks; // the tail part's first block
-    if (twoCores) {
-        std::size_t before = 0;
-        for (split = 0; split < blocks && before + blockNodes[split] / 2 < nodes / 2; ++split)
-            before += blockNodes[split];
-        if (split > 0 && split < blocks) {
-            tail.from = head.to = static_cast<NodeId>(split << blockBits);
-            tail.k = static_cast<NodeId>(before);
-            for (std::size_t b = 0; b < split; ++b)
-                tail.e += blockEntries[b];
-            tail.g = static_cast<std::size_t>(
-                std::lower_bound(items.begin(), items.end(), uint64_t{tail.from} << threadBits,
-                                 [](const SliceItem& x, uint64_t key) { return x.key < key; }) -
-                items.begin());
-            // its open path: the marked ancestors of its first node, each numbered by the nodes marked before
-            // it
-            std::vector<NodeId> ancestors;
-            for (NodeId a = tree.parent(tail.from); a != kRootNode; a = tree.parent(a))
-                ancestors.push_back(a);
-            ancestors.push_back(kRootNode);
-            for (auto it = ancestors.rbegin(); it != ancestors.rend() && keep[*it]; ++it) {
-                std::size_t id = 0;
-                for (std::size_t b = 0; b < (*it >> blockBits); ++b)
-                    id += blockNodes[b];
-                for (NodeId x = (*it >> blockBits) << blockBits; x < *it; ++x)
-                    id += keep[x];
-                tail.open.push_back(static_cast<NodeId>(id));
-            }
-        } else {
-            split = blocks;
-        }
     }
-    // (the part that ends the tree closes every node left open)
-    bool taken = true;
-    if (split < blocks) {
-        auto tailTaken = std::async(std::launch::async, [&] { return take(tail); });
-        taken = take(head);
-        taken = tailTaken.get() && taken;
-    } else {
-        taken = take(head);
-    }
-    shape.maxDepth = std::max(head.maxDepth, tail.maxDepth);
-    return taken;
+
+    const SliceTreeRequest& r;
+    const CallTree& tree;
+    const std::span<const SliceItem> items;
+    SliceTree& out;
+    const int blockBits; ///< blocks of nodes: 64 to 128 of them, of at most 64 Ki nodes
+    const std::size_t blocks;
+    std::vector<uint8_t> keep;                         ///< per tree node: 1 when marked
+    std::vector<std::size_t> blockNodes, blockEntries; ///< per block: nodes marked, entries of leaves there
+    std::size_t nodes = 0, entries = 0;
+};
+
+} // namespace
+
+bool buildSliceTree(const SliceTreeRequest& request, SliceTree& out) {
+    SliceTreeBuilder builder(request, out);
+    if (!builder.mark())
+        return false;
+    builder.allocate();
+    return builder.takeAll();
 }
 
 } // namespace scorch::detail
