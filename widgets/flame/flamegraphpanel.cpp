@@ -23,9 +23,9 @@
 #include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
-#include <utility>
 
 #include <algorithm>
+#include <utility>
 
 namespace scorch {
 
