@@ -21,10 +21,6 @@ constexpr std::size_t kMarkAside = 50000;
 /// From this many nodes on, the nodes are zeroed and taken on two cores.
 constexpr std::size_t kTakeAside = 200000;
 
-bool cancelled(const std::atomic<bool>* cancel) {
-    return cancel && cancel->load(std::memory_order_relaxed);
-}
-
 /// The number of bytes 1 in [p, p + n), bytes all 0 or 1: eight at a time.
 std::size_t countMarked(const uint8_t* p, std::size_t n) {
     std::size_t count = 0, i = 0;

@@ -12,6 +12,11 @@
 
 namespace scorch::detail {
 
+/// True when the flag (if any) asks to stop.
+inline bool cancelled(const std::atomic<bool>* cancel) {
+    return cancel && cancel->load(std::memory_order_relaxed);
+}
+
 /// A sample of a slice: key = leaf node << threadBits | thread.
 struct SliceItem {
     uint64_t key;

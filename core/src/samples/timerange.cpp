@@ -19,6 +19,7 @@ namespace scorch {
 namespace {
 
 using Item = detail::SliceItem;
+using detail::cancelled;
 
 /// LSD radix sort on the low `bits` bits of the keys, 11 bits a pass (stable).
 void radixSort(std::vector<Item>& items, int bits) {
@@ -47,10 +48,6 @@ void radixSort(std::vector<Item>& items, int bits) {
 constexpr std::size_t kDetailsAside = 50000;
 /// From this many nodes on, a slice's totals of each cost type beyond the first are summed on other threads.
 constexpr std::size_t kTotalsAside = 200000;
-
-bool cancelled(const std::atomic<bool>* cancel) {
-    return cancel && cancel->load(std::memory_order_relaxed);
-}
 
 /// [first, last) sample indexes of a time range.
 std::pair<std::size_t, std::size_t> sampleRange(const SampleStore& store, TimeRange range) {

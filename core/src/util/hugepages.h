@@ -15,15 +15,14 @@
 
 namespace scorch::detail {
 
-/// Advises huge pages for the 2 MiB-aligned part of [p, p + bytes) (nothing below 4 MiB).
-inline void adviseHugePages(const void* p, std::size_t bytes) {
-    constexpr std::uintptr_t huge = std::uintptr_t(2) << 20;
-    if (bytes < 2 * huge)
+/// madvise(advice) over the pages of [p, p + bytes), rounded out to whole pages; nothing below 4 MiB.
+inline void advisePages(const void* p, std::size_t bytes, int advice) {
+    constexpr std::uintptr_t page = 4096;
+    if (bytes < (std::size_t(4) << 20))
         return;
-    const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(p) + huge - 1) & ~(huge - 1);
-    const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(huge - 1);
-    if (end > begin)
-        ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+    const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(p) & ~(page - 1);
+    const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(p) + bytes + page - 1) & ~(page - 1);
+    ::madvise(reinterpret_cast<void*>(begin), end - begin, advice);
 }
 
 /// The capacity to reserve for n elements of `size` bytes: from 4 MiB on, rounded up so that the bytes asked
@@ -40,27 +39,17 @@ inline std::size_t hugeCapacity(std::size_t n, std::size_t size) {
     return std::max(n, bytes / size);
 }
 
-/// Advises huge pages for the pages of [p, p + bytes) (nothing below 4 MiB): the kernel backs the 2 MiB
-/// aligned stretches of the mapping with huge pages.
-inline void adviseHugePagesAround(const void* p, std::size_t bytes) {
-    constexpr std::uintptr_t huge = std::uintptr_t(2) << 20, page = 4096;
-    if (bytes < 2 * huge)
-        return;
-    const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(p) & ~(page - 1);
-    const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(p) + bytes + page - 1) & ~(page - 1);
-    ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+/// Advises huge pages for [p, p + bytes) (nothing below 4 MiB): the kernel backs the 2 MiB-aligned stretches
+/// of the mapping with huge pages.
+inline void adviseHugePages(const void* p, std::size_t bytes) {
+    advisePages(p, bytes, MADV_HUGEPAGE);
 }
 
 /// Maps in the pages of [p, p + bytes) that are not yet (from 4 MiB on; Linux 5.14 on), before they are
 /// written: one call instead of a page fault per page, which on a VM costs 10 us each.
 inline void populate(const void* p, std::size_t bytes) {
 #ifdef MADV_POPULATE_WRITE
-    constexpr std::uintptr_t page = 4096;
-    if (bytes < (std::size_t(4) << 20))
-        return;
-    const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(p) & ~(page - 1);
-    const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(p) + bytes + page - 1) & ~(page - 1);
-    ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
+    advisePages(p, bytes, MADV_POPULATE_WRITE);
 #else
     (void)p, (void)bytes;
 #endif
@@ -73,7 +62,7 @@ void reserveHuge(std::vector<T>& v, std::size_t n) {
     if (n <= v.capacity())
         return;
     v.reserve(hugeCapacity(n, sizeof(T)));
-    adviseHugePagesAround(v.data(), v.capacity() * sizeof(T));
+    adviseHugePages(v.data(), v.capacity() * sizeof(T));
 }
 
 /// reserveHuge(v, n), the pages of the first n elements mapped in at once (populate()): for a vector about
