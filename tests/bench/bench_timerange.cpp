@@ -4,11 +4,11 @@
 //   build/tests/bench/bench_timerange FILE [--runs N] [--buckets N]
 //
 // Imports FILE (perf.data, a Scorch recording or perf script text; not timed), then prints the store's bytes
-// per sample, the median time of sliceSamples() for the middle half and a 1% range of the recording (and for
-// half of the threads over the whole time), of activitySeries() for all threads at N buckets (default 2000,
-// a wide timeline) over the whole and over 1% of the recording, of onStackSeries() for the busiest
-// depth-2 frame, and the process's peak RSS (VmHWM).
-// Targets (issue 13, fp-large: 1.17 M samples, 4.6 M nodes, 2 cores): half range <= 100 ms, 1% <= 10 ms.
+// per sample, the median time of sliceSamples() (and apart from it, of freeing its result) for the middle
+// half and a 1% range of the recording (and for half of the threads over the whole time), of activitySeries()
+// for all threads at N buckets (default 2000, a wide timeline) over the whole and over 1% of the recording,
+// of onStackSeries() for the busiest depth-2 frame, and the process's peak RSS (VmHWM). Targets (issue 13,
+// fp-large: 1.17 M samples, 4.6 M nodes, 2 cores): half range <= 100 ms, 1% <= 10 ms.
 #include "scorch/import.h"
 #include "scorch/samples.h"
 
@@ -31,14 +31,24 @@ double median(std::vector<double> v) {
     return v[v.size() / 2];
 }
 
-double timeMs(int runs, const std::function<void()>& f) {
-    std::vector<double> ms;
+/// The median time of f() over `runs` runs; with `after`, called after each run and not counted in it, the
+/// median time of that in *afterMs.
+double timeMs(int runs, const std::function<void()>& f, const std::function<void()>& after = {},
+              double* afterMs = nullptr) {
+    std::vector<double> ms, msAfter;
     for (int r = 0; r < runs; ++r) {
         const auto t0 = std::chrono::steady_clock::now();
         f();
-        ms.push_back(
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        const auto t1 = std::chrono::steady_clock::now();
+        ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+        if (after) {
+            after();
+            msAfter.push_back(
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count());
+        }
     }
+    if (afterMs && !msAfter.empty())
+        *afterMs = median(msAfter);
     return median(ms);
 }
 
@@ -105,13 +115,20 @@ int main(int argc, char** argv) {
         req.threads = std::move(threads);
         std::size_t nodes = 0;
         uint64_t samples = 0;
-        const double ms = timeMs(runs, [&] {
-            const std::optional<TimeSlice> s = sliceSamples(profile, req);
-            nodes = s->tree.size();
-            samples = s->samples;
-        });
-        std::printf("slice %-22s %9llu samples -> %8zu nodes: %8.2f ms (median of %d)\n", what,
-                    static_cast<unsigned long long>(samples), nodes, ms, runs);
+        // (the slice is freed after the clock stops, as the window frees the one a new range replaces on a
+        // pool thread; that is timed apart)
+        std::optional<TimeSlice> s;
+        double freeMs = 0;
+        const double ms = timeMs(
+            runs,
+            [&] {
+                s = sliceSamples(profile, req);
+                nodes = s->tree.size();
+                samples = s->samples;
+            },
+            [&] { s.reset(); }, &freeMs);
+        std::printf("slice %-22s %9llu samples -> %8zu nodes: %8.2f ms (median of %d; freeing it %.2f ms)\n",
+                    what, static_cast<unsigned long long>(samples), nodes, ms, runs, freeMs);
     };
     slice({span / 4, span / 4 + span / 2}, {}, "middle half");
     slice({span / 2, span / 2 + span / 100}, {}, "1% (middle)");

@@ -26,9 +26,10 @@ struct SliceItem {
 struct SliceTreeRequest {
     const CallTree& tree; ///< the profile's
     const SampleStore& store;
-    std::size_t types = 0;            ///< cost types of the tree
-    std::span<const SliceItem> items; ///< sorted by key
+    std::size_t types = 0;         ///< cost types of the tree
+    std::vector<SliceItem>& items; ///< in any order: sorted by key here
     int threadBits = 1;
+    int keyBits = 64; ///< the bits of the keys in use
     /// cores to use; with `forced`, a second one even for a small slice (tests)
     unsigned cores = 1;
     bool forced = false;
@@ -37,13 +38,14 @@ struct SliceTreeRequest {
 
 struct SliceTree {
     CallTree::Shape shape;
-    std::vector<NodeId> source;             ///< per slice node: the profile's node
-    std::vector<std::vector<int64_t>> self; ///< [cost type][slice node]
-    ThreadCosts entries;                    ///< per (thread, leaf): its costs, by slice node and thread
+    std::vector<NodeId> source;              ///< per slice node: the profile's node
+    std::vector<std::vector<int64_t>> self;  ///< [cost type][slice node]
+    std::vector<std::vector<int64_t>> total; ///< [cost type][slice node]
+    ThreadCosts entries;                     ///< per (thread, leaf): its costs, by slice node and thread
 };
 
 /// The slice's nodes (the items' leaves and their ancestors) in the profile tree's preorder, with their
-/// self costs and (thread, node) entries; false when cancelled.
+/// self and total costs and (thread, node) entries; false when cancelled. Sorts request.items by key.
 bool buildSliceTree(const SliceTreeRequest& request, SliceTree& out);
 
 } // namespace scorch::detail

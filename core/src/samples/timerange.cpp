@@ -21,33 +21,8 @@ namespace {
 using Item = detail::SliceItem;
 using detail::cancelled;
 
-/// LSD radix sort on the low `bits` bits of the keys, 11 bits a pass (stable).
-void radixSort(std::vector<Item>& items, int bits) {
-    if (items.size() < 4096) {
-        std::stable_sort(items.begin(), items.end(),
-                         [](const Item& a, const Item& b) { return a.key < b.key; });
-        return;
-    }
-    std::vector<Item> tmp;
-    detail::reservePopulated(tmp, items.size());
-    tmp.resize(items.size());
-    constexpr int kDigit = 11;
-    for (int shift = 0; shift < bits; shift += kDigit) {
-        std::vector<std::size_t> count((1u << kDigit) + 1, 0);
-        for (const Item& x : items)
-            ++count[((x.key >> shift) & ((1u << kDigit) - 1)) + 1];
-        for (std::size_t d = 1; d < count.size(); ++d)
-            count[d] += count[d - 1];
-        for (const Item& x : items)
-            tmp[count[(x.key >> shift) & ((1u << kDigit) - 1)]++] = x;
-        items.swap(tmp);
-    }
-}
-
 /// From this many samples on, a slice's line and instruction costs are summed on another thread.
 constexpr std::size_t kDetailsAside = 50000;
-/// From this many nodes on, a slice's totals of each cost type beyond the first are summed on other threads.
-constexpr std::size_t kTotalsAside = 200000;
 
 /// [first, last) sample indexes of a time range.
 std::pair<std::size_t, std::size_t> sampleRange(const SampleStore& store, TimeRange range) {
@@ -243,40 +218,20 @@ std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest
         return std::nullopt; // (a future of std::async waits for its job when destroyed)
     out.samples = items.size();
     detail::trace("slice: samples collected");
-    radixSort(items, nodeBits + threadBits);
-    detail::trace("slice: sorted");
-    if (cancelled(request.cancel))
-        return std::nullopt;
 
-    // the tree's shape is worked out here, as is each node's self cost: the tree needs only its totals
+    // the tree, its shape and each node's self and total costs worked out together
     detail::SliceTree built;
-    if (!detail::buildSliceTree(
-            {tree, store, types, items, threadBits, cores, request.cores != 0, request.cancel}, built))
+    if (!detail::buildSliceTree({tree, store, types, items, threadBits, nodeBits + threadBits, cores,
+                                 request.cores != 0, request.cancel},
+                                built))
         return std::nullopt;
-    CallTree::Shape& shape = built.shape;
-    std::vector<std::vector<int64_t>>& self = built.self;
     out.threadCosts = std::move(built.entries);
-    const std::size_t nodes = shape.parent.size();
+    out.sourceNode = std::move(built.source);
     std::vector<Item>().swap(items);
     detail::trace("slice: tree walked");
     if (cancelled(request.cancel))
         return std::nullopt;
-    // the totals, a cost type on each core when there are many nodes
-    std::vector<std::vector<int64_t>> total(types);
-    {
-        std::vector<std::future<void>> others;
-        for (std::size_t t = 1; t < types && t < cores && aside(nodes, kTotalsAside); ++t)
-            others.push_back(std::async(std::launch::async,
-                                        [&, t] { total[t] = CallTree::totalsOf(shape.parent, self[t]); }));
-        for (std::size_t t = 0; t < types; ++t)
-            if (t == 0 || others.size() < t)
-                total[t] = CallTree::totalsOf(shape.parent, self[t]);
-        for (auto& o : others)
-            o.get();
-    }
-    out.sourceNode = std::move(built.source);
-    detail::trace("slice: totals");
-    out.tree = CallTree::fromShape(std::move(shape), std::move(self), std::move(total));
+    out.tree = CallTree::fromShape(std::move(built.shape), std::move(built.self), std::move(built.total));
     if (!finishDetails())
         return std::nullopt;
     detail::trace("slice: done");

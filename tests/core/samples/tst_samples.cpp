@@ -131,10 +131,19 @@ const char* const kInputs[] = {
     "perf-script/inputs/speedscope/linux-perf/simple-with-pid.linux-perf.txt",
 };
 
-/// The same tree shape, self costs and (thread, node) entries.
+/// The same tree shape, self costs and (thread, node) entries, and in each the totals that the self costs
+/// add up to.
 bool sameSlice(const Profile& a, const Profile& b) {
     if (a.tree.size() != b.tree.size() || a.tree.maxDepth() != b.tree.maxDepth())
         return false;
+    for (const Profile* p : {&a, &b}) {
+        std::vector<NodeId> parent(p->tree.size());
+        for (NodeId n = 0; n < p->tree.size(); ++n)
+            parent[n] = p->tree.parent(n);
+        for (std::size_t t = 0; t < p->tree.costTypeCount(); ++t)
+            if (!std::ranges::equal(p->tree.totalCosts(t), CallTree::totalsOf(parent, p->tree.selfCosts(t))))
+                return false;
+    }
     for (NodeId n = 0; n < a.tree.size(); ++n)
         if (a.tree.parent(n) != b.tree.parent(n) || a.tree.subtreeEnd(n) != b.tree.subtreeEnd(n) ||
             a.tree.depth(n) != b.tree.depth(n) || a.tree.frame(n) != b.tree.frame(n))
