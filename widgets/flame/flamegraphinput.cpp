@@ -277,7 +277,7 @@ void FlameGraphView::keyPressEvent(QKeyEvent* event) {
         std::optional<NodeId> prev, found;
         bool passed = false;
         t.forEachChild(t.parent(sel), [&](NodeId c) {
-            if (d->layout.width(c) <= 0 || found)
+            if (d->layout().width(c) <= 0 || found)
                 return;
             if (c == sel)
                 passed = true;
@@ -291,7 +291,7 @@ void FlameGraphView::keyPressEvent(QKeyEvent* event) {
     auto heaviestChild = [&]() -> std::optional<NodeId> {
         std::optional<NodeId> best;
         t.forEachChild(sel, [&](NodeId c) {
-            if (d->layout.width(c) > (best ? d->layout.width(*best) : 0))
+            if (d->layout().width(c) > (best ? d->layout().width(*best) : 0))
                 best = c;
         });
         return best;

@@ -31,6 +31,9 @@ namespace scorch {
 
 namespace {
 
+/// From this many nodes on, a chart is laid out off the GUI thread (a pass over the tree: 9 ms at 3.5 M).
+constexpr std::size_t kLayoutAside = 100000;
+
 const QString kOrientationKey = QStringLiteral("FlameGraph/orientation");
 const QString kSchemeKey = QStringLiteral("FlameGraph/colorScheme");
 
@@ -354,14 +357,20 @@ void FlameGraphPanel::rederive() {
     }
     if (m_costType >= m_profile->costTypes.size())
         m_costType = 0;
-    if (!ChartData::needsDerivedTree(*m_profile, m_threads, m_transforms)) {
+    // (a small tree's chart at once; a large one's layout, too, is made off the GUI thread)
+    if (!ChartData::needsDerivedTree(*m_profile, m_threads, m_transforms) &&
+        m_profile->tree.size() < kLayoutAside) {
         m_derive.drop(); // a slower request still running is superseded
         showData(ChartData::derive(m_profile, m_costType, m_threads, m_transforms));
         return;
     }
     m_derive.start(
-        [profile = m_profile, costType = m_costType, threads = m_threads, transforms = m_transforms](
-            const JobContext&) { return ChartData::derive(profile, costType, threads, transforms); },
+        [profile = m_profile, costType = m_costType, threads = m_threads,
+         transforms = m_transforms](const JobContext&) {
+            auto data = ChartData::derive(profile, costType, threads, transforms);
+            data->layout();
+            return data;
+        },
         [this](std::shared_ptr<const ChartData> data) { showData(std::move(data)); });
 }
 
@@ -394,6 +403,7 @@ void FlameGraphPanel::showChart() {
             reversed->costType = data->costType;
             reversed->transforms = data->transforms;
             reversed->threads = data->threads;
+            reversed->layout();
             return reversed;
         },
         [this](std::shared_ptr<const ChartData> reversed) { setViewData(std::move(reversed)); });

@@ -39,10 +39,10 @@ void FlameGraphView::Private::pushHistory(NodeId n) {
 }
 
 void FlameGraphView::Private::applyZoom(NodeId n, bool animate) {
-    if (!valid(n) || layout.width(n) <= 0)
+    if (!valid(n) || layout().width(n) <= 0)
         return;
-    const auto start = static_cast<double>(layout.offset(n));
-    const double end = start + static_cast<double>(layout.width(n));
+    const auto start = static_cast<double>(layout().offset(n));
+    const double end = start + static_cast<double>(layout().width(n));
     if (animate)
         animateTo(start, end);
     else
@@ -64,7 +64,7 @@ void FlameGraphView::Private::recomputeSearch() {
         matches.assign(data->profile->frames.size(), 0);
     }
     for (NodeId n : matchingNodes(data->tree, matches))
-        if (layout.width(n) > 0)
+        if (layout().width(n) > 0)
             matchList.push_back(n);
     // Heaviest first: the first F3 goes where most of the matched cost is.
     const std::size_t ct = data->costType;
@@ -94,15 +94,16 @@ void FlameGraphView::Private::select(NodeId n) {
 void FlameGraphView::Private::ensureVisible(NodeId n) {
     if (!valid(n) || n == kRootNode)
         return;
-    const auto start = static_cast<double>(layout.offset(n));
-    const double end = start + static_cast<double>(layout.width(n));
+    const auto start = static_cast<double>(layout().offset(n));
+    const double end = start + static_cast<double>(layout().width(n));
     const double scale = q->width() / std::max(1e-12, viewEnd - viewStart);
     if (start >= viewStart && end <= viewEnd && (end - start) * scale >= 8 * FlameGeometry::kMinFrameWidth)
         return;
     // Zoom to the parent so the frame is shown among its siblings (or to the frame if that is too small).
     const NodeId parent = data->tree.parent(n);
-    const bool parentFits = n != kRootNode && layout.width(parent) > 0 &&
-                            static_cast<double>(layout.width(n)) * q->width() / layout.width(parent) >= 40;
+    const bool parentFits =
+        n != kRootNode && layout().width(parent) > 0 &&
+        static_cast<double>(layout().width(n)) * q->width() / layout().width(parent) >= 40;
     const NodeId target = parentFits ? parent : n;
     pushHistory(target);
     applyZoom(target, true);
@@ -115,7 +116,7 @@ NodeId FlameGraphView::Private::heaviestNode(FrameId frame) {
         heaviest.assign(best.size(), kRootNode);
         for (NodeId n = 1; n < t.size(); ++n) {
             const uint32_t f = t.frame(n).value;
-            const int64_t w = layout.width(n);
+            const int64_t w = layout().width(n);
             if (f >= best.size()) {
                 best.resize(std::size_t{f} + 1, 0);
                 heaviest.resize(std::size_t{f} + 1, kRootNode);
@@ -150,7 +151,6 @@ FlameGraphView::~FlameGraphView() = default;
 void FlameGraphView::setData(std::shared_ptr<const ChartData> data) {
     d->animation.stop();
     std::shared_ptr<const ChartData> old = std::exchange(d->data, std::move(data));
-    d->layout.setTree(d->data ? &d->data->tree : nullptr, d->data ? d->data->costType : 0);
     d->paletteDirty = true;
     d->resetText();
     d->selected = kRootNode;
@@ -283,7 +283,7 @@ NodeId FlameGraphView::zoomRoot() const {
 }
 
 void FlameGraphView::zoomTo(NodeId node) {
-    if (!d->valid(node) || d->layout.width(node) <= 0)
+    if (!d->valid(node) || d->layout().width(node) <= 0)
         return;
     d->pushHistory(node);
     d->applyZoom(node, true);
@@ -365,7 +365,7 @@ void FlameGraphView::zoomIn() {
     const double w = (d->viewEnd - d->viewStart) / 1.5;
     double centre = (d->viewStart + d->viewEnd) / 2;
     if (d->valid(d->selected) && d->selected != kRootNode)
-        centre = static_cast<double>(d->layout.offset(d->selected)) + d->layout.width(d->selected) / 2.0;
+        centre = static_cast<double>(d->layout().offset(d->selected)) + d->layout().width(d->selected) / 2.0;
     d->animateTo(centre - w / 2, centre + w / 2);
 }
 
@@ -375,14 +375,14 @@ void FlameGraphView::zoomOut() {
 }
 
 const FlameLayout& FlameGraphView::layout() const {
-    return d->layout;
+    return d->layout();
 }
 int FlameGraphView::rowHeight() const {
     return d->rowHeight();
 }
 
 int FlameGraphView::chartHeight() const {
-    if (!d->data || d->layout.isEmpty())
+    if (!d->data || d->layout().isEmpty())
         return d->rowHeight();
     const CallTree& tree = d->data->tree;
     uint32_t deepest = tree.maxDepth();
@@ -391,8 +391,8 @@ int FlameGraphView::chartHeight() const {
         deepest = 0;
         const auto end = static_cast<NodeId>(tree.size());
         for (NodeId n = kRootNode; n < end;) {
-            const auto left = static_cast<double>(d->layout.offset(n));
-            const auto width = static_cast<double>(d->layout.width(n));
+            const auto left = static_cast<double>(d->layout().offset(n));
+            const auto width = static_cast<double>(d->layout().width(n));
             if (width <= 0 || left + width <= d->viewStart || left >= d->viewEnd) {
                 n = tree.subtreeEnd(n);
                 continue;

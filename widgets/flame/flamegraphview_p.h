@@ -30,7 +30,12 @@ struct FlameGraphView::Private {
 
     FlameGraphView* q;
     std::shared_ptr<const ChartData> data;
-    FlameLayout layout;
+    /// data's layout (made off the GUI thread by the job that made data, where there was one), or an empty
+    /// one
+    const FlameLayout& layout() const {
+        static const FlameLayout kNone;
+        return data ? data->layout() : kNone;
+    }
     FlamePalette palette;
     bool paletteDirty = true;
     Orientation orientation = Orientation::Flame;
@@ -63,8 +68,8 @@ struct FlameGraphView::Private {
     bool dragging = false;
     mutable int cachedRowHeight = 0;
 
-    bool valid(NodeId n) const { return data && n < data->tree.size() && !layout.isEmpty(); }
-    double totalWidth() const { return std::max<double>(1.0, static_cast<double>(layout.totalWidth())); }
+    bool valid(NodeId n) const { return data && n < data->tree.size() && !layout().isEmpty(); }
+    double totalWidth() const { return std::max<double>(1.0, static_cast<double>(layout().totalWidth())); }
 
     int rowHeight() const {
         if (cachedRowHeight == 0)
@@ -72,7 +77,7 @@ struct FlameGraphView::Private {
         return cachedRowHeight;
     }
     FlameGeometry geometry(const QRect& area) const {
-        return {&layout, orientation == Orientation::Flame, rowHeight(), viewStart, viewEnd, area};
+        return {&layout(), orientation == Orientation::Flame, rowHeight(), viewStart, viewEnd, area};
     }
     /// What to paint in `area`; the hovered frame is outlined only on screen.
     FlameScene scene(const QRect& area, bool onScreen) {

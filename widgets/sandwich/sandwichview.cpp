@@ -194,6 +194,7 @@ void SandwichView::recompute() {
             callers->costType = data->costType;
             auto callees = std::make_shared<ChartData>(data->profile, std::move(s.callees));
             callees->costType = data->costType;
+            callers->layout(), callees->layout();
             result->callers = std::move(callers);
             result->callees = std::move(callees);
             result->self = std::move(s.self);

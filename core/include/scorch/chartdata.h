@@ -3,11 +3,15 @@
 // snapshot is handed to widgets by shared pointer and never modified afterwards.
 #pragma once
 
+#include "scorch/flamelayout.h"
 #include "scorch/profile.h"
 #include "scorch/transform.h"
 
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <thread>
 #include <vector>
 
 namespace scorch {
@@ -28,6 +32,13 @@ struct ChartData {
     std::vector<TreeTransform> transforms;  ///< transforms that produced `tree` (shown as chips)
     std::vector<uint32_t> threads;          ///< thread subset that produced `tree`; empty = all threads
 
+    /// The flame chart's layout of `tree` by `costType`, made on the first call (from any thread, once; set
+    /// costType before). A pass over the whole tree (9 ms for 3.5 M nodes): the jobs that make a ChartData
+    /// for the window call it, so that the GUI thread finds it made.
+    const FlameLayout& layout() const;
+    /// The thread that made layout() (a default id before it is made).
+    std::thread::id layoutMadeOn() const { return m_layoutThread.load(); }
+
     /// All threads, no transforms.
     static std::shared_ptr<const ChartData> fromProfile(std::shared_ptr<const Profile> profile,
                                                         std::size_t costType = 0);
@@ -38,6 +49,11 @@ struct ChartData {
     static std::shared_ptr<const ChartData> derive(std::shared_ptr<const Profile> profile,
                                                    std::size_t costType, std::vector<uint32_t> threads,
                                                    std::vector<TreeTransform> transforms);
+
+private:
+    mutable std::once_flag m_layoutOnce;
+    mutable FlameLayout m_layout;
+    mutable std::atomic<std::thread::id> m_layoutThread{};
 };
 
 } // namespace scorch

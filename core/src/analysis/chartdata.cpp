@@ -37,4 +37,12 @@ std::shared_ptr<const ChartData> ChartData::derive(std::shared_ptr<const Profile
     return data;
 }
 
+const FlameLayout& ChartData::layout() const {
+    std::call_once(m_layoutOnce, [this] {
+        m_layout.setTree(&tree, costType);
+        m_layoutThread = std::this_thread::get_id();
+    });
+    return m_layout;
+}
+
 } // namespace scorch
