@@ -274,7 +274,7 @@ void ProfileTab::showProfile(std::shared_ptr<const Profile> profile) {
     m_detailTabs->setTabVisible(1, instructions);
     m_detailTabs->setTabVisible(0, sourceInfo || !instructions);
     m_detailTabs->setVisible(sourceInfo || instructions);
-    m_sliceJob.drop();
+    dropSlices();
     m_range.reset();
     m_panel->setProfile(m_profile); // emits dataChanged -> summary total and tables
     // an off-CPU profile opens drawn by wall time: the hot/cold chart of on- and off-CPU time together
@@ -318,16 +318,35 @@ void ProfileTab::setTimeRange(std::optional<TimeRange> range) {
         return; // already the whole profile (a new profile clears the range before the timeline does)
     m_range = range;
     if (!range || !m_profile->samples) {
-        m_sliceJob.drop();
+        dropSlices();
         m_panel->replaceProfile(m_profile);
         m_detailProfile = m_profile;
         m_source->setCosts(m_profile);
         m_disasm->setCosts(m_profile, false);
         return;
     }
-    // Re-aggregating a range walks its samples: off the GUI thread, a newer range cancels the older one.
+    // While a range is re-aggregated, the newest range asked for waits for it and those before are skipped:
+    // a selection being dragged is shown as fast as ranges can be sliced (about ten a second for fp-large),
+    // and the last one shown is the newest. (Cancelling the running slice for each move of the mouse, every
+    // slice taking longer than a move, showed none until the mouse stopped.)
+    if (m_sliceRunning) {
+        m_pendingRange = range;
+        return;
+    }
+    startSlice(*range);
+}
+
+void ProfileTab::dropSlices() {
+    m_sliceJob.drop();
+    m_sliceRunning = false;
+    m_pendingRange.reset();
+}
+
+void ProfileTab::startSlice(TimeRange range) {
+    // Re-aggregating a range walks its samples: off the GUI thread.
+    m_sliceRunning = true;
     m_sliceJob.start(
-        [profile = m_profile, range = *range](const JobContext& job) -> std::shared_ptr<const Profile> {
+        [profile = m_profile, range](const JobContext& job) -> std::shared_ptr<const Profile> {
             SliceRequest request;
             request.range = range;
             request.cancel = job.cancelFlag();
@@ -335,15 +354,18 @@ void ProfileTab::setTimeRange(std::optional<TimeRange> range) {
             return slicedProfile(*profile, request);
         },
         [this](std::shared_ptr<const Profile> slice) {
-            if (!slice)
-                return;
-            m_panel->replaceProfile(slice);
-            if (hasSliceDetails(*m_profile)) { // else the tabs keep the whole profile's costs
-                std::shared_ptr<const Profile> old = std::exchange(m_detailProfile, slice);
-                m_source->setCosts(slice);
-                m_disasm->setCosts(slice, true);
-                releaseInBackground(std::move(old)); // (the range shown before, when nothing holds it)
+            m_sliceRunning = false;
+            if (slice) {
+                m_panel->replaceProfile(slice);
+                if (hasSliceDetails(*m_profile)) { // else the tabs keep the whole profile's costs
+                    std::shared_ptr<const Profile> old = std::exchange(m_detailProfile, slice);
+                    m_source->setCosts(slice);
+                    m_disasm->setCosts(slice, true);
+                    releaseInBackground(std::move(old)); // (the range shown before, when nothing holds it)
+                }
             }
+            if (const std::optional<TimeRange> next = std::exchange(m_pendingRange, std::nullopt))
+                startSlice(*next);
         });
 }
 

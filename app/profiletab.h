@@ -115,6 +115,8 @@ private:
     void onCancelled();
     void rebuildTables(std::shared_ptr<const ChartData> data);
     void setTimeRange(std::optional<TimeRange> range);
+    void startSlice(TimeRange range);
+    void dropSlices();
     void compareRanges(TimeRange before, std::optional<TimeRange> after);
     void updateChartSizes();
 
@@ -127,7 +129,10 @@ private:
     BackgroundJob m_tableJob{this}; // the table rows of the newest chart data
     // chart data that arrived while a table build ran: built when that one is done (one build at a time)
     std::shared_ptr<const ChartData> m_pendingTables;
-    BackgroundJob m_sliceJob{this}; // the profile of the newest time range
+    BackgroundJob m_sliceJob{this}; // the profile of a time range
+    bool m_sliceRunning = false;    // started and not yet delivered
+    // the range asked for while a slice ran (a selection being dragged): sliced when that one is shown
+    std::optional<TimeRange> m_pendingRange;
     // the profile whose line and instruction costs the Source and Disassembly tabs show: the whole one, or
     // the time range's slice
     std::shared_ptr<const Profile> m_detailProfile;

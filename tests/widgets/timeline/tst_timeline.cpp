@@ -229,6 +229,34 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(chartTotal(*tab), all, kPatienceMs);
     }
 
+    /// Ranges asked for while one is re-aggregated (a selection being dragged) wait for it instead of
+    /// cancelling it: the first is shown (cancelled at each move, none was shown until the mouse stopped),
+    /// then the newest; the ones between may be skipped, and nothing else is shown.
+    void rangesWhileOneIsSlicedWaitForIt() {
+        auto tab = openTab();
+        QVERIFY(tab);
+        TimelineView* view = tab->timeline()->view();
+        const TimeRange ranges[] = {{100 * kMs, 900 * kMs}, {200 * kMs, 700 * kMs}, {300 * kMs, 500 * kMs}};
+        std::vector<int64_t> expected;
+        for (const TimeRange& r : ranges)
+            expected.push_back(countIn(m_samples, r));
+        QVERIFY(expected[0] > expected[1] && expected[1] > expected[2] && expected[2] > 0);
+        std::vector<int64_t> shown;
+        connect(tab->panel(), &FlameGraphPanel::dataChanged, tab.get(),
+                [&shown](std::shared_ptr<const ChartData> data) {
+                    if (data)
+                        shown.push_back(data->tree.grandTotal(data->costType));
+                });
+        for (const TimeRange& r : ranges) // (no event is handled between them: the first is still running)
+            view->setSelection(r);
+        QTRY_VERIFY_WITH_TIMEOUT(!shown.empty() && shown.back() == expected[2], kPatienceMs);
+        QCOMPARE(shown.front(), expected[0]);
+        for (const int64_t total : shown)
+            QVERIFY2(std::ranges::find(expected, total) != expected.end(), std::to_string(total).c_str());
+        QCOMPARE(tab->timeRange()->begin, ranges[2].begin);
+        QTRY_VERIFY_WITH_TIMEOUT(tablesFollowChart(*tab), kPatienceMs);
+    }
+
     void laneClickFiltersThread() {
         auto tab = openTab();
         QVERIFY(tab);
