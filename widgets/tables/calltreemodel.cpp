@@ -184,6 +184,14 @@ QVariant CallTreeModelBase::data(const QModelIndex& index, int role) const {
                         total, index.column(), role);
 }
 
+int64_t CallTreeModelBase::sortCost(const QModelIndex& index) const {
+    if (!m_data)
+        return 0;
+    const auto [self, total] = rowCosts(*m_data, nodeOf(index));
+    const auto c = static_cast<CostColumn>(index.column());
+    return c == CostColumn::Self || c == CostColumn::SelfPercent ? self : total;
+}
+
 QVariant CallTreeModelBase::headerData(int section, Qt::Orientation orientation, int role) const {
     return costHeaderData(section, orientation, role, selfToolTip(), totalToolTip());
 }

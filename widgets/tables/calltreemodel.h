@@ -34,11 +34,32 @@ QVariant costCellData(const Profile& profile, std::size_t costType, int64_t whol
 QVariant costHeaderData(int section, Qt::Orientation orientation, int role, const QString& selfTip,
                         const QString& totalTip);
 
+/// A table model whose cost columns the tables' proxy sorts by comparing the costs themselves, not QVariants
+/// of them: sorting 100 k functions that way took most of the GUI thread's time when a range's tables were
+/// shown (the proxy sorts on every model reset).
+class CostSortSource {
+public:
+    /// The cost a Self, Self %, Total or Total % cell sorts by (what data(SortRole) holds), for a valid
+    /// index.
+    virtual int64_t sortCost(const QModelIndex& index) const = 0;
+
+protected:
+    ~CostSortSource() = default;
+};
+
+/// Whether the column's SortRole is a cost (sortCost()).
+inline bool isCostColumn(int column) {
+    const auto c = static_cast<CostColumn>(column);
+    return c == CostColumn::Self || c == CostColumn::SelfPercent || c == CostColumn::Total ||
+           c == CostColumn::TotalPercent;
+}
+
 /// index/parent/rowCount over a TreeTableData; subclasses only name what the costs mean.
-class CallTreeModelBase : public QAbstractItemModel {
+class CallTreeModelBase : public QAbstractItemModel, public CostSortSource {
     Q_OBJECT
 public:
     ~CallTreeModelBase() override;
+    int64_t sortCost(const QModelIndex& index) const override;
 
     /// Replaces the shown tree (a model reset).
     void setTableData(std::shared_ptr<const TreeTableData> data);

@@ -21,6 +21,33 @@
 
 namespace scorch {
 
+namespace {
+
+/// The tables' proxy: cost columns sorted by the costs themselves where the model gives them
+/// (CostSortSource), other columns by their SortRole as QSortFilterProxyModel does.
+class CostSortProxy final : public QSortFilterProxyModel {
+public:
+    using QSortFilterProxyModel::QSortFilterProxyModel;
+
+    void setSourceModel(QAbstractItemModel* model) override {
+        m_costs = dynamic_cast<const CostSortSource*>(model);
+        QSortFilterProxyModel::setSourceModel(model);
+    }
+
+protected:
+    bool lessThan(const QModelIndex& left, const QModelIndex& right) const override {
+        if (m_costs && sortRole() == SortRole && left.column() == right.column() &&
+            isCostColumn(left.column()))
+            return m_costs->sortCost(left) < m_costs->sortCost(right);
+        return QSortFilterProxyModel::lessThan(left, right);
+    }
+
+private:
+    const CostSortSource* m_costs = nullptr;
+};
+
+} // namespace
+
 CallTreeTables::CallTreeTables(QWidget* parent)
     : QWidget(parent)
     , m_filter(new QLineEdit(this))
@@ -61,7 +88,7 @@ CallTreeTables::~CallTreeTables() = default;
 CallTreeTables::PageParts CallTreeTables::makePage(Page page, QAbstractItemModel* model,
                                                    const QString& title) {
     PageParts parts;
-    parts.proxy = new QSortFilterProxyModel(this);
+    parts.proxy = new CostSortProxy(this);
     parts.proxy->setSourceModel(model);
     parts.proxy->setSortRole(SortRole);
     parts.proxy->setFilterKeyColumn(static_cast<int>(CostColumn::Function));

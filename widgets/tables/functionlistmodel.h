@@ -9,7 +9,7 @@
 
 namespace scorch {
 
-class FunctionListModel final : public QAbstractTableModel {
+class FunctionListModel final : public QAbstractTableModel, public CostSortSource {
     Q_OBJECT
 public:
     explicit FunctionListModel(QObject* parent = nullptr);
@@ -26,6 +26,7 @@ public:
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    int64_t sortCost(const QModelIndex& index) const override;
 
 private:
     std::shared_ptr<const FunctionTableData> m_data;

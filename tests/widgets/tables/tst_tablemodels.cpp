@@ -22,6 +22,7 @@
 #include <QTest>
 #include <QTreeView>
 
+#include <functional>
 #include <map>
 #include <set>
 
@@ -340,6 +341,47 @@ private Q_SLOTS:
         QCOMPARE(bottomUp.rowCount(), 2); // func_a, func_b
         QCOMPARE(topDown.rowCount(), 1);  // func_ab (the process)
         QCOMPARE(cost(topDown, topDown.index(0, 0), CostColumn::Total), 169);
+    }
+
+    /// The tables sort their cost columns by the costs themselves (CostSortSource), not through QVariants:
+    /// every page, every cost column, both orders, in the order a plain QSortFilterProxyModel over the
+    /// same model gives (ties keep the model's order in both), at every level of the trees.
+    void costColumnsSortedAsByTheirSortRole() {
+        const QString input =
+            QStringLiteral(SCORCH_CORPUS_DIR "/perf-script/inputs/flamegraph/test/perf-vertx-stacks-01.txt");
+        if (!QFile::exists(input))
+            QSKIP("corpus perf-vertx-stacks-01.txt not found under SCORCH_CORPUS_DIR");
+        CallTreeTables tables;
+        tables.setTableData(TableData::build(load(input)));
+        for (int p = 0; p < CallTreeTables::PageCount; ++p) {
+            QSortFilterProxyModel* ours = tables.proxy(static_cast<CallTreeTables::Page>(p));
+            QSortFilterProxyModel plain;
+            plain.setSourceModel(ours->sourceModel());
+            plain.setSortRole(SortRole);
+            QVERIFY2(ours->rowCount() > (p == CallTreeTables::TopDown ? 0 : 20),
+                     std::to_string(ours->rowCount()).c_str());
+            for (const CostColumn c :
+                 {CostColumn::Self, CostColumn::SelfPercent, CostColumn::Total, CostColumn::TotalPercent}) {
+                for (const Qt::SortOrder order : {Qt::DescendingOrder, Qt::AscendingOrder}) {
+                    ours->sort(static_cast<int>(c), order);
+                    plain.sort(static_cast<int>(c), order);
+                    // the rows of each level, as source rows, in both proxies (two levels down)
+                    std::function<void(const QModelIndex&, const QModelIndex&, int)> same =
+                        [&](const QModelIndex& a, const QModelIndex& b, int depth) {
+                            QCOMPARE(ours->rowCount(a), plain.rowCount(b));
+                            for (int r = 0; r < ours->rowCount(a); ++r) {
+                                const QModelIndex x = ours->index(r, 0, a), y = plain.index(r, 0, b);
+                                QCOMPARE(ours->mapToSource(x), plain.mapToSource(y));
+                                if (depth < 2 && r < 5)
+                                    same(x, y, depth + 1);
+                            }
+                        };
+                    same({}, {}, 0);
+                    if (QTest::currentTestFailed())
+                        return;
+                }
+            }
+        }
     }
 
     void delegateDrawsNegativeBarsInAnotherColour() {
