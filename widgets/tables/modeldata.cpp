@@ -36,8 +36,12 @@ std::shared_ptr<const TreeTableData> TreeTableData::fromTree(std::shared_ptr<con
                 d->children.push_back(c);
         });
         const auto begin = d->children.begin() + d->childBegin[n];
-        std::stable_sort(begin, d->children.end(),
-                         [&](NodeId a, NodeId b) { return tree->total(type, a) > tree->total(type, b); });
+        // (by total, ties in tree order as a stable sort leaves them: std::sort, without its buffer and
+        // merges)
+        std::sort(begin, d->children.end(), [&](NodeId a, NodeId b) {
+            const int64_t ta = tree->total(type, a), tb = tree->total(type, b);
+            return ta != tb ? ta > tb : a < b;
+        });
         d->childCount[n] = static_cast<uint32_t>(d->children.size() - d->childBegin[n]);
         for (uint32_t r = 0; r < d->childCount[n]; ++r)
             d->row[d->children[d->childBegin[n] + r]] = r;

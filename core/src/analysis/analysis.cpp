@@ -1,5 +1,7 @@
 #include "scorch/analysis.h"
 
+#include "util/hugepages.h"
+
 #include <algorithm>
 #include <utility>
 
@@ -18,15 +20,29 @@ CallTree bottomUpTree(const Profile& profile, const CallTree& tree) {
     std::vector<NodeId> parent{kRootNode};
     std::vector<FrameId> frame{FrameId{}};
     std::vector<std::vector<int64_t>> self(types, std::vector<int64_t>(1, 0));
-    std::vector<NodeId> cursor, origin; // per walk: the node it has reached, the node it started at
+    // per tree node: its parent and the parent's frame, where a walk goes next (one read per step, not three
+    // into two arrays: the walks' nodes are all over the tree)
+    struct Step {
+        NodeId up;
+        uint32_t upFrame;
+    };
+    std::vector<Step> step;
+    detail::reservePopulated(step, tree.size());
+    for (NodeId n = 0; n < tree.size(); ++n)
+        step.push_back({tree.parent(n), tree.frame(tree.parent(n)).value});
+    // per walk: the node it has reached, that node's frame, the node it started at
+    std::vector<NodeId> cursor, origin;
+    std::vector<uint32_t> at;
     for (NodeId n = 1; n < tree.size(); ++n)
         if (tree.hasSelfCost(n)) {
-            cursor.push_back(n);
-            origin.push_back(n);
+            detail::pushHuge(cursor, n);
+            detail::pushHuge(origin, n);
+            detail::pushHuge(at, tree.frame(n).value);
         }
     std::vector<NodeId> sortedCursor(cursor.size()), sortedOrigin(cursor.size());
-    std::vector<uint32_t> slot(profile.frames.size(), 0); // per frame: count, then write position
-    std::vector<uint32_t> touched;                        // frames seen in the current group
+    std::vector<uint32_t> sortedAt(cursor.size());
+    std::vector<uint32_t> slot(profile.frames.size() + 1, 0); // per frame: count, then write position
+    std::vector<uint32_t> touched;                            // frames seen in the current group
     struct Group {
         uint32_t begin, end;
         NodeId parent; // inverted node the group's walks have reached
@@ -37,34 +53,37 @@ CallTree bottomUpTree(const Profile& profile, const CallTree& tree) {
         stack.pop_back();
         touched.clear();
         for (uint32_t i = g.begin; i < g.end; ++i)
-            if (slot[tree.frame(cursor[i]).value]++ == 0)
-                touched.push_back(tree.frame(cursor[i]).value);
+            if (slot[at[i]]++ == 0)
+                touched.push_back(at[i]);
         uint32_t pos = g.begin;
         for (uint32_t f : touched)
             pos += std::exchange(slot[f], pos);
         for (uint32_t i = g.begin; i < g.end; ++i) {
-            const uint32_t k = slot[tree.frame(cursor[i]).value]++;
+            const uint32_t k = slot[at[i]]++;
             sortedCursor[k] = cursor[i];
             sortedOrigin[k] = origin[i];
+            sortedAt[k] = at[i];
         }
         std::copy(sortedCursor.begin() + g.begin, sortedCursor.begin() + g.end, cursor.begin() + g.begin);
         std::copy(sortedOrigin.begin() + g.begin, sortedOrigin.begin() + g.end, origin.begin() + g.begin);
+        std::copy(sortedAt.begin() + g.begin, sortedAt.begin() + g.end, at.begin() + g.begin);
         uint32_t begin = g.begin;
         for (uint32_t f : touched) {
             const uint32_t end = std::exchange(slot[f], 0);
             const auto node = static_cast<NodeId>(parent.size());
-            parent.push_back(g.parent);
-            frame.push_back(FrameId{f});
+            detail::pushHuge(parent, g.parent);
+            detail::pushHuge(frame, FrameId{f});
             for (auto& s : self)
-                s.push_back(0);
+                detail::pushHuge(s, int64_t{0});
             uint32_t keep = begin; // walks that go on to a caller move to the front
             for (uint32_t i = begin; i < end; ++i) {
-                const NodeId up = tree.parent(cursor[i]);
-                if (up == kRootNode) {
+                const Step next = step[cursor[i]];
+                if (next.up == kRootNode) {
                     for (std::size_t t = 0; t < types; ++t)
                         addCost(self[t][node], tree.self(t, origin[i]));
                 } else {
-                    cursor[keep] = up;
+                    cursor[keep] = next.up;
+                    at[keep] = next.upFrame;
                     origin[keep++] = origin[i];
                 }
             }
@@ -73,6 +92,7 @@ CallTree bottomUpTree(const Profile& profile, const CallTree& tree) {
             begin = end;
         }
     }
+    std::vector<Step>().swap(step);
     return CallTree::fromParentArray(parent, frame, std::move(self), profile.frames, profile.strings);
 }
 

@@ -8,8 +8,11 @@
 #include "scorch/search.h"
 #include "scorch/transform.h"
 
+#include <QFile>
+
 #include <regex>
 #include <sstream>
+#include <tuple>
 
 using namespace scorch;
 using scorch::test::fromFolded;
@@ -184,6 +187,53 @@ private Q_SLOTS:
         QCOMPARE(inv.total(0, test::nodeByPath(p, inv, {"g", "main"})), int64_t(2));
         QCOMPARE(inv.total(0, test::nodeByPath(p, inv, {"f", "main"})), int64_t(1));
         QCOMPARE(test::nodeByPath(p, inv, {"main"}), kRootNode); // main has no self cost
+    }
+
+    /// On real recordings: the bottom-up tree is the tree of the stacks read backwards. Each corpus file's
+    /// folded lines are reversed frame by frame and imported; the inverted tree has that profile's stacks and
+    /// costs, and its nodes in the same preorder (siblings by name).
+    void bottomUpOfRealRecordings() {
+        if (!test::haveCorpus())
+            QSKIP("the shared corpus (../shared/corpus) is not here");
+        for (const char* file : {"perf-script/inputs/flamegraph/test/perf-vertx-stacks-01.txt",
+                                 "perf-script/inputs/speedscope/linux-perf/system-wide.linux-perf.txt",
+                                 "perf-script/inputs/flamegraph/test/perf-rust-Yamakaky-dcpu.txt"}) {
+            const QString path = test::corpusDir() + u'/' + QString::fromLatin1(file);
+            if (!QFile::exists(path))
+                QSKIP(qPrintable(path + QStringLiteral(" is not in the corpus")));
+            Profile p = importProfile(path.toStdString());
+            std::string reversed;
+            std::istringstream lines(folded(p));
+            for (std::string line; std::getline(lines, line);) {
+                const std::size_t space = line.rfind(' ');
+                std::vector<std::string> frames;
+                for (std::size_t from = 0, semi; from < space; from = semi + 1) {
+                    semi = std::min(line.find(';', from), space);
+                    frames.push_back(line.substr(from, semi - from));
+                }
+                for (auto it = frames.rbegin(); it != frames.rend(); ++it)
+                    reversed += (it == frames.rbegin() ? "" : ";") + *it;
+                reversed += line.substr(space) + '\n';
+            }
+            const Profile expected = fromFolded(reversed);
+            QVERIFY2(expected.tree.size() > 20, std::to_string(expected.tree.size()).c_str());
+            p.tree = bottomUpTree(p);
+            QVERIFY2(folded(p) == folded(expected), file);
+            // the same nodes in the same preorder (siblings by name), node by node
+            const auto preorder = [](const Profile& q) {
+                std::vector<std::tuple<uint32_t, std::string_view, int64_t>> nodes;
+                for (NodeId n = 1; n < q.tree.size(); ++n)
+                    nodes.emplace_back(q.tree.depth(n), q.frameName(q.tree.frame(n)), q.tree.self(0, n));
+                return nodes;
+            };
+            QVERIFY2(preorder(p) == preorder(expected), file);
+            for (NodeId n = 0; n < p.tree.size(); ++n) { // (as the stack strings sort, bytewise)
+                const std::vector<NodeId> kids = p.tree.children(n);
+                for (std::size_t k = 1; k < kids.size(); ++k)
+                    QVERIFY(compareAsStackSegments(p.frameName(p.tree.frame(kids[k - 1])),
+                                                   p.frameName(p.tree.frame(kids[k]))) <= 0);
+            }
+        }
     }
 
     void functionCostsCountRecursionOnce() {
