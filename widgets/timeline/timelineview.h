@@ -180,8 +180,9 @@ private:
     std::vector<uint32_t> m_threads; // every thread with samples, in group order: the series' threads
     std::vector<Group> m_groups;
     std::vector<Row> m_rows;
-    std::vector<bool> m_inFilter; // per profile thread
-    int64_t m_span = 1;           // [0, m_span) holds every sample
+    mutable int m_widestLabel = -1; // labelWidth()'s measure of the rows' labels; -1: to measure
+    std::vector<bool> m_inFilter;   // per profile thread
+    int64_t m_span = 1;             // [0, m_span) holds every sample
     TimeRange m_visible{0, 1};
     std::optional<TimeRange> m_selection, m_baseline;
     FrameId m_highlight;

@@ -194,6 +194,15 @@ private Q_SLOTS:
         QVERIFY(view->laneToolTip(worker).contains(QStringLiteral("worker_pool_thread_long")));
         QVERIFY(view->laneToolTip(io).contains(QStringLiteral("io&lt;b&gt;x&lt;/b&gt;")));
         QVERIFY(!view->laneToolTip(io).contains(QStringLiteral("<b>x</b>")));
+        // The labels' column is measured once, and again when the font changes: a larger font, wider labels
+        // (the long name still elided to fit).
+        const int left = view->plotRect().left();
+        QFont larger = view->font();
+        larger.setPointSizeF(larger.pointSizeF() * 1.5);
+        view->setFont(larger);
+        QVERIFY2(view->plotRect().left() > left, qPrintable(QString::number(view->plotRect().left())));
+        QVERIFY(view->fontMetrics().horizontalAdvance(view->laneLabel(worker)) <=
+                view->labelRect(worker).width());
     }
 
     void dragSelectsRange() {
