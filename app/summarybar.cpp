@@ -68,6 +68,10 @@ void SummaryBar::setProfile(const Profile& profile) {
     m_costName->setVisible(!several);
     m_costName->setText(profile.costTypes.empty() ? QString() : displayText(profile.costTypes.front().name));
     m_samples->setText(locale.toString(static_cast<qulonglong>(profile.meta.samples)));
+    m_wholeSamples = profile.meta.samples;
+    m_wholeTotals.clear();
+    for (std::size_t t = 0; t < profile.tree.costTypeCount(); ++t)
+        m_wholeTotals.push_back(profile.tree.grandTotal(t));
     m_threads->setText(locale.toString(static_cast<qulonglong>(profile.threads.size())));
     // A link to the Summary page's list; the tooltip shows the first few.
     m_warnings->setText(QStringLiteral("<a href=\"#warnings\">%1</a>")
@@ -96,11 +100,22 @@ void SummaryBar::setData(const ChartData& data) {
     m_costType->setCurrentIndex(static_cast<int>(data.costType));
     const CostType& type = profile.costTypes[data.costType];
     const int64_t shown = data.tree.grandTotal(data.costType);
-    const int64_t all = profile.tree.grandTotal(data.costType);
+    // (a time range's profile is a part of the whole one setProfile() was given)
+    const int64_t all = data.costType < m_wholeTotals.size() ? m_wholeTotals[data.costType]
+                                                             : profile.tree.grandTotal(data.costType);
     QString text = toQString(formatCost(shown, type));
-    if (shown != all) // a thread subset or a transform: say what part of the whole this is
+    if (shown != all) // a time range, a thread subset or a transform: say what part of the whole this is
         text = tr("%1 of %2").arg(text, toQString(formatCost(all, type)));
     m_total->setText(text);
+    const QLocale locale;
+    QString samples = locale.toString(static_cast<qulonglong>(profile.meta.samples));
+    if (profile.meta.samples != m_wholeSamples && m_wholeSamples > 0)
+        samples = tr("%1 of %2").arg(samples, locale.toString(static_cast<qulonglong>(m_wholeSamples)));
+    m_samples->setText(samples);
+}
+
+QString SummaryBar::samplesText() const {
+    return m_samples->text();
 }
 
 QString SummaryBar::totalText() const {

@@ -5,7 +5,9 @@
 
 #include <QWidget>
 
+#include <cstdint>
 #include <memory>
+#include <vector>
 
 class QComboBox;
 class QLabel;
@@ -19,10 +21,12 @@ public:
 
     /// Fills the static parts (format, cost types, samples, threads, warnings) from a loaded profile.
     void setProfile(const Profile& profile);
-    /// Updates the total for what the chart shows (cost type, thread subset, transforms).
+    /// Updates the total for what the chart shows (cost type, thread subset, transforms, time range), and the
+    /// samples for a time range's: "N of M" where they are a part of the whole.
     void setData(const ChartData& data);
 
     QString totalText() const;
+    QString samplesText() const;
     QComboBox* costTypeBox() const { return m_costType; }
     QLabel* warningsLabel() const { return m_warnings; }
 
@@ -42,6 +46,9 @@ private:
     QLabel* m_threads;
     QLabel* m_warnings;
     QLabel* m_warningsCaption = nullptr;
+    // the whole profile's (setProfile): its samples and the grand total of each cost type
+    uint64_t m_wholeSamples = 0;
+    std::vector<int64_t> m_wholeTotals;
 };
 
 } // namespace scorch

@@ -8,6 +8,7 @@
 #include "flame/flamegraphpanel.h"
 #include "mainwindow.h"
 #include "profiletab.h"
+#include "summarybar.h"
 #include "tables/calltreetables.h"
 #include "threadlist.h"
 #include "timeline/stackchart.h"
@@ -17,6 +18,7 @@
 
 #include <QAction>
 #include <QLabel>
+#include <QLocale>
 #include <QMenu>
 #include <QSignalSpy>
 #include <QTabWidget>
@@ -227,6 +229,14 @@ private Q_SLOTS:
         QVERIFY(expected > 0 && expected < all);
         QTRY_COMPARE_WITH_TIMEOUT(chartTotal(*tab), expected, kPatienceMs);
         QTRY_VERIFY_WITH_TIMEOUT(tablesFollowChart(*tab), kPatienceMs);
+        // the summary says what part of the whole the range is
+        const QLocale locale;
+        QCOMPARE(tab->summary()->samplesText(),
+                 QStringLiteral("%1 of %2").arg(locale.toString(expected), locale.toString(all)));
+        const CostType& type = tab->profile()->costTypes[tab->panel()->data()->costType];
+        QCOMPARE(tab->summary()->totalText(), QStringLiteral("%1 of %2")
+                                                  .arg(QString::fromStdString(formatCost(expected, type)),
+                                                       QString::fromStdString(formatCost(all, type))));
 
         // The chip names the range; clicking it shows the whole profile again.
         QToolButton* chip = tab->timeline()->rangeChip();
@@ -236,6 +246,7 @@ private Q_SLOTS:
         QVERIFY(!view->selection());
         QVERIFY(!chip->isVisible());
         QTRY_COMPARE_WITH_TIMEOUT(chartTotal(*tab), all, kPatienceMs);
+        QCOMPARE(tab->summary()->samplesText(), locale.toString(all));
     }
 
     /// Ranges asked for while one is re-aggregated (a selection being dragged) wait for it instead of
