@@ -60,11 +60,10 @@ QVariant costCellData(const Profile& profile, std::size_t costType, int64_t whol
             return costCellData(profile, costType, whole, frame, self, total, column, Qt::DisplayRole);
         case CostColumn::Self:
         case CostColumn::SelfPercent:
-            return static_cast<qlonglong>(self);
         case CostColumn::Total:
         case CostColumn::TotalPercent:
         case CostColumn::Count:
-            return static_cast<qlonglong>(total);
+            return static_cast<qlonglong>(costOfColumn(column, self, total)); // (as sortCost() sorts)
         }
         break;
     case FractionRole:
@@ -188,8 +187,7 @@ int64_t CallTreeModelBase::sortCost(const QModelIndex& index) const {
     if (!m_data)
         return 0;
     const auto [self, total] = rowCosts(*m_data, nodeOf(index));
-    const auto c = static_cast<CostColumn>(index.column());
-    return c == CostColumn::Self || c == CostColumn::SelfPercent ? self : total;
+    return costOfColumn(index.column(), self, total);
 }
 
 QVariant CallTreeModelBase::headerData(int section, Qt::Orientation orientation, int role) const {

@@ -47,6 +47,12 @@ protected:
     ~CostSortSource() = default;
 };
 
+/// The cost a cost column sorts by: the self cost for Self and Self %, the total otherwise.
+inline int64_t costOfColumn(int column, int64_t self, int64_t total) {
+    const auto c = static_cast<CostColumn>(column);
+    return c == CostColumn::Self || c == CostColumn::SelfPercent ? self : total;
+}
+
 /// Whether the column's SortRole is a cost (sortCost()).
 inline bool isCostColumn(int column) {
     const auto c = static_cast<CostColumn>(column);

@@ -40,9 +40,7 @@ int64_t FunctionListModel::sortCost(const QModelIndex& index) const {
     if (!m_data)
         return 0;
     const FunctionCost& f = m_data->functions[static_cast<std::size_t>(index.row())];
-    const auto c = static_cast<CostColumn>(index.column());
-    return c == CostColumn::Self || c == CostColumn::SelfPercent ? f.self[m_data->costType]
-                                                                 : f.total[m_data->costType];
+    return costOfColumn(index.column(), f.self[m_data->costType], f.total[m_data->costType]);
 }
 
 QVariant FunctionListModel::headerData(int section, Qt::Orientation orientation, int role) const {

@@ -246,6 +246,23 @@ private:
         return nextMarked(n + 1, to);
     }
 
+    /// The first item whose leaf is `node` or after it.
+    std::size_t firstItemFrom(NodeId node) const {
+        return static_cast<std::size_t>(
+            std::lower_bound(items.begin(), items.end(), uint64_t{node} << r.threadBits,
+                             [](const SliceItem& x, uint64_t key) { return x.key < key; }) -
+            items.begin());
+    }
+
+    /// The ancestors of `node`, from the root down (the path a part starting at node has open).
+    std::vector<NodeId> ancestorsOf(NodeId node) const {
+        std::vector<NodeId> up;
+        for (NodeId a = tree.parent(node); a != kRootNode; a = tree.parent(a))
+            up.push_back(a);
+        up.push_back(kRootNode);
+        return {up.rbegin(), up.rend()};
+    }
+
     /// The number of (thread, leaf) entries among items [0, g).
     std::size_t entriesBefore(std::size_t g) const {
         std::size_t e = 0;
@@ -261,18 +278,11 @@ private:
             return false;
         tail.from = head.to = list[middle];
         tail.k = static_cast<NodeId>(middle);
-        tail.g = static_cast<std::size_t>(
-            std::lower_bound(items.begin(), items.end(), uint64_t{tail.from} << r.threadBits,
-                             [](const SliceItem& x, uint64_t key) { return x.key < key; }) -
-            items.begin());
+        tail.g = firstItemFrom(tail.from);
         tail.e = entriesBefore(tail.g);
-        std::vector<NodeId> ancestors; // (all listed: ancestors of a listed node)
-        for (NodeId a = tree.parent(tail.from); a != kRootNode; a = tree.parent(a))
-            ancestors.push_back(a);
-        ancestors.push_back(kRootNode);
-        for (auto it = ancestors.rbegin(); it != ancestors.rend(); ++it)
+        for (const NodeId a : ancestorsOf(tail.from)) // (all listed: ancestors of a listed node)
             tail.open.push_back(
-                static_cast<NodeId>(std::lower_bound(list.begin(), list.end(), *it) - list.begin()));
+                static_cast<NodeId>(std::lower_bound(list.begin(), list.end(), a) - list.begin()));
         return true;
     }
 
@@ -289,19 +299,14 @@ private:
         tail.k = static_cast<NodeId>(before);
         for (std::size_t b = 0; b < split; ++b)
             tail.e += blockEntries[b];
-        tail.g = static_cast<std::size_t>(
-            std::lower_bound(items.begin(), items.end(), uint64_t{tail.from} << r.threadBits,
-                             [](const SliceItem& x, uint64_t key) { return x.key < key; }) -
-            items.begin());
-        std::vector<NodeId> ancestors;
-        for (NodeId a = tree.parent(tail.from); a != kRootNode; a = tree.parent(a))
-            ancestors.push_back(a);
-        ancestors.push_back(kRootNode);
-        for (auto it = ancestors.rbegin(); it != ancestors.rend() && keep[*it]; ++it) {
+        tail.g = firstItemFrom(tail.from);
+        for (const NodeId a : ancestorsOf(tail.from)) {
+            if (!keep[a])
+                break;
             std::size_t id = 0;
-            for (std::size_t b = 0; b < (*it >> blockBits); ++b)
+            for (std::size_t b = 0; b < (a >> blockBits); ++b)
                 id += blockNodes[b];
-            for (NodeId x = (*it >> blockBits) << blockBits; x < *it; ++x)
+            for (NodeId x = (a >> blockBits) << blockBits; x < a; ++x)
                 id += keep[x];
             tail.open.push_back(static_cast<NodeId>(id));
         }
