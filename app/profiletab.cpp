@@ -4,6 +4,7 @@
 
 #include "scorch/flamecolors.h"
 
+#include "common/layoutfence.h"
 #include "common/qtprofile.h"
 #include "disasm/disassemblyview.h"
 #include "flame/flamegraphpanel.h"
@@ -153,8 +154,9 @@ QWidget* ProfileTab::makeContentPage() {
     auto* layout = new QVBoxLayout(page);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
-    layout->addWidget(m_summary);
-    layout->addWidget(m_banner);
+    // (fenced: their texts change with each time range shown, see LayoutFence)
+    layout->addWidget(new LayoutFence(m_summary, page));
+    layout->addWidget(new LayoutFence(m_banner, page));
     m_pages = new QTabWidget(page);
     m_pages->setDocumentMode(true);
     m_pages->addTab(m_sideSplitter, tr("&Profile")); // threads, timeline, flame graph or sandwich, tables

@@ -1,4 +1,6 @@
 #include "flame/flamegraphpanel.h"
+
+#include "common/layoutfence.h"
 #include "flame/flamelegend.h"
 
 #include "common/layoututil.h"
@@ -152,7 +154,7 @@ FlameGraphPanel::FlameGraphPanel(QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
     layout->addWidget(toolbar);
-    layout->addWidget(m_crumbs);
+    layout->addWidget(new LayoutFence(m_crumbs, this)); // rebuilt for every chart shown
     layout->addWidget(m_chipBox);
     layout->addWidget(m_search);
     layout->addWidget(m_scroll, 1);

@@ -1,5 +1,7 @@
 #include "timeline/timelinepanel.h"
 
+#include "common/layoutfence.h"
+
 #include "common/qtprofile.h"
 #include "scorch/import.h"
 #include "timeline/stackchart.h"
@@ -110,7 +112,8 @@ TimelinePanel::TimelinePanel(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
-    layout->addWidget(m_header);
+    layout->addWidget(
+        new LayoutFence(m_header, this)); // the chip's and hint's texts change as a range is dragged
     layout->addWidget(m_view, 1);
     layout->addWidget(m_stackArea, 3);
     layout->addWidget(m_note);
@@ -238,9 +241,9 @@ void TimelinePanel::updateCompareActions() {
 
 void TimelinePanel::updateHeader() {
     const std::optional<TimeRange> range = m_view->selection();
-    m_chip->setVisible(range.has_value());
-    if (range)
+    if (range) // (named before it is shown: shown empty, it is taller, and the header's height changes)
         m_chip->setText(formatTimelineRange(*range) + QStringLiteral("  ✕"));
+    m_chip->setVisible(range.has_value());
     m_zoomOut->setVisible(m_view->zoomed());
 }
 

@@ -28,6 +28,7 @@
 #include <QTreeWidget>
 
 #include <cstdio>
+#include <map>
 #include <numeric>
 #include <string>
 #include <tuple>
@@ -116,6 +117,23 @@ FrameId frameNamed(const Profile& p, std::string_view name) {
             return FrameId{id};
     return {};
 }
+
+/// Counts the events of one type that the objects it filters receive.
+class EventCounter : public QObject {
+public:
+    EventCounter(QEvent::Type type, std::map<QObject*, int>& counts)
+        : m_type(type)
+        , m_counts(counts) {}
+    bool eventFilter(QObject* watched, QEvent* event) override {
+        if (event->type() == m_type)
+            ++m_counts[watched];
+        return false;
+    }
+
+private:
+    QEvent::Type m_type;
+    std::map<QObject*, int>& m_counts;
+};
 
 void drag(QWidget* w, int x0, int x1, int y) {
     QTest::mousePress(w, Qt::LeftButton, {}, QPoint(x0, y));
@@ -247,6 +265,50 @@ private Q_SLOTS:
         QVERIFY(!chip->isVisible());
         QTRY_COMPARE_WITH_TIMEOUT(chartTotal(*tab), all, kPatienceMs);
         QCOMPARE(tab->summary()->samplesText(), locale.toString(all));
+    }
+
+    /// Showing a range changes the summary's texts, shows the chip and rebuilds the crumbs, but repaints
+    /// only what changed: the page tabs above the chart and the thread list beside it are not painted again
+    /// (each new text re-activated every layout up to the window, and each tab widget on the way repainted
+    /// itself whole, three times per mouse move of a drag).
+    void rangesRepaintNotTheWholeTab() {
+        auto tab = openTab();
+        QVERIFY(tab);
+        TimelineView* view = tab->timeline()->view();
+        QWidget* pageTabs = tab->pages()->tabBar();
+        QWidget* threads = tab->findChild<ThreadList*>();
+        QVERIFY(threads);
+        QWidget* summary = tab->summary();
+        std::map<QObject*, int> paints, layouts;
+        EventCounter paintCounter(QEvent::Paint, paints), layoutCounter(QEvent::LayoutRequest, layouts);
+        for (QWidget* w : {pageTabs, threads, summary})
+            w->installEventFilter(&paintCounter);
+        qApp->installEventFilter(&layoutCounter);
+        // until the layouts' activations, passed up one parent per turn of the event loop, have ended (a
+        // turn without any) and the window is painted
+        const auto settled = [&layouts] {
+            for (int turn = 0; turn < 10000; ++turn) {
+                layouts.clear();
+                QCoreApplication::sendPostedEvents();
+                QCoreApplication::processEvents();
+                if (layouts.empty())
+                    break;
+            }
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(tablesFollowChart(*tab), kPatienceMs); // (the whole profile's, first)
+        settled();
+        paints.clear();
+        const TimeRange ranges[] = {
+            {100 * kMs, 900 * kMs}, {200 * kMs, 700 * kMs}, {150 * kMs, 420 * kMs}, {300 * kMs, 500 * kMs}};
+        for (const TimeRange& r : ranges) {
+            view->setSelection(r);
+            QTRY_COMPARE_WITH_TIMEOUT(chartTotal(*tab), countIn(m_samples, r), kPatienceMs);
+            QTRY_VERIFY_WITH_TIMEOUT(tablesFollowChart(*tab), kPatienceMs);
+            settled();
+        }
+        QVERIFY(paints[summary] >= 4); // (its texts changed with each range, and were painted)
+        QCOMPARE(paints[pageTabs], 0);
+        QCOMPARE(paints[threads], 0);
     }
 
     /// Ranges asked for while one is re-aggregated (a selection being dragged) wait for it instead of
