@@ -455,16 +455,21 @@ void ProfileTab::rebuildTables(std::shared_ptr<const ChartData> data) {
         return;
     }
     // Inverting the tree and summing functions can take a while on big profiles: off the GUI thread, one
-    // build at a time. A build cannot be stopped halfway, so chart data that arrives meanwhile (the partial
-    // snapshots of a big file loading, a range being dragged) waits for it and only the newest is built
-    // next: starting a build per snapshot left the older ones running to the end beside the newest, and
-    // on 2 cores they starved the GUI thread (a 10.7 s pause loading fp-large).
-    if (m_tableJob.isRunning()) {
+    // build at a time. While a big file loads, the partial snapshots' chart data waits for the running build
+    // and only the newest is built next, so that the tables show the file read so far (starting a build
+    // per snapshot left the older ones running beside the newest, and on 2 cores they starved the GUI
+    // thread: a 10.7 s pause loading fp-large). Once loaded, newer chart data (a time range being dragged,
+    // another thread subset) cancels the running build, which stops within milliseconds: its tables would
+    // be of a chart no longer shown.
+    if (m_tableJob.isRunning() && m_state == State::Loading) {
         m_pendingTables = std::move(data);
         return;
     }
-    m_tableJob.start([data](const JobContext&) { return TableData::build(data); },
+    m_pendingTables.reset();
+    m_tableJob.start([data](const JobContext& job) { return TableData::build(data, job.cancelFlag()); },
                      [this](std::shared_ptr<const TableData> tables) {
+                         if (!tables)
+                             return; // (cancelled: a newer build runs)
                          m_tables->setTableData(std::move(tables));
                          if (std::shared_ptr<const ChartData> next = std::move(m_pendingTables)) {
                              rebuildTables(std::move(next)); // the tables show the older data meanwhile

@@ -6,8 +6,15 @@
 
 namespace scorch {
 
+namespace {
+bool isSet(const std::atomic<bool>* cancel) {
+    return cancel && cancel->load(std::memory_order_relaxed);
+}
+} // namespace
+
 std::shared_ptr<const TreeTableData> TreeTableData::fromTree(std::shared_ptr<const ChartData> chart,
-                                                             std::shared_ptr<const CallTree> tree) {
+                                                             std::shared_ptr<const CallTree> tree,
+                                                             const std::atomic<bool>* cancel) {
     auto d = std::make_shared<TreeTableData>();
     const std::size_t type = chart->costType;
     const std::size_t size = tree->size();
@@ -28,6 +35,8 @@ std::shared_ptr<const TreeTableData> TreeTableData::fromTree(std::shared_ptr<con
     d->row.assign(size, 0);
     d->children.reserve(size);
     for (NodeId n = 0; n < size; ++n) {
+        if (n % 65536 == 0 && isSet(cancel))
+            return nullptr;
         if (n != kRootNode && !shown[n])
             continue;
         d->childBegin[n] = static_cast<uint32_t>(d->children.size());
@@ -51,24 +60,42 @@ std::shared_ptr<const TreeTableData> TreeTableData::fromTree(std::shared_ptr<con
     return d;
 }
 
-std::shared_ptr<const TreeTableData> TreeTableData::topDown(std::shared_ptr<const ChartData> chart) {
+std::shared_ptr<const TreeTableData> TreeTableData::topDown(std::shared_ptr<const ChartData> chart,
+                                                            const std::atomic<bool>* cancel) {
     std::shared_ptr<const CallTree> tree(chart, &chart->tree); // shares the chart's tree, no copy
-    return fromTree(std::move(chart), std::move(tree));
+    return fromTree(std::move(chart), std::move(tree), cancel);
 }
 
-std::shared_ptr<const TreeTableData> TreeTableData::bottomUp(std::shared_ptr<const ChartData> chart) {
-    auto tree = std::make_shared<const CallTree>(bottomUpTree(*chart->profile, chart->tree));
-    return fromTree(std::move(chart), std::move(tree));
+std::shared_ptr<const TreeTableData> TreeTableData::bottomUp(std::shared_ptr<const ChartData> chart,
+                                                             const std::atomic<bool>* cancel) {
+    std::shared_ptr<const CallTree> tree;
+    if (cancel) {
+        std::optional<CallTree> inverted = bottomUpTree(*chart->profile, chart->tree, *cancel);
+        if (!inverted)
+            return nullptr;
+        tree = std::make_shared<const CallTree>(std::move(*inverted));
+    } else {
+        tree = std::make_shared<const CallTree>(bottomUpTree(*chart->profile, chart->tree));
+    }
+    return fromTree(std::move(chart), std::move(tree), cancel);
 }
 
-std::shared_ptr<const FunctionTableData> FunctionTableData::build(std::shared_ptr<const ChartData> chart) {
+std::shared_ptr<const FunctionTableData> FunctionTableData::build(std::shared_ptr<const ChartData> chart,
+                                                                  const std::atomic<bool>* cancel) {
     auto d = std::make_shared<FunctionTableData>();
     const std::size_t type = chart->costType;
     d->costType = type;
     d->grandTotal = chart->tree.costTypeCount() > type ? chart->tree.grandTotal(type) : 0;
     d->rowOfFrame.assign(chart->profile->frames.size(), -1);
     if (chart->tree.costTypeCount() > type) {
-        for (FunctionCost& fc : functionCosts(*chart->profile, chart->tree)) {
+        std::optional<std::vector<FunctionCost>> functions;
+        if (cancel)
+            functions = functionCosts(*chart->profile, chart->tree, *cancel);
+        else
+            functions = functionCosts(*chart->profile, chart->tree);
+        if (!functions)
+            return nullptr;
+        for (FunctionCost& fc : *functions) {
             if (fc.self[type] == 0 && fc.total[type] == 0)
                 continue;
             d->rowOfFrame[fc.frame.value] = static_cast<int32_t>(d->functions.size());
@@ -79,13 +106,18 @@ std::shared_ptr<const FunctionTableData> FunctionTableData::build(std::shared_pt
     return d;
 }
 
-std::shared_ptr<const TableData> TableData::build(std::shared_ptr<const ChartData> chart) {
+std::shared_ptr<const TableData> TableData::build(std::shared_ptr<const ChartData> chart,
+                                                  const std::atomic<bool>* cancel) {
     auto d = std::make_shared<TableData>();
     // The inversion is the slowest part: overlap it with the other two.
-    auto bottomUp = std::async(std::launch::async, [chart] { return TreeTableData::bottomUp(chart); });
-    d->topDown = TreeTableData::topDown(chart);
-    d->functions = FunctionTableData::build(chart);
+    auto bottomUp =
+        std::async(std::launch::async, [chart, cancel] { return TreeTableData::bottomUp(chart, cancel); });
+    d->topDown = TreeTableData::topDown(chart, cancel);
+    if (d->topDown)
+        d->functions = FunctionTableData::build(chart, cancel);
     d->bottomUp = bottomUp.get();
+    if (!d->topDown || !d->functions || !d->bottomUp)
+        return nullptr; // (only when cancelled)
     d->chart = std::move(chart);
     return d;
 }

@@ -6,6 +6,7 @@
 
 #include "scorch/analysis.h"
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -27,12 +28,16 @@ struct TreeTableData {
     const Profile& profile() const { return *chart->profile; }
     NodeId child(NodeId parent, uint32_t r) const { return children[childBegin[parent] + r]; }
 
+    // Each returns nullptr soon after `cancel` (when given) is set.
     /// The tree the chart shows.
-    static std::shared_ptr<const TreeTableData> topDown(std::shared_ptr<const ChartData> chart);
+    static std::shared_ptr<const TreeTableData> topDown(std::shared_ptr<const ChartData> chart,
+                                                        const std::atomic<bool>* cancel = nullptr);
     /// The inverted (callers) tree of the chart's tree.
-    static std::shared_ptr<const TreeTableData> bottomUp(std::shared_ptr<const ChartData> chart);
+    static std::shared_ptr<const TreeTableData> bottomUp(std::shared_ptr<const ChartData> chart,
+                                                         const std::atomic<bool>* cancel = nullptr);
     static std::shared_ptr<const TreeTableData> fromTree(std::shared_ptr<const ChartData> chart,
-                                                         std::shared_ptr<const CallTree> tree);
+                                                         std::shared_ptr<const CallTree> tree,
+                                                         const std::atomic<bool>* cancel = nullptr);
 };
 
 /// Per-function self/total costs of the chart's tree (thread subset and transforms applied).
@@ -44,7 +49,9 @@ struct FunctionTableData {
     std::vector<int32_t> rowOfFrame;     ///< [frame id] -> row in `functions`, or -1
 
     const Profile& profile() const { return *chart->profile; }
-    static std::shared_ptr<const FunctionTableData> build(std::shared_ptr<const ChartData> chart);
+    /// nullptr soon after `cancel` (when given) is set.
+    static std::shared_ptr<const FunctionTableData> build(std::shared_ptr<const ChartData> chart,
+                                                          const std::atomic<bool>* cancel = nullptr);
 };
 
 /// Everything the call tree tables show for one ChartData.
@@ -53,7 +60,9 @@ struct TableData {
     std::shared_ptr<const TreeTableData> topDown, bottomUp;
     std::shared_ptr<const FunctionTableData> functions;
 
-    static std::shared_ptr<const TableData> build(std::shared_ptr<const ChartData> chart);
+    /// nullptr soon after `cancel` (when given) is set: the tables of a time range that is no longer shown.
+    static std::shared_ptr<const TableData> build(std::shared_ptr<const ChartData> chart,
+                                                  const std::atomic<bool>* cancel = nullptr);
 };
 
 } // namespace scorch

@@ -11,7 +11,26 @@ CallTree bottomUpTree(const Profile& profile) {
     return bottomUpTree(profile, profile.tree);
 }
 
-CallTree bottomUpTree(const Profile& profile, const CallTree& tree) {
+namespace {
+
+/// Whether `cancel` is set, looked at on the first call and every `Every`-th after it (the loops below are
+/// tight).
+template <uint32_t Every>
+class CancelPoll {
+public:
+    explicit CancelPoll(const std::atomic<bool>* cancel)
+        : m_cancel(cancel) {}
+    bool operator()() {
+        return m_cancel && m_count++ % Every == 0 && m_cancel->load(std::memory_order_relaxed);
+    }
+
+private:
+    const std::atomic<bool>* m_cancel;
+    uint32_t m_count = 0;
+};
+
+std::optional<CallTree> invert(const Profile& profile, const CallTree& tree,
+                               const std::atomic<bool>* cancel) {
     // Every node with self cost starts a walk up to the root; the inverted tree's nodes are the distinct
     // walk prefixes. Instead of hashing each (prefix, frame) step, walks that share a prefix are kept in one
     // contiguous group and split by the frame of their next step with a counting sort: linear in the total
@@ -48,7 +67,10 @@ CallTree bottomUpTree(const Profile& profile, const CallTree& tree) {
         NodeId parent; // inverted node the group's walks have reached
     };
     std::vector<Group> stack{{0, static_cast<uint32_t>(cursor.size()), kRootNode}};
+    CancelPoll<256> cancelled(cancel);
     while (!stack.empty()) {
+        if (cancelled())
+            return std::nullopt;
         const Group g = stack.back();
         stack.pop_back();
         touched.clear();
@@ -93,21 +115,22 @@ CallTree bottomUpTree(const Profile& profile, const CallTree& tree) {
         }
     }
     std::vector<Step>().swap(step);
+    if (cancel && cancel->load(std::memory_order_relaxed))
+        return std::nullopt;
     return CallTree::fromParentArray(parent, frame, std::move(self), profile.frames, profile.strings);
 }
 
-std::vector<FunctionCost> functionCosts(const Profile& profile) {
-    return functionCosts(profile, profile.tree);
-}
-
-std::vector<FunctionCost> functionCosts(const Profile& profile, const CallTree& tree) {
-
+std::optional<std::vector<FunctionCost>> sumFunctions(const Profile& profile, const CallTree& tree,
+                                                      const std::atomic<bool>* cancel) {
     const std::size_t types = tree.costTypeCount();
     std::vector<int32_t> slot(profile.frames.size(), -1);
     std::vector<FunctionCost> out;
     std::vector<uint32_t> onPath(profile.frames.size(), 0);
     std::vector<NodeId> open; // ancestors of the current node (preorder walk)
+    CancelPoll<65536> cancelled(cancel);
     for (NodeId n = 1; n < tree.size(); ++n) {
+        if (cancelled())
+            return std::nullopt;
         while (!open.empty() && tree.subtreeEnd(open.back()) <= n) {
             --onPath[tree.frame(open.back()).value];
             open.pop_back();
@@ -128,6 +151,30 @@ std::vector<FunctionCost> functionCosts(const Profile& profile, const CallTree& 
         open.push_back(n);
     }
     return out;
+}
+
+} // namespace
+
+CallTree bottomUpTree(const Profile& profile, const CallTree& tree) {
+    return *invert(profile, tree, nullptr);
+}
+
+std::optional<CallTree> bottomUpTree(const Profile& profile, const CallTree& tree,
+                                     const std::atomic<bool>& cancel) {
+    return invert(profile, tree, &cancel);
+}
+
+std::vector<FunctionCost> functionCosts(const Profile& profile) {
+    return functionCosts(profile, profile.tree);
+}
+
+std::vector<FunctionCost> functionCosts(const Profile& profile, const CallTree& tree) {
+    return *sumFunctions(profile, tree, nullptr);
+}
+
+std::optional<std::vector<FunctionCost>> functionCosts(const Profile& profile, const CallTree& tree,
+                                                       const std::atomic<bool>& cancel) {
+    return sumFunctions(profile, tree, &cancel);
 }
 
 std::vector<FunctionCost> topFunctions(const Profile& profile, std::size_t costType, std::size_t limit) {

@@ -10,6 +10,9 @@
 
 #include <QFile>
 
+#include <atomic>
+#include <optional>
+
 #include <regex>
 #include <sstream>
 #include <tuple>
@@ -217,7 +220,24 @@ private Q_SLOTS:
             }
             const Profile expected = fromFolded(reversed);
             QVERIFY2(expected.tree.size() > 20, std::to_string(expected.tree.size()).c_str());
+            // the cancellable forms: the same results while not cancelled, none once cancelled
+            std::atomic<bool> cancel{false};
+            std::optional<CallTree> inverted = bottomUpTree(p, p.tree, cancel);
+            const std::optional<std::vector<FunctionCost>> sums = functionCosts(p, p.tree, cancel);
+            QVERIFY(inverted && sums);
+            const std::vector<FunctionCost> plainSums = functionCosts(p);
+            QCOMPARE(sums->size(), plainSums.size());
+            for (std::size_t i = 0; i < sums->size(); ++i) {
+                QCOMPARE((*sums)[i].frame, plainSums[i].frame);
+                QCOMPARE((*sums)[i].self, plainSums[i].self);
+                QCOMPARE((*sums)[i].total, plainSums[i].total);
+            }
+            cancel = true;
+            QVERIFY(!bottomUpTree(p, p.tree, cancel));
+            QVERIFY(!functionCosts(p, p.tree, cancel));
             p.tree = bottomUpTree(p);
+            QVERIFY2(folded(p) == folded(expected), file);
+            std::swap(p.tree, *inverted);
             QVERIFY2(folded(p) == folded(expected), file);
             // the same nodes in the same preorder (siblings by name), node by node
             const auto preorder = [](const Profile& q) {

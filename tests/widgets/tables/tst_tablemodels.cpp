@@ -20,7 +20,9 @@
 #include <QStandardItemModel>
 #include <QStyleOptionViewItem>
 #include <QTest>
+
 #include <QTreeView>
+#include <atomic>
 
 #include <functional>
 #include <map>
@@ -319,7 +321,14 @@ private Q_SLOTS:
             QSKIP("corpus perf-funcab-cmd-01 (input or expected collapse) not found under SCORCH_CORPUS_DIR");
         const auto chart = load(input);
         const Expected e = fromFolded(folded);
-        const auto data = TableData::build(chart);
+        // built under a cancel flag: the same tables while it is not set, none once it is
+        std::atomic<bool> cancel{false};
+        const auto data = TableData::build(chart, &cancel);
+        QVERIFY(data);
+        cancel = true;
+        QVERIFY(!TableData::build(chart, &cancel));
+        QVERIFY(!TreeTableData::bottomUp(chart, &cancel));
+        QVERIFY(!FunctionTableData::build(chart, &cancel));
         TopDownModel topDown;
         BottomUpModel bottomUp;
         FunctionListModel functions;

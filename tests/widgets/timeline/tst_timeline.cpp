@@ -9,6 +9,7 @@
 #include "mainwindow.h"
 #include "profiletab.h"
 #include "summarybar.h"
+#include "tables/calltreemodel.h"
 #include "tables/calltreetables.h"
 #include "threadlist.h"
 #include "timeline/stackchart.h"
@@ -309,6 +310,27 @@ private Q_SLOTS:
         QVERIFY(paints[summary] >= 4); // (its texts changed with each range, and were painted)
         QCOMPARE(paints[pageTabs], 0);
         QCOMPARE(paints[threads], 0);
+    }
+
+    /// Once the profile is loaded, newer chart data (a range dragged on) cancels the tables' build for the
+    /// older: only the newest tables are shown. (While loading, a snapshot's build runs to its end and the
+    /// newest snapshot waits for it: the tables were shown twice here, the first of a chart no longer shown.)
+    void newerChartCancelsTheTablesBuild() {
+        auto tab = openTab();
+        QVERIFY(tab);
+        QCOMPARE(tab->state(), ProfileTab::State::Loaded);
+        QTRY_VERIFY_WITH_TIMEOUT(tablesFollowChart(*tab), kPatienceMs);
+        std::vector<std::shared_ptr<const ChartData>> shown;
+        connect(tab->tables()->topDownModel(), &QAbstractItemModel::modelReset, tab.get(),
+                [&] { shown.push_back(tab->tables()->tableData()->chart); });
+        const auto older = ChartData::fromProfile(tab->profile()),
+                   newer = ChartData::fromProfile(tab->profile());
+        QSignalSpy updated(tab.get(), &ProfileTab::tablesUpdated);
+        Q_EMIT tab->panel()->dataChanged(older); // (the older build starts, and is cancelled at once)
+        Q_EMIT tab->panel()->dataChanged(newer);
+        QTRY_COMPARE_WITH_TIMEOUT(updated.count(), 1, kPatienceMs);
+        QCOMPARE(shown, std::vector<std::shared_ptr<const ChartData>>{newer});
+        QCOMPARE(tab->tables()->tableData()->chart, newer);
     }
 
     /// Ranges asked for while one is re-aggregated (a selection being dragged) wait for it instead of
