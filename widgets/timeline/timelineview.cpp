@@ -83,6 +83,7 @@ TimelineView::TimelineView(QWidget* parent)
 TimelineView::~TimelineView() = default;
 
 void TimelineView::setProfile(std::shared_ptr<const Profile> profile) {
+    lanesChanged();
     m_profile = std::move(profile);
     m_lanes.clear();
     m_threads.clear();
@@ -152,6 +153,7 @@ bool TimelineView::hasTimeline() const {
 }
 
 void TimelineView::rebuildRows() {
+    lanesChanged();
     m_widestLabel = -1;
     m_rows.clear();
     m_lanes.clear();
@@ -269,6 +271,7 @@ void TimelineView::setThreads(std::vector<uint32_t> threads) {
     for (uint32_t t : threads)
         if (t < m_inFilter.size())
             m_inFilter[t] = true;
+    lanesChanged();
     update();
 }
 
@@ -279,6 +282,7 @@ void TimelineView::setHighlightFrame(FrameId frame) {
     m_highlightJob.drop();
     if (frame.value == 0)
         m_onStack = {};
+    lanesChanged();
     scheduleSeries();
     update();
 }
@@ -316,6 +320,7 @@ void TimelineView::zoomTo(TimeRange range) {
     if (range.end <= range.begin || (range.begin == m_visible.begin && range.end == m_visible.end))
         return;
     m_visible = range;
+    lanesChanged();
     scheduleSeries();
     update();
     Q_EMIT visibleRangeChanged(m_visible);
@@ -519,6 +524,7 @@ void TimelineView::computeSeries() {
             },
             [this](Series s) {
                 m_activity = std::move(s);
+                lanesChanged();
                 update();
                 Q_EMIT activityUpdated();
             });
@@ -533,6 +539,7 @@ void TimelineView::computeSeries() {
             },
             [this](Series s) {
                 m_onStack = std::move(s);
+                lanesChanged();
                 update();
                 Q_EMIT highlightUpdated();
             });
@@ -565,11 +572,25 @@ void TimelineView::resizeEvent(QResizeEvent* event) {
 
 void TimelineView::paintEvent(QPaintEvent*) {
     QPainter p(this);
-    p.fillRect(rect(), palette().base());
-    if (!hasTimeline())
+    if (!hasTimeline()) {
+        p.fillRect(rect(), palette().base());
         return;
-    paintLanes(p);
-    paintAxis(p);
+    }
+    const LanesKey key{m_lanesGeneration,    size(),           devicePixelRatioF(), m_scroll->value(),
+                       palette().cacheKey(), isActiveWindow(), font().key()};
+    if (m_lanesImage.isNull() || key != m_lanesKey) {
+        m_lanesImage = QPixmap(size() * key.pixelRatio);
+        m_lanesImage.setDevicePixelRatio(key.pixelRatio);
+        QPainter lanes(&m_lanesImage);
+        lanes.setFont(font()); // (as a painter on the widget starts)
+        lanes.setPen(palette().color(QPalette::WindowText));
+        lanes.fillRect(rect(), palette().base());
+        paintLanes(lanes);
+        paintAxis(lanes);
+        m_lanesKey = key;
+        ++m_lanesPainted;
+    }
+    p.drawPixmap(0, 0, m_lanesImage);
 
     // The baseline of a comparison: a grey band, labelled in the axis.
     if (m_baseline && m_baseline->end > m_visible.begin && m_baseline->begin < m_visible.end) {

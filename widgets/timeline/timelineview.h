@@ -10,6 +10,7 @@
 #include "scorch/frames.h"
 #include "scorch/samples.h"
 
+#include <QPixmap>
 #include <QWidget>
 
 #include <cstdint>
@@ -73,6 +74,8 @@ public:
     QRect labelRect(uint32_t thread) const;
     /// The lanes' threads, top to bottom (the threads of collapsed processes left out).
     const std::vector<uint32_t>& lanes() const { return m_lanes; }
+    /// How often the lanes and the axis were painted (into their cache), for tests.
+    int lanesPainted() const { return m_lanesPainted; }
 
     /// Profiles of several processes (perf record -a): the threads are grouped by process, busiest first;
     /// a process with more than one thread has a header row (its threads' activity summed) whose label
@@ -174,6 +177,8 @@ private:
     bool seriesMatches(const Series& s, FrameId frame) const;
     void paintAxis(QPainter& p);
     void paintLanes(QPainter& p);
+    /// The lanes and the axis changed: painted again into the cache at the next paint.
+    void lanesChanged() { ++m_lanesGeneration; }
 
     std::shared_ptr<const Profile> m_profile;
     std::vector<uint32_t> m_lanes;   // the threads of the thread rows, top to bottom
@@ -193,6 +198,22 @@ private:
     QScrollBar* m_scroll;
     BackgroundJob m_activityJob{this};
     BackgroundJob m_highlightJob{this};
+    // The lanes and the axis as last painted, drawn again only when they change: a selection being dragged
+    // repaints the view at every mouse move, and painting fp-large's lanes took 4-6 ms of the GUI thread.
+    struct LanesKey {
+        uint64_t generation = 0; // of lanesChanged()
+        QSize size;
+        qreal pixelRatio = 1;
+        int scroll = 0;
+        qint64 palette = 0;
+        bool active = false; // (the palette's colour group)
+        QString font;
+        bool operator==(const LanesKey&) const = default;
+    };
+    uint64_t m_lanesGeneration = 1;
+    LanesKey m_lanesKey;
+    QPixmap m_lanesImage;
+    int m_lanesPainted = 0;
 };
 
 } // namespace scorch

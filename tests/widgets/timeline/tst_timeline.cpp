@@ -405,6 +405,69 @@ private Q_SLOTS:
         QCOMPARE(view->highlightOf(view->lanes()[1]), none);
     }
 
+    /// The lanes are painted once and kept: dragging a selection repaints only the selection over them, and
+    /// what changes the lanes (the function shown on the stack, the thread filter, scrolling, the size)
+    /// paints them again.
+    void lanesKeptWhileASelectionIsDragged() {
+        auto tab = openTab();
+        QVERIFY(tab);
+        TimelineView* view = tab->timeline()->view();
+        const QRect plot = view->plotRect();
+        const int y = view->laneRect(view->lanes()[0]).center().y();
+        const auto pixel = [&](int x) {
+            return view->grab().toImage().pixelColor(x, y);
+        };
+        const int inside = plot.left() + plot.width() / 2;
+        const QImage before = view->grab().toImage();
+        const int painted = view->lanesPainted();
+        QVERIFY(painted > 0);
+        QTest::mousePress(view, Qt::LeftButton, {}, QPoint(plot.left() + 10, y));
+        for (int x = plot.left() + 20; x <= plot.right() - 10; x += plot.width() / 8) {
+            QTest::mouseMove(view, QPoint(x, y));
+            const QColor now = pixel(plot.left() + 15); // inside the span from the first move on
+            QVERIFY(now != before.pixelColor(plot.left() + 15, y));
+        }
+        QCOMPARE(view->lanesPainted(), painted);                // (each grab() painted the view)
+        QVERIFY(pixel(inside) != before.pixelColor(inside, y)); // the span covers the middle now
+        QTest::mouseRelease(view, Qt::LeftButton, {}, QPoint(plot.right() - 10, y));
+        QTRY_VERIFY_WITH_TIMEOUT(tablesFollowChart(*tab), kPatienceMs);
+        view->setSelection(std::nullopt);
+        QCOMPARE(view->grab().toImage(), before);
+        QCOMPARE(view->lanesPainted(), painted);
+
+        // the function on the stack: painted again, in its colour
+        const FrameId hot = frameNamed(*tab->profile(), "hot");
+        view->setHighlightFrame(hot);
+        QTRY_VERIFY_WITH_TIMEOUT(view->highlightCurrent() && !view->highlightOf(view->lanes()[0]).empty(),
+                                 kPatienceMs);
+        const std::vector<uint32_t> onStack = view->highlightOf(view->lanes()[0]);
+        const auto hotColumn = std::find_if(onStack.begin(), onStack.end(), [](uint32_t v) { return v > 0; });
+        QVERIFY(hotColumn != onStack.end());
+        const QImage withHot = view->grab().toImage();
+        const auto isOrange = [](QColor c) {
+            return c.red() > 150 && c.red() > c.green() + 40 && c.green() > c.blue() + 40;
+        };
+        QVERIFY(view->lanesPainted() > painted);
+        const int hx = plot.left() + static_cast<int>(hotColumn - onStack.begin());
+        const QRect lane = view->laneRect(view->lanes()[0]);
+        bool orange = false;
+        for (int py = lane.top(); py <= lane.bottom(); ++py) {
+            QVERIFY(!isOrange(before.pixelColor(hx, py)));
+            orange = orange || isOrange(withHot.pixelColor(hx, py));
+        }
+        QVERIFY(orange);
+        // the thread filter and the size: painted again
+        const int withHighlight = view->lanesPainted();
+        view->setThreads({view->lanes()[1]});
+        view->grab();
+        const int filtered = view->lanesPainted();
+        QVERIFY(filtered > withHighlight);
+        view->grab();
+        QCOMPARE(view->lanesPainted(), filtered); // (nothing changed)
+        tab->resize(tab->width() - 40, tab->height());
+        QTRY_VERIFY_WITH_TIMEOUT((view->grab(), view->lanesPainted() > filtered), kPatienceMs);
+    }
+
     /// Comparing time ranges: the selection with the rest of the recording, then a baseline marked before
     /// with a later selection; each side holds exactly its range's samples (counted from the generated list),
     /// and in the main window the comparison opens as a tab.
