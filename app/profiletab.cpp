@@ -204,6 +204,14 @@ QWidget* ProfileTab::makeContentPage() {
     connect(m_timeline, &TimelinePanel::rangeChanged, this, &ProfileTab::setTimeRange);
     connect(m_timeline, &TimelinePanel::compareRequested, this, &ProfileTab::compareRanges);
     connect(m_panel, &FlameGraphPanel::dataChanged, this, &ProfileTab::rebuildTables);
+    connect(m_tables, &CallTreeTables::bottomUpWanted, this, [this](std::shared_ptr<const ChartData> chart) {
+        m_bottomUpJob.start(
+            [chart](const JobContext& job) { return TreeTableData::bottomUp(chart, job.cancelFlag()); },
+            [this](std::shared_ptr<const TreeTableData> tree) {
+                if (tree)
+                    m_tables->setBottomUp(std::move(tree));
+            });
+    });
     return page;
 }
 
@@ -450,6 +458,7 @@ void ProfileTab::rebuildTables(std::shared_ptr<const ChartData> data) {
         m_summary->setData(*data);
     if (!data) {
         m_tableJob.drop();
+        m_bottomUpJob.drop();
         m_pendingTables.reset();
         m_tables->setTableData(nullptr);
         return;
@@ -466,17 +475,22 @@ void ProfileTab::rebuildTables(std::shared_ptr<const ChartData> data) {
         return;
     }
     m_pendingTables.reset();
-    m_tableJob.start([data](const JobContext& job) { return TableData::build(data, job.cancelFlag()); },
-                     [this](std::shared_ptr<const TableData> tables) {
-                         if (!tables)
-                             return; // (cancelled: a newer build runs)
-                         m_tables->setTableData(std::move(tables));
-                         if (std::shared_ptr<const ChartData> next = std::move(m_pendingTables)) {
-                             rebuildTables(std::move(next)); // the tables show the older data meanwhile
-                             return;
-                         }
-                         Q_EMIT tablesUpdated();
-                     });
+    m_bottomUpJob.drop();                            // (of the chart these tables replace)
+    const bool bottomUp = m_tables->bottomUpShown(); // (otherwise built when its page is shown)
+    m_tableJob.start(
+        [data, bottomUp](const JobContext& job) {
+            return TableData::build(data, job.cancelFlag(), bottomUp);
+        },
+        [this](std::shared_ptr<const TableData> tables) {
+            if (!tables)
+                return; // (cancelled: a newer build runs)
+            m_tables->setTableData(std::move(tables));
+            if (std::shared_ptr<const ChartData> next = std::move(m_pendingTables)) {
+                rebuildTables(std::move(next)); // the tables show the older data meanwhile
+                return;
+            }
+            Q_EMIT tablesUpdated();
+        });
 }
 
 } // namespace scorch

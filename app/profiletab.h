@@ -126,7 +126,8 @@ private:
     QString m_loadingStatus;
     std::shared_ptr<const Profile> m_profile;
     ProfileLoader* m_loader;
-    BackgroundJob m_tableJob{this}; // the table rows of the newest chart data
+    BackgroundJob m_tableJob{this};    // the table rows of the newest chart data
+    BackgroundJob m_bottomUpJob{this}; // the bottom-up tree, when its page is shown
     // chart data that arrived while a table build ran: built when that one is done (one build at a time)
     std::shared_ptr<const ChartData> m_pendingTables;
     BackgroundJob m_sliceJob{this}; // the profile of a time range

@@ -253,6 +253,10 @@ private Q_SLOTS:
         view->selectNode(recurse);
         QCOMPARE(topDown->currentIndex().data(NodeRole).toUInt(), recurse);
         QCOMPARE(flat->currentIndex().data().toString(), QStringLiteral("recurse"));
+        // the bottom-up tree is built when its page is shown, and the function chosen before is current there
+        QVERIFY(!tab->tables()->tableData()->bottomUp);
+        tab->tables()->tabs()->setCurrentIndex(CallTreeTables::BottomUp);
+        QTRY_VERIFY_WITH_TIMEOUT(tab->tables()->tableData()->bottomUp, kPatienceMs);
         QCOMPARE(tab->tables()->view(CallTreeTables::BottomUp)->currentIndex().data().toString(),
                  QStringLiteral("recurse"));
         // A caller row in the bottom-up tree selects that function in the chart and stays current (the

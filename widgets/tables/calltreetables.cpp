@@ -11,6 +11,7 @@
 
 #include <QEvent>
 #include <QHeaderView>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QSortFilterProxyModel>
@@ -80,7 +81,44 @@ CallTreeTables::CallTreeTables(QWidget* parent)
     connect(m_tabs, &QTabWidget::currentChanged, this, [this](int page) {
         if (page >= 0 && page < PageCount)
             fitColumns(static_cast<Page>(page));
+        askForBottomUp();
     });
+    m_building = new QLabel(tr("Building the bottom-up tree…"), m_pages[BottomUp].view->viewport());
+    m_building->setObjectName(QStringLiteral("bottomUpBuilding"));
+    m_building->setAlignment(Qt::AlignCenter);
+    m_building->setForegroundRole(QPalette::PlaceholderText);
+    m_building->hide();
+}
+
+bool CallTreeTables::bottomUpShown() const {
+    return m_tabs->currentIndex() == BottomUp;
+}
+
+void CallTreeTables::askForBottomUp() {
+    const bool missing = m_data && !m_data->bottomUp;
+    m_building->setVisible(missing && bottomUpShown());
+    if (m_building->isVisible())
+        m_building->setGeometry(m_pages[BottomUp].view->viewport()->rect());
+    if (missing && bottomUpShown() && m_bottomUpAsked.lock() != m_data->chart) {
+        m_bottomUpAsked = m_data->chart;
+        Q_EMIT bottomUpWanted(m_data->chart);
+    }
+}
+
+void CallTreeTables::setBottomUp(std::shared_ptr<const TreeTableData> tree) {
+    if (!m_data || !tree || tree->chart != m_data->chart || m_data->bottomUp)
+        return;
+    std::shared_ptr<const TableData> old = std::exchange(m_data, m_data->withBottomUp(tree));
+    m_bottomUp->setTableData(std::move(tree));
+    m_building->hide();
+    if (m_selectedFrame.value != 0) {
+        m_selecting = true;
+        showSource(BottomUp, m_bottomUp->indexOfFrame(m_selectedFrame));
+        m_selecting = false;
+    }
+    if (bottomUpShown())
+        fitColumns(BottomUp);
+    releaseInBackground(std::move(old));
 }
 
 CallTreeTables::~CallTreeTables() = default;
@@ -161,6 +199,7 @@ void CallTreeTables::setTableData(std::shared_ptr<const TableData> data) {
     releaseInBackground(std::move(old)); // (after the models let go of its tables)
     // the page in view; the others when they are shown (each took a few ms on fp-large)
     fitColumns(static_cast<Page>(m_tabs->currentIndex()));
+    askForBottomUp();
 }
 
 void CallTreeTables::fitColumns(Page page) {
@@ -195,8 +234,11 @@ void CallTreeTables::fitColumns(Page page) {
 bool CallTreeTables::eventFilter(QObject* watched, QEvent* event) {
     if (event->type() == QEvent::Resize)
         for (int page = 0; page < PageCount; ++page)
-            if (m_pages[page].view && watched == m_pages[page].view->viewport())
+            if (m_pages[page].view && watched == m_pages[page].view->viewport()) {
                 fitColumns(static_cast<Page>(page));
+                if (page == BottomUp)
+                    m_building->setGeometry(m_pages[page].view->viewport()->rect());
+            }
     return QWidget::eventFilter(watched, event);
 }
 
@@ -242,6 +284,7 @@ void CallTreeTables::onCurrentChanged(Page page, const QModelIndex& current) {
         Q_EMIT nodeActivated(node);
     } else {
         const FrameId frame{current.data(FrameRole).toUInt()};
+        m_selectedFrame = frame;
         m_selecting = true;
         if (m_data) { // the heaviest top-down node of the function, unless one of it is current
             const QModelIndex now = m_pages[TopDown].view->currentIndex();
@@ -289,6 +332,7 @@ void CallTreeTables::selectNode(NodeId node) {
         return;
     m_selecting = true;
     const FrameId frame = m_data->chart->tree.frame(node);
+    m_selectedFrame = frame;
     showSource(TopDown, m_topDown->indexOfNode(node));
     showSource(BottomUp, m_bottomUp->indexOfFrame(frame));
     showSource(Functions, m_functions->indexOfFrame(frame));
@@ -298,6 +342,7 @@ void CallTreeTables::selectNode(NodeId node) {
 void CallTreeTables::selectFunction(FrameId frame) {
     if (!m_data)
         return;
+    m_selectedFrame = frame;
     const NodeId best = heaviestNode(frame); // as the chart selects it
     m_selecting = true;
     if (best != kRootNode)

@@ -10,6 +10,7 @@
 #include <memory>
 
 class QAbstractItemModel;
+class QLabel;
 class QLineEdit;
 class QMenu;
 class QModelIndex;
@@ -34,6 +35,11 @@ public:
 
     void setTableData(std::shared_ptr<const TableData> data);
     std::shared_ptr<const TableData> tableData() const { return m_data; }
+    /// The Bottom-up page is in view: its tree is wanted with the tables (built only then: it is the slowest
+    /// part by far).
+    bool bottomUpShown() const;
+    /// The bottom-up tree asked for by bottomUpWanted(); ignored unless it is of the chart shown.
+    void setBottomUp(std::shared_ptr<const TreeTableData> tree);
 
     /// Selects a node of the top-down tree (its function in the other tables); emits nothing.
     void selectNode(NodeId node);
@@ -59,6 +65,9 @@ Q_SIGNALS:
     void sourceRequested(scorch::FrameId frame);
     /// "Show in Sandwich" on a row.
     void sandwichRequested(scorch::FrameId frame);
+    /// The Bottom-up page is shown and the tables have no bottom-up tree of `chart`: build it and hand it to
+    /// setBottomUp(). Emitted once per chart.
+    void bottomUpWanted(std::shared_ptr<const scorch::ChartData> chart);
 
 private:
     struct PageParts {
@@ -74,6 +83,8 @@ private:
     /// The top-down node of `frame` with the biggest total, or kRootNode.
     NodeId heaviestNode(FrameId frame) const;
     void showSource(Page page, const QModelIndex& source);
+    /// Emits bottomUpWanted() when the Bottom-up page is shown without its tree; shows "building" meanwhile.
+    void askForBottomUp();
 
     std::shared_ptr<const TableData> m_data;
     QLineEdit* m_filter = nullptr;
@@ -84,6 +95,9 @@ private:
     QTimer* m_filterDelay = nullptr;
     std::array<PageParts, PageCount> m_pages;
     bool m_selecting = false; // programmatic selection in progress: do not re-emit
+    FrameId m_selectedFrame;  // the function selected last, selected again in a bottom-up tree that arrives
+    std::weak_ptr<const ChartData> m_bottomUpAsked; // the chart bottomUpWanted() was emitted for
+    QLabel* m_building = nullptr;                   // over the Bottom-up page while its tree is built
 };
 
 } // namespace scorch

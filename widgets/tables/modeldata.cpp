@@ -107,18 +107,27 @@ std::shared_ptr<const FunctionTableData> FunctionTableData::build(std::shared_pt
 }
 
 std::shared_ptr<const TableData> TableData::build(std::shared_ptr<const ChartData> chart,
-                                                  const std::atomic<bool>* cancel) {
+                                                  const std::atomic<bool>* cancel, bool withBottomUp) {
     auto d = std::make_shared<TableData>();
     // The inversion is the slowest part: overlap it with the other two.
-    auto bottomUp =
-        std::async(std::launch::async, [chart, cancel] { return TreeTableData::bottomUp(chart, cancel); });
+    std::future<std::shared_ptr<const TreeTableData>> bottomUp;
+    if (withBottomUp)
+        bottomUp = std::async(std::launch::async,
+                              [chart, cancel] { return TreeTableData::bottomUp(chart, cancel); });
     d->topDown = TreeTableData::topDown(chart, cancel);
     if (d->topDown)
         d->functions = FunctionTableData::build(chart, cancel);
-    d->bottomUp = bottomUp.get();
-    if (!d->topDown || !d->functions || !d->bottomUp)
+    if (withBottomUp)
+        d->bottomUp = bottomUp.get();
+    if (!d->topDown || !d->functions || (withBottomUp && !d->bottomUp))
         return nullptr; // (only when cancelled)
     d->chart = std::move(chart);
+    return d;
+}
+
+std::shared_ptr<const TableData> TableData::withBottomUp(std::shared_ptr<const TreeTableData> tree) const {
+    auto d = std::make_shared<TableData>(*this);
+    d->bottomUp = std::move(tree);
     return d;
 }
 

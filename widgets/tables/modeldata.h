@@ -57,12 +57,16 @@ struct FunctionTableData {
 /// Everything the call tree tables show for one ChartData.
 struct TableData {
     std::shared_ptr<const ChartData> chart;
-    std::shared_ptr<const TreeTableData> topDown, bottomUp;
+    std::shared_ptr<const TreeTableData> topDown, bottomUp; ///< bottomUp null: not built (not asked for)
     std::shared_ptr<const FunctionTableData> functions;
 
     /// nullptr soon after `cancel` (when given) is set: the tables of a time range that is no longer shown.
+    /// The bottom-up tree, the slowest part by far (seconds for millions of nodes), only `withBottomUp`.
     static std::shared_ptr<const TableData> build(std::shared_ptr<const ChartData> chart,
-                                                  const std::atomic<bool>* cancel = nullptr);
+                                                  const std::atomic<bool>* cancel = nullptr,
+                                                  bool withBottomUp = true);
+    /// A copy with the bottom-up tree of the same chart.
+    std::shared_ptr<const TableData> withBottomUp(std::shared_ptr<const TreeTableData> tree) const;
 };
 
 } // namespace scorch

@@ -333,6 +333,41 @@ private Q_SLOTS:
         QCOMPARE(tab->tables()->tableData()->chart, newer);
     }
 
+    /// The bottom-up tree, the slowest table by far, is built only while its page is shown: on showing the
+    /// page (a "building" note meanwhile), and then with each range's other tables.
+    void bottomUpBuiltWhenItsPageIsShown() {
+        auto tab = openTab();
+        QVERIFY(tab);
+        CallTreeTables* tables = tab->tables();
+        QTRY_VERIFY_WITH_TIMEOUT(tablesFollowChart(*tab), kPatienceMs);
+        QVERIFY(!tables->tableData()->bottomUp);
+        auto* building = tables->findChild<QLabel*>(QStringLiteral("bottomUpBuilding"));
+        QVERIFY(building);
+        QVERIFY(!building->isVisible());
+        tables->tabs()->setCurrentIndex(CallTreeTables::BottomUp);
+        QVERIFY(building->isVisible()); // (the tree arrives from another thread, later)
+        QTRY_VERIFY_WITH_TIMEOUT(tables->tableData()->bottomUp, kPatienceMs);
+        QVERIFY(!building->isVisible());
+        QCOMPARE(tables->tableData()->chart, tab->panel()->data());
+        const QAbstractItemModel* model = tables->view(CallTreeTables::BottomUp)->model();
+        QVERIFY(model->rowCount() > 0);
+        // a range's tables come with their bottom-up tree while the page is shown
+        const TimeRange range{200 * kMs, 600 * kMs};
+        tab->timeline()->view()->setSelection(range);
+        QTRY_COMPARE_WITH_TIMEOUT(chartTotal(*tab), countIn(m_samples, range), kPatienceMs);
+        QTRY_VERIFY_WITH_TIMEOUT(tablesFollowChart(*tab), kPatienceMs);
+        const auto withRange = tables->tableData();
+        QVERIFY(withRange->bottomUp);
+        QCOMPARE(withRange->bottomUp->grandTotal, countIn(m_samples, range));
+        QVERIFY(!building->isVisible());
+        // and without it when another page is shown
+        tables->tabs()->setCurrentIndex(CallTreeTables::Functions);
+        tab->timeline()->view()->setSelection(std::nullopt);
+        QTRY_COMPARE_WITH_TIMEOUT(chartTotal(*tab), static_cast<int64_t>(m_samples.size()), kPatienceMs);
+        QTRY_VERIFY_WITH_TIMEOUT(tablesFollowChart(*tab), kPatienceMs);
+        QVERIFY(!tables->tableData()->bottomUp);
+    }
+
     /// Ranges asked for while one is re-aggregated (a selection being dragged) wait for it instead of
     /// cancelling it: the first is shown (cancelled at each move, none was shown until the mouse stopped),
     /// then the newest; the ones between may be skipped, and nothing else is shown.
