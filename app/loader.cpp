@@ -5,6 +5,7 @@
 #include "common/qtprofile.h"
 
 #include "scorch/import.h"
+#include "scorch/samples.h"
 #include "scorch/transform.h"
 
 #include <QFile>
@@ -52,6 +53,8 @@ void ProfileLoader::start(const QString& path) {
                 });
             };
             control.partial = [this, &job](Profile&& snapshot) {
+                if (snapshot.samples)
+                    snapshot.samples->prepareThreadIndex(); // (the timeline's lanes read it at once)
                 auto shared = std::make_shared<const Profile>(std::move(snapshot));
                 job.post([this, shared] { Q_EMIT partial(shared); });
             };
@@ -62,6 +65,8 @@ void ProfileLoader::start(const QString& path) {
             try {
                 Profile profile = importProfile(file, options, control);
                 addModuleFrames(profile); // so that a chip can collapse any module of the shared profile
+                if (profile.samples)
+                    profile.samples->prepareThreadIndex();
                 result.profile = std::make_shared<const Profile>(std::move(profile));
             } catch (const ImportCancelled&) {
                 result.cancelled = true;

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <span>
+#include <thread>
 #include <vector>
 
 namespace scorch {
@@ -113,6 +114,11 @@ public:
     std::size_t lowerBound(int64_t t) const;
     /// The samples of one thread, as indexes in time order (an index built on first use, 4 bytes a sample).
     std::span<const uint32_t> threadSamples(uint32_t thread) const;
+    /// Builds that index now, unless built: the loader does, off the GUI thread (10-40 ms for a million
+    /// samples), before a window shows the profile.
+    void prepareThreadIndex() const;
+    /// The thread that built the index (a default id before it is built).
+    std::thread::id threadIndexMadeOn() const { return m_indexThread.load(); }
     /// Bytes of the columns (time, thread, node, CPU, costs), without the per-thread index.
     std::size_t bytes() const;
 
@@ -128,6 +134,7 @@ private:
     int64_t m_origin = 0;
     std::size_t m_threadCount = 0;
     mutable std::once_flag m_indexOnce;
+    mutable std::atomic<std::thread::id> m_indexThread{};
     mutable std::vector<uint32_t> m_threadFirst, m_threadIndex;
 };
 

@@ -296,8 +296,15 @@ void SampleStore::buildThreadIndex() const {
         m_threadIndex[next[m_thread[i]]++] = static_cast<uint32_t>(i);
 }
 
+void SampleStore::prepareThreadIndex() const {
+    std::call_once(m_indexOnce, [this] {
+        buildThreadIndex();
+        m_indexThread = std::this_thread::get_id();
+    });
+}
+
 std::span<const uint32_t> SampleStore::threadSamples(uint32_t thread) const {
-    std::call_once(m_indexOnce, [this] { buildThreadIndex(); });
+    prepareThreadIndex();
     if (thread + 1 >= m_threadFirst.size())
         return {};
     return std::span<const uint32_t>(m_threadIndex)

@@ -32,6 +32,7 @@
 #include <map>
 #include <numeric>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -190,6 +191,9 @@ private Q_SLOTS:
         QVERIFY(tab);
         TimelineView* view = tab->timeline()->view();
         const Profile& p = *tab->profile();
+        // the per-thread index the lanes read was built by the loader, not on the GUI thread
+        QVERIFY(p.samples->threadIndexMadeOn() != std::thread::id{});
+        QVERIFY(p.samples->threadIndexMadeOn() != std::this_thread::get_id());
         QVERIFY(view->hasTimeline());
         QVERIFY(!tab->timeline()->note()->isVisible());
         // One lane per thread, busiest first.
