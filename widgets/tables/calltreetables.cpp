@@ -177,6 +177,9 @@ CallTreeTables::PageParts CallTreeTables::makePage(Page page, QAbstractItemModel
 
 void CallTreeTables::setTableData(std::shared_ptr<const TableData> data) {
     std::shared_ptr<const TableData> old = std::exchange(m_data, std::move(data));
+    // A function selected in another profile (a reload, another file) is not this one's: frame ids differ
+    if (!m_data || !old || m_data->chart->profile != old->chart->profile)
+        m_selectedFrame = FrameId{};
     m_topDown->setTableData(m_data ? m_data->topDown : nullptr);
     m_bottomUp->setTableData(m_data ? m_data->bottomUp : nullptr);
     m_functions->setTableData(m_data ? m_data->functions : nullptr);

@@ -232,6 +232,29 @@ private Q_SLOTS:
         QCOMPARE(chart->profile->nodeName(nodes.at(0).at(0).value<NodeId>()), std::string_view("main"));
     }
 
+    /// The function selected is selected again in a bottom-up tree built later for the same profile, and
+    /// forgotten when another profile is shown (its frame ids mean other functions).
+    void selectionKeptForLaterBottomUpOfTheSameProfileOnly() {
+        const auto chart = load(fixture());
+        CallTreeTables tables;
+        tables.setTableData(TableData::build(chart, nullptr, false));
+        FrameId frame{};
+        for (NodeId n = 1; n < chart->tree.size(); ++n)
+            if (chart->profile->nodeName(n) == "inner")
+                frame = chart->tree.frame(n);
+        tables.selectFunction(frame);
+        QTreeView* bottomUp = tables.view(CallTreeTables::BottomUp);
+        QVERIFY(!bottomUp->currentIndex().isValid()); // not built
+        tables.setBottomUp(TableData::build(chart)->bottomUp);
+        QCOMPARE(bottomUp->currentIndex().data().toString(), QStringLiteral("inner"));
+
+        const auto other = load(fixture()); // the same file loaded again: another profile
+        tables.setTableData(TableData::build(other, nullptr, false));
+        tables.setBottomUp(TableData::build(other)->bottomUp);
+        QVERIFY(bottomUp->model()->rowCount() > 0);
+        QVERIFY(!bottomUp->currentIndex().isValid());
+    }
+
     void threadSubsetAndCostTypeFollowChart() {
         const QString path =
             QStringLiteral(SCORCH_CORPUS_DIR "/perf-script/inputs/flamegraph/test/perf-vertx-stacks-01.txt");
