@@ -3,13 +3,14 @@
 # collapse` and Hotspot's parser (hotspot-perfparser) on the same real recordings, side by side in one run.
 #
 # Usage: tests/bench/perfdata-bench.sh [--scorch PATH] [--data DIR] [--runs N] [--no-hotspot] [--no-pipe]
-#                                     [workload...]
+#                                     [--no-perf-script] [workload...]
 #   --scorch PATH   scorch binary (default: <repo>/build/app/scorch)
 #   --data DIR      recordings (default: ${BENCH_DATA:-/tmp/bench-data}); workload = DIR/<name>.data
 #   --runs N        timed runs per tool and workload, the median is shown (default 3; 1 above 1 GB)
 #   --no-hotspot    do not install or time hotspot-perfparser
 #   --no-pipe       do not time `perf script | scorch collapse -` (perf script on --call-graph dwarf
 #                   recordings is slow: ~10 minutes for dwarf-medium)
+#   --no-perf-script  do not time `perf script` alone either (minutes on fp-large and DWARF recordings)
 #   workload        default: every DIR/*.data (fp-small, fp-medium, dwarf-small, dwarf-medium, ...)
 # The recordings come from ../shared/bench/make-workloads.sh (small medium dwarf-small dwarf-medium: the
 # same mixed workload with frame pointers or --call-graph dwarf). When DIR has no DWARF recording and the
@@ -32,6 +33,7 @@ DATA=${BENCH_DATA:-/tmp/bench-data}
 RUNS=3
 HOTSPOT=1
 PIPE=1
+SCRIPT=1
 workloads=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -40,7 +42,8 @@ while [ $# -gt 0 ]; do
     --runs) RUNS=${2:?}; shift 2 ;;
     --no-hotspot) HOTSPOT=0; shift ;;
     --no-pipe) PIPE=0; shift ;;
-    -h | --help) sed -n '2,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --no-perf-script) PIPE=0; SCRIPT=0; shift ;;
+    -h | --help) sed -n '2,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "unknown option $1" >&2; exit 2 ;;
     *) workloads+=("$1"); shift ;;
     esac
@@ -108,7 +111,7 @@ for w in "${workloads[@]}"; do
     declare -A res=()
     res[scorch]=$(timed "$s info $q")
     [ $PIPE = 1 ] && res[perf\|collapse]=$(timed "perf script -i $q 2>/dev/null | $s collapse -")
-    res[perf script]=$(timed "perf script -i $q 2>/dev/null")
+    [ $SCRIPT = 1 ] && res[perf script]=$(timed "perf script -i $q 2>/dev/null")
     [ -n "$PARSER" ] && res[perfparser]=$(timed "$(printf '%q' "$PARSER") --input $q --max-frames 1024 2>/dev/null")
     read -r bwall bcpu _ <<< "${res[scorch]}"
     for tool in scorch "perf|collapse" "perf script" perfparser; do

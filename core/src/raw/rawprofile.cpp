@@ -18,6 +18,8 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
+#include <future>
+#include <memory>
 #include <mutex>
 #include <numeric>
 #include <thread>
@@ -238,10 +240,20 @@ struct RawProfileBuilder::Impl {
     void resolve(std::span<const Symbolizer::Request> requests,
                  const std::vector<std::vector<SymbolFrame>>& frames);
     Resolved unresolvedFrame(const RawFrame& raw);
-    /// Appends the frames of one new stack (as indexes into `resolved`) to pathRefs, its entry to pathStacks.
-    void expand(uint32_t thread, std::span<const uint32_t> rootToLeafAddrs);
+    /// The new stacks' frames (as indexes into `resolved`) into pathRefs, their entries into pathStacks:
+    /// those of stacks [from, to) of `newStacks`, the new stacks' threads and root -> leaf address ids.
+    struct NewStacks {
+        std::vector<uint32_t> thread;  ///< per new stack
+        std::vector<std::size_t> addr; ///< per new stack and one more: where its addresses start in `addrs`
+        std::vector<std::size_t> ref; ///< per new stack: where its frames start in pathRefs (at most so many)
+        const uint32_t* addrs = nullptr;
+    };
+    void expandFrames(const NewStacks& newStacks, std::size_t from, std::size_t to);
+    /// The new stacks' distinct modules and leaves (stackModules, stackLeaf), in order.
+    void listModules(const NewStacks& newStacks);
     std::vector<detail::IncrementalTree::StackInput> pathStacks;
-    std::vector<uint32_t> pathRefs;
+    std::unique_ptr<uint32_t[]> pathRefs; ///< pathRefsSize, with gaps between the stacks
+    std::size_t pathRefsSize = 0;
     Profile build(ProfileMeta meta, const std::atomic<bool>* cancel, bool final);
     void attachSamples(Profile& profile, std::size_t count, bool final);
 };
@@ -366,30 +378,43 @@ AddressCosts RawProfileBuilder::Impl::addressCosts(const std::vector<ModuleRepor
     return out;
 }
 
-void RawProfileBuilder::Impl::expand(uint32_t thread, std::span<const uint32_t> rootToLeafAddrs) {
-    std::vector<uint32_t>& path = pathRefs;
-    const auto first = static_cast<uint32_t>(path.size());
-    if (options.processRoot)
-        path.push_back(rootRefs[thread]);
-    const auto stack = static_cast<uint32_t>(stackModulesFirst.size());
-    stackModulesFirst.push_back(static_cast<uint32_t>(stackModules.size()));
-    stackLeaf.push_back(rootToLeafAddrs.empty() ? UINT32_MAX : rootToLeafAddrs.back());
-    for (uint32_t a : rootToLeafAddrs) {
-        const uint32_t module = addrModule[a];
-        if (module < moduleStamp.size() && moduleStamp[module] != stack) {
-            moduleStamp[module] = stack;
-            stackModules.push_back(module);
+void RawProfileBuilder::Impl::expandFrames(const NewStacks& newStacks, std::size_t from, std::size_t to) {
+    for (std::size_t k = from; k < to; ++k) {
+        const uint32_t thread = newStacks.thread[k];
+        uint32_t* const first = pathRefs.get() + newStacks.ref[k];
+        uint32_t* path = first;
+        if (options.processRoot)
+            *path++ = rootRefs[thread];
+        for (std::size_t i = newStacks.addr[k]; i < newStacks.addr[k + 1]; ++i) {
+            const uint32_t a = newStacks.addrs[i];
+            for (uint32_t r = addrFirst[a]; r < addrFirst[a] + addrCount[a]; ++r) {
+                const Resolved& x = resolved[r];
+                // one [module] frame for a run of unresolved addresses in the same module
+                if (x.unresolved && !options.unresolvedAddresses && path > first &&
+                    resolved[path[-1]].frame == x.frame)
+                    continue;
+                *path++ = r;
+            }
         }
-        for (uint32_t r = addrFirst[a]; r < addrFirst[a] + addrCount[a]; ++r) {
-            const Resolved& x = resolved[r];
-            // one [module] frame for a run of unresolved addresses in the same module
-            if (x.unresolved && !options.unresolvedAddresses && path.size() > first &&
-                resolved[path.back()].frame == x.frame)
-                continue;
-            path.push_back(r);
+        pathStacks[k] = {thread, static_cast<uint32_t>(newStacks.ref[k]),
+                         static_cast<uint32_t>(path - first)};
+    }
+}
+
+void RawProfileBuilder::Impl::listModules(const NewStacks& newStacks) {
+    for (std::size_t k = 0; k + 1 < newStacks.addr.size(); ++k) {
+        const auto stack = static_cast<uint32_t>(stackModulesFirst.size());
+        stackModulesFirst.push_back(static_cast<uint32_t>(stackModules.size()));
+        const std::size_t begin = newStacks.addr[k], end = newStacks.addr[k + 1];
+        stackLeaf.push_back(begin == end ? UINT32_MAX : newStacks.addrs[end - 1]);
+        for (std::size_t i = begin; i < end; ++i) {
+            const uint32_t module = addrModule[newStacks.addrs[i]];
+            if (module < moduleStamp.size() && moduleStamp[module] != stack) {
+                moduleStamp[module] = stack;
+                stackModules.push_back(module);
+            }
         }
     }
-    pathStacks.push_back({thread, first, static_cast<uint32_t>(path.size() - first)});
 }
 
 RawProfileBuilder::RawProfileBuilder(Symbolizer& symbolizer, RawProfileOptions options)
@@ -646,32 +671,45 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
     accountedCost.resize(nt);
     leafCost.resize(nt);
     std::vector<int64_t> costs(nt);
-    std::size_t next = 0;
     {
-        // exact sizes: the buffers hold every frame of the new stacks at once (no doubling, no copies)
-        std::size_t newStacks = 0, newFrames = 0;
+        // where each new stack's frames go: at most so many (runs of unresolved addresses become one frame)
+        NewStacks fresh;
+        fresh.addrs = newAddrs.data();
+        std::size_t nextAddr = 0, nextRef = 0;
         for (const Delta& x : deltas) {
             if (x.stack < expanded)
                 continue;
-            ++newStacks;
-            newFrames += options.processRoot ? 1 : 0;
+            fresh.thread.push_back(x.thread);
+            fresh.addr.push_back(nextAddr);
+            fresh.ref.push_back(nextRef);
+            nextRef += options.processRoot ? 1 : 0;
             for (uint32_t k = 0; k < x.size; ++k)
-                newFrames += addrCount[newAddrs[next + k]];
-            next += x.size;
+                nextRef += addrCount[newAddrs[nextAddr + k]];
+            nextAddr += x.size;
         }
-        next = 0;
-        pathStacks.clear();
-        pathRefs.clear();
-        pathStacks.reserve(newStacks);
-        detail::reserveHuge(pathRefs, newFrames);
-    }
-    for (const Delta& x : deltas) {
-        if (x.stack >= expanded) {
-            expand(x.thread, std::span<const uint32_t>(newAddrs.data() + next, x.size));
-            next += x.size;
-            ++expanded;
-            accountedCount.push_back(0);
-        }
+        fresh.addr.push_back(nextAddr);
+        const std::size_t newStacks = fresh.thread.size();
+        pathStacks.assign(newStacks, {});
+        // (not zeroed: each thread's writes map in its own pages)
+        pathRefsSize = nextRef;
+        pathRefs.reset(new uint32_t[detail::hugeCapacity(nextRef, sizeof(uint32_t))]);
+        detail::adviseHugePages(pathRefs.get(), nextRef * sizeof(uint32_t));
+        // many frames: the stacks' frames in stretches on two threads, the first listing the modules first
+        constexpr std::size_t kAsideFrames = 200000, kStretch = 2048;
+        std::atomic<std::size_t> nextStretch{0};
+        const auto expandStretches = [&] {
+            for (std::size_t from; (from = nextStretch.fetch_add(kStretch)) < newStacks;)
+                expandFrames(fresh, from, std::min(newStacks, from + kStretch));
+        };
+        std::future<void> other;
+        if (nextRef >= kAsideFrames)
+            other = std::async(std::launch::async, expandStretches);
+        listModules(fresh);
+        expandStretches();
+        if (other.valid())
+            other.get();
+        expanded += newStacks;
+        accountedCount.resize(expanded, 0);
     }
     detail::trace("expanded");
     {
@@ -681,12 +719,14 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
             refFrame[r] = resolved[r].frame;
             refLine[r] = resolved[r].line;
         }
-        tree.addStacks(pathStacks, pathRefs, refFrame, refLine);
+        tree.addStacks(pathStacks, std::span<const uint32_t>(pathRefs.get(), pathRefsSize), refFrame,
+                       refLine);
     }
     detail::trace("stacks added");
     // free them (assigning {} would keep the capacity)
     std::vector<detail::IncrementalTree::StackInput>().swap(pathStacks);
-    std::vector<uint32_t>().swap(pathRefs);
+    pathRefs.reset();
+    pathRefsSize = 0;
     std::vector<uint32_t>().swap(newAddrs);
     for (std::size_t i = 0; i < deltas.size(); ++i) {
         const Delta& x = deltas[i];

@@ -6,6 +6,7 @@
 #include "util/phasetimer.h"
 
 #include <algorithm>
+#include <future>
 #include <numeric>
 #include <stdexcept>
 
@@ -108,6 +109,9 @@ void sortStacks(StackKey* a, std::size_t n, std::size_t depth, const uint32_t* r
         const int64_t pivot = frameAt(a[n / 2], depth, refKey);
         std::size_t lt = 0, i = 0, gt = n;
         while (i < gt) {
+            // the frames at `depth` of stacks far apart in memory: asked for ahead of their turn
+            if (i + 32 < gt)
+                __builtin_prefetch(a[i + 32].path + depth);
             const int64_t v = frameAt(a[i], depth, refKey);
             if (v < pivot)
                 std::swap(a[lt++], a[i++]);
@@ -140,6 +144,9 @@ void sortStacks(StackKey* a, std::size_t n, std::size_t depth, const uint32_t* r
     }
 }
 
+/// From this many stacks on, they are sorted and their lines listed on two threads.
+constexpr std::size_t kStacksAside = 20000;
+
 } // namespace
 
 void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<const uint32_t> refs,
@@ -170,11 +177,27 @@ void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<co
         for (std::size_t r = 0; r < refFrame.size(); ++r)
             refKey[r] = rank[refFrame[r].value];
     }
+    // each reference's line entry, looked up once (stacks repeat the same references many times)
+    std::vector<uint32_t> refLineEntry(refFrame.size(), UINT32_MAX);
+    for (std::size_t r = 0; r < refFrame.size(); ++r)
+        if (refLine[r].line != 0)
+            refLineEntry[r] = lineEntry(refFrame[r], refLine[r]);
+    const auto firstStack = m_stacks.size();
+    const auto listLines = [&] {
+        m_stacks.resize(firstStack + stacks.size());
+        for (std::size_t k = 0; k < stacks.size(); ++k)
+            listStackLines(static_cast<uint32_t>(firstStack + k), pathOf(static_cast<uint32_t>(k)),
+                           refLineEntry);
+    };
     std::vector<StackKey> keys(stacks.size());
     for (uint32_t k = 0; k < stacks.size(); ++k)
         keys[k] = {refs.data() + stacks[k].first, stacks[k].size, k};
     trace("tree: " + std::to_string(stacks.size()) + " new stacks, " + std::to_string(refs.size()) +
           " frames");
+    // Many stacks: their lines listed on another thread meanwhile they are sorted and their nodes made.
+    std::future<void> linesListed;
+    if (stacks.size() >= kStacksAside)
+        linesListed = std::async(std::launch::async, listLines);
     sortStacks(keys.data(), keys.size(), 0, refKey.data());
     // In sorted order, the stacks that share a prefix are adjacent: past the prefix shared with the previous
     // stack, a child of a node made in this batch is new too (no lookup); only nodes of earlier batches are
@@ -209,30 +232,33 @@ void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<co
     trace("tree: " + std::to_string(m_parent.size()) + " nodes");
     if (m_parent.size() > firstNew)
         m_preorder = intoEmpty;
-    // each reference's line entry, looked up once (stacks repeat the same references many times)
-    std::vector<uint32_t> refLineEntry(refFrame.size(), UINT32_MAX);
-    for (std::size_t r = 0; r < refFrame.size(); ++r)
-        if (refLine[r].line != 0)
-            refLineEntry[r] = lineEntry(refFrame[r], refLine[r]);
+    if (linesListed.valid())
+        linesListed.get();
+    else
+        listLines();
     for (std::size_t k = 0; k < stacks.size(); ++k)
-        addStackEntries(stacks[k].thread, leaf[k], pathOf(static_cast<uint32_t>(k)), refLineEntry);
+        m_stacks[firstStack + k].entry = entryOf(stacks[k].thread, leaf[k]);
 }
 
-void IncrementalTree::addStackEntries(uint32_t thread, uint32_t node, std::span<const uint32_t> rootToLeaf,
-                                      std::span<const uint32_t> refLineEntry) {
+uint32_t IncrementalTree::entryOf(uint32_t thread, uint32_t node) {
     const uint64_t h = entryKey(thread, node);
     const IndexProbe p =
         m_entries.find(h, [&](uint32_t e) { return m_entryThread[e] == thread && m_entryNode[e] == node; });
-    uint32_t entry = p.index;
-    if (!p.found()) {
-        entry = static_cast<uint32_t>(m_entryNode.size());
-        m_entryThread.push_back(thread);
-        m_entryNode.push_back(node);
-        for (auto& v : m_entryCost)
-            v.push_back(0);
-        m_entries.insert(p, h, entry, [&](uint32_t e) { return entryKey(m_entryThread[e], m_entryNode[e]); });
-    }
-    Stack s{entry, static_cast<uint32_t>(m_stackLines.size()), 0, UINT32_MAX};
+    if (p.found())
+        return p.index;
+    const auto entry = static_cast<uint32_t>(m_entryNode.size());
+    m_entryThread.push_back(thread);
+    m_entryNode.push_back(node);
+    for (auto& v : m_entryCost)
+        v.push_back(0);
+    m_entries.insert(p, h, entry, [&](uint32_t e) { return entryKey(m_entryThread[e], m_entryNode[e]); });
+    return entry;
+}
+
+void IncrementalTree::listStackLines(uint32_t stack, std::span<const uint32_t> rootToLeaf,
+                                     std::span<const uint32_t> refLineEntry) {
+    Stack& s = m_stacks[stack];
+    s = {0, static_cast<uint32_t>(m_stackLines.size()), 0, UINT32_MAX};
     const std::size_t n = rootToLeaf.size();
     for (std::size_t k = 0; k < n; ++k) {
         const uint32_t l = refLineEntry[rootToLeaf[k]];
@@ -241,13 +267,12 @@ void IncrementalTree::addStackEntries(uint32_t thread, uint32_t node, std::span<
         if (k + 1 == n)
             s.leafLine = l;
         // "total" counts a line once per sample, also when recursion puts it on the stack twice
-        if (m_lineStamp[l] == m_stacks.size())
+        if (m_lineStamp[l] == stack)
             continue;
-        m_lineStamp[l] = static_cast<uint32_t>(m_stacks.size());
+        m_lineStamp[l] = stack;
         m_stackLines.push_back(l);
     }
     s.linesCount = static_cast<uint32_t>(m_stackLines.size() - s.linesFirst);
-    m_stacks.push_back(s);
 }
 
 void IncrementalTree::addCost(uint32_t stack, uint64_t samples, std::span<const int64_t> costs) {

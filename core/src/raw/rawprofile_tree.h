@@ -49,8 +49,11 @@ public:
 private:
     uint32_t child(uint32_t parent, FrameId frame);
     uint32_t newChild(uint32_t parent, FrameId frame);
-    void addStackEntries(uint32_t thread, uint32_t leaf, std::span<const uint32_t> rootToLeaf,
-                         std::span<const uint32_t> refLineEntry);
+    /// The (thread, node) entry, made when new.
+    uint32_t entryOf(uint32_t thread, uint32_t node);
+    /// m_stacks[stack]'s lines (each once) and leaf line, its lines appended to m_stackLines.
+    void listStackLines(uint32_t stack, std::span<const uint32_t> rootToLeaf,
+                        std::span<const uint32_t> refLineEntry);
     uint32_t lineEntry(FrameId frame, SourceLine where);
 
     StringTable m_strings;

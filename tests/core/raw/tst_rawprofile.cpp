@@ -18,6 +18,7 @@
 
 #include <atomic>
 #include <map>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -316,8 +317,13 @@ private Q_SLOTS:
 
     void rawProfileMatchesTreeBuilderAcrossSnapshots_data() {
         QTest::addColumn<bool>("snapshots");
-        QTest::newRow("snapshots in between") << true;
-        QTest::newRow("one batch (nodes made in final order)") << false;
+        QTest::addColumn<int>("batchSamples"); // three batches of so many
+        QTest::addColumn<int>("minDepth");
+        QTest::addColumn<int>("depthRange");
+        QTest::newRow("snapshots in between") << true << 300 << 1 << 6;
+        QTest::newRow("one batch (nodes made in final order)") << false << 300 << 1 << 6;
+        // over 20 000 distinct stacks and 200 000 frames: expanded, sorted and listed on two threads
+        QTest::newRow("one large batch (on two threads)") << false << 10000 << 10 << 10;
     }
 
     void rawProfileMatchesTreeBuilderAcrossSnapshots() {
@@ -325,6 +331,9 @@ private Q_SLOTS:
         // tree must end up equal to a TreeBuilder fed with the symbolized stacks in one go. Without
         // snapshots, the one batch makes its nodes in the final order (taken as they are): the same tree.
         QFETCH(bool, snapshots);
+        QFETCH(int, batchSamples);
+        QFETCH(int, minDepth);
+        QFETCH(int, depthRange);
         const Location exe = locate(symtest::outerFunction(7));
         const Location lib = locate(symtest::libFunction(7));
         const Location twice = locate(reinterpret_cast<const void*>(&symtest::Box<int>::twice));
@@ -348,24 +357,29 @@ private Q_SLOTS:
         auto next = [&] {
             return (rng = rng * 6364136223846793005ull + 1442695040888963407ull) >> 33;
         };
+        std::vector<Symbolizer::Request> requests;
+        for (const RawFrame& f : pool)
+            requests.push_back({f.module, f.address, f.returnAddress});
+        const auto poolFrames = sym.symbolize(requests); // the reference's symbols, looked up once
+        std::set<std::pair<uint32_t, std::vector<std::size_t>>> distinct;
         for (int batch = 0; batch < 3; ++batch) {
-            for (int i = 0; i < 300; ++i) {
-                std::vector<RawFrame> leafFirst(1 + next() % 6);
-                for (RawFrame& f : leafFirst)
-                    f = pool[next() % 5];
+            for (int i = 0; i < batchSamples; ++i) {
+                std::vector<std::size_t> picks(static_cast<std::size_t>(minDepth) + next() % depthRange);
+                std::vector<RawFrame> leafFirst;
+                for (std::size_t& k : picks) {
+                    k = next() % 5;
+                    leafFirst.push_back(pool[k]);
+                }
                 const uint32_t t = next() % 2;
+                distinct.insert({t, picks});
                 const CostValue c{cpu, static_cast<int64_t>(1 + next() % 100)};
                 raw.addSample(threads[t], leafFirst, {&c, 1});
 
-                std::vector<Symbolizer::Request> requests;
-                for (const RawFrame& f : leafFirst)
-                    requests.push_back({f.module, f.address, f.returnAddress});
-                const auto frames = sym.symbolize(requests);
                 std::vector<FrameId> path{roots[t]};
                 std::vector<SourceLine> lines{{}};
-                for (std::size_t k = frames.size(); k-- > 0;) {
+                for (std::size_t k = picks.size(); k-- > 0;) {
                     const std::string module(sym.modulePath(leafFirst[k].module));
-                    for (const SymbolFrame& x : frames[k]) {
+                    for (const SymbolFrame& x : poolFrames[picks[k]]) {
                         Frame f;
                         if (x.function.empty()) { // e.g. the padding before symtest_c_function
                             f.name = ref.strings().intern("[" + module.substr(module.rfind('/') + 1) + "]");
@@ -390,9 +404,11 @@ private Q_SLOTS:
             }
             if (snapshots) {
                 const Profile snap = raw.snapshot({});
-                QCOMPARE(snap.meta.samples, uint64_t(300 * (batch + 1)));
+                QCOMPARE(snap.meta.samples, uint64_t(batchSamples) * uint64_t(batch + 1));
             }
         }
+        if (batchSamples > 1000)
+            QVERIFY2(distinct.size() > 20000, "too few distinct stacks for the two-thread paths");
         const Profile mine = raw.finish({});
         const Profile expected = ref.finish({});
         QCOMPARE(mine.tree.size(), expected.tree.size());
@@ -407,7 +423,7 @@ private Q_SLOTS:
         QVERIFY(mine.lineCosts.size() > 4);
         QVERIFY(contents(mine) == contents(expected));
         QCOMPARE(mine.threads.size(), std::size_t(2));
-        QCOMPARE(mine.threads[0].samples + mine.threads[1].samples, uint64_t(900));
+        QCOMPARE(mine.threads[0].samples + mine.threads[1].samples, uint64_t(3) * uint64_t(batchSamples));
         QCOMPARE(mine.threads[0].samples, expected.threads[0].samples);
     }
 
