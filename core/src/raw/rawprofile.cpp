@@ -196,8 +196,16 @@ struct RawProfileBuilder::Impl {
         }
     }
     std::unique_ptr<detail::SamplePipeline> pipeline; ///< pipelineSamples()
+    /// The hash by which a stack seen before is found, without looking up each address.
+    static uint64_t stackHash(uint32_t thread, std::span<const RawFrame> leafToRoot) {
+        uint64_t h = hashInt(thread + 0x51ed27ull);
+        for (const RawFrame& f : leafToRoot)
+            h = mix64(h ^ hashRaw(f), 0x9fb21c651e98df25ull);
+        return h;
+    }
     void addSampleLocked(uint32_t thread, std::span<const RawFrame> leafToRoot,
-                         std::span<const CostValue> costs, double timeSeconds, int32_t cpu);
+                         std::span<const CostValue> costs, double timeSeconds, int32_t cpu, uint64_t h);
+    std::vector<uint64_t> batchHashes; ///< pipelineSamples(): the stack hashes of the batch being merged
 
     void stopAhead() {
         {
@@ -462,9 +470,19 @@ uint32_t RawProfileBuilder::thread(std::string_view name, int64_t pid, int64_t t
 void RawProfileBuilder::pipelineSamples() {
     d->pipeline = std::make_unique<detail::SamplePipeline>([this](const auto& forEachSample) {
         std::lock_guard lock(d->data); // once per batch
-        forEachSample([this](uint32_t thread, std::span<const RawFrame> leafToRoot,
-                             std::span<const CostValue> costs, double timeSeconds, int32_t cpu) {
-            d->addSampleLocked(thread, leafToRoot, costs, timeSeconds, cpu);
+        // the batch's stack hashes first, their slots in the (big) stack table asked for meanwhile: merging
+        // the samples then finds them in the cache instead of waiting for each in turn
+        std::vector<uint64_t>& hashes = d->batchHashes;
+        hashes.clear();
+        forEachSample([&](uint32_t thread, std::span<const RawFrame> leafToRoot, std::span<const CostValue>,
+                          double, int32_t) {
+            hashes.push_back(Impl::stackHash(thread, leafToRoot));
+            d->stackTable.prefetch(hashes.back());
+        });
+        std::size_t i = 0;
+        forEachSample([&](uint32_t thread, std::span<const RawFrame> leafToRoot,
+                          std::span<const CostValue> costs, double timeSeconds, int32_t cpu) {
+            d->addSampleLocked(thread, leafToRoot, costs, timeSeconds, cpu, hashes[i++]);
         });
     });
 }
@@ -476,18 +494,15 @@ void RawProfileBuilder::addSample(uint32_t thread, std::span<const RawFrame> lea
         return;
     }
     std::lock_guard lock(d->data);
-    d->addSampleLocked(thread, leafToRoot, costs, timeSeconds, cpu);
+    d->addSampleLocked(thread, leafToRoot, costs, timeSeconds, cpu, Impl::stackHash(thread, leafToRoot));
 }
 
 void RawProfileBuilder::Impl::addSampleLocked(uint32_t thread, std::span<const RawFrame> leafToRoot,
                                               std::span<const CostValue> costs, double timeSeconds,
-                                              int32_t cpu) {
+                                              int32_t cpu, uint64_t h) {
     if (thread >= threads.size())
         return;
-    // a stack seen before is found by the hash of its raw frames, without looking up each address
-    uint64_t h = hashInt(thread + 0x51ed27ull);
-    for (const RawFrame& f : leafToRoot)
-        h = mix64(h ^ hashRaw(f), 0x9fb21c651e98df25ull);
+    // a stack seen before is found by `h`, the hash of its raw frames (stackHash())
     const detail::IndexProbe slot = stackTable.find(h, [&](uint32_t s) {
         const Stack& st = stacks[s];
         if (st.hash != h || st.thread != thread || st.size != leafToRoot.size())
