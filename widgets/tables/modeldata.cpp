@@ -1,16 +1,12 @@
 #include "tables/modeldata.h"
 
+#include "scorch/cancel.h"
+
 #include <algorithm>
 #include <future>
 #include <utility>
 
 namespace scorch {
-
-namespace {
-bool isSet(const std::atomic<bool>* cancel) {
-    return cancel && cancel->load(std::memory_order_relaxed);
-}
-} // namespace
 
 std::shared_ptr<const TreeTableData> TreeTableData::fromTree(std::shared_ptr<const ChartData> chart,
                                                              std::shared_ptr<const CallTree> tree,
@@ -35,7 +31,7 @@ std::shared_ptr<const TreeTableData> TreeTableData::fromTree(std::shared_ptr<con
     d->row.assign(size, 0);
     d->children.reserve(size);
     for (NodeId n = 0; n < size; ++n) {
-        if (n % 65536 == 0 && isSet(cancel))
+        if (n % 65536 == 0 && cancelRequested(cancel))
             return nullptr;
         if (n != kRootNode && !shown[n])
             continue;
@@ -68,15 +64,10 @@ std::shared_ptr<const TreeTableData> TreeTableData::topDown(std::shared_ptr<cons
 
 std::shared_ptr<const TreeTableData> TreeTableData::bottomUp(std::shared_ptr<const ChartData> chart,
                                                              const std::atomic<bool>* cancel) {
-    std::shared_ptr<const CallTree> tree;
-    if (cancel) {
-        std::optional<CallTree> inverted = bottomUpTree(*chart->profile, chart->tree, *cancel);
-        if (!inverted)
-            return nullptr;
-        tree = std::make_shared<const CallTree>(std::move(*inverted));
-    } else {
-        tree = std::make_shared<const CallTree>(bottomUpTree(*chart->profile, chart->tree));
-    }
+    std::optional<CallTree> inverted = bottomUpTree(*chart->profile, chart->tree, cancel);
+    if (!inverted)
+        return nullptr;
+    auto tree = std::make_shared<const CallTree>(std::move(*inverted));
     return fromTree(std::move(chart), std::move(tree), cancel);
 }
 
@@ -88,11 +79,8 @@ std::shared_ptr<const FunctionTableData> FunctionTableData::build(std::shared_pt
     d->grandTotal = chart->tree.costTypeCount() > type ? chart->tree.grandTotal(type) : 0;
     d->rowOfFrame.assign(chart->profile->frames.size(), -1);
     if (chart->tree.costTypeCount() > type) {
-        std::optional<std::vector<FunctionCost>> functions;
-        if (cancel)
-            functions = functionCosts(*chart->profile, chart->tree, *cancel);
-        else
-            functions = functionCosts(*chart->profile, chart->tree);
+        std::optional<std::vector<FunctionCost>> functions =
+            functionCosts(*chart->profile, chart->tree, cancel);
         if (!functions)
             return nullptr;
         for (FunctionCost& fc : *functions) {

@@ -2,6 +2,7 @@
 
 #include "common/contrast.h"
 #include "common/qtprofile.h"
+#include "scorch/cancel.h"
 #include "scorch/flamecolors.h"
 #include "timeline/timelineview.h"
 
@@ -55,7 +56,7 @@ std::optional<std::vector<StackBox>> stackBoxes(const Profile& profile, uint32_t
     };
     std::size_t n = 0;
     for (auto it = lo; it != hi; ++it, ++n) {
-        if (cancel && (n & 4095) == 0 && cancel->load(std::memory_order_relaxed))
+        if ((n & 4095) == 0 && cancelRequested(cancel))
             return std::nullopt;
         const int64_t t = store.time(*it);
         const int64_t next = it + 1 != all.end() ? store.time(*(it + 1)) : t + typical;

@@ -17,10 +17,10 @@ namespace scorch {
 CallTree bottomUpTree(const Profile& profile);
 /// The same for any tree over the profile's frames (a thread subset, a transformed tree).
 CallTree bottomUpTree(const Profile& profile, const CallTree& tree);
-/// The same, abandoned (std::nullopt) soon after `cancel` is set: the inversion of a few million nodes takes
-/// seconds, and a newer request (a time range dragged on) makes it useless.
+/// The same, abandoned (std::nullopt) soon after `cancel` (if any) is set: the inversion of a few million
+/// nodes takes seconds, and a newer request (a time range dragged on) makes it useless.
 std::optional<CallTree> bottomUpTree(const Profile& profile, const CallTree& tree,
-                                     const std::atomic<bool>& cancel);
+                                     const std::atomic<bool>* cancel);
 
 /// Self and total cost of one function (frame) summed over all its call sites. Total counts each sample
 /// once even under recursion.
@@ -31,9 +31,9 @@ struct FunctionCost {
 };
 std::vector<FunctionCost> functionCosts(const Profile& profile);
 std::vector<FunctionCost> functionCosts(const Profile& profile, const CallTree& tree);
-/// The same, std::nullopt soon after `cancel` is set.
+/// The same, std::nullopt soon after `cancel` (if any) is set.
 std::optional<std::vector<FunctionCost>> functionCosts(const Profile& profile, const CallTree& tree,
-                                                       const std::atomic<bool>& cancel);
+                                                       const std::atomic<bool>* cancel);
 
 /// Functions sorted by descending self cost of `costType`, at most `limit`.
 std::vector<FunctionCost> topFunctions(const Profile& profile, std::size_t costType, std::size_t limit);

@@ -1,4 +1,5 @@
 #include "scorch/analysis.h"
+#include "scorch/cancel.h"
 
 #include "util/hugepages.h"
 
@@ -12,22 +13,6 @@ CallTree bottomUpTree(const Profile& profile) {
 }
 
 namespace {
-
-/// Whether `cancel` is set, looked at on the first call and every `Every`-th after it (the loops below are
-/// tight).
-template <uint32_t Every>
-class CancelPoll {
-public:
-    explicit CancelPoll(const std::atomic<bool>* cancel)
-        : m_cancel(cancel) {}
-    bool operator()() {
-        return m_cancel && m_count++ % Every == 0 && m_cancel->load(std::memory_order_relaxed);
-    }
-
-private:
-    const std::atomic<bool>* m_cancel;
-    uint32_t m_count = 0;
-};
 
 std::optional<CallTree> invert(const Profile& profile, const CallTree& tree,
                                const std::atomic<bool>* cancel) {
@@ -115,7 +100,7 @@ std::optional<CallTree> invert(const Profile& profile, const CallTree& tree,
         }
     }
     std::vector<Step>().swap(step);
-    if (cancel && cancel->load(std::memory_order_relaxed))
+    if (cancelRequested(cancel))
         return std::nullopt;
     return CallTree::fromParentArray(parent, frame, std::move(self), profile.frames, profile.strings);
 }
@@ -160,8 +145,8 @@ CallTree bottomUpTree(const Profile& profile, const CallTree& tree) {
 }
 
 std::optional<CallTree> bottomUpTree(const Profile& profile, const CallTree& tree,
-                                     const std::atomic<bool>& cancel) {
-    return invert(profile, tree, &cancel);
+                                     const std::atomic<bool>* cancel) {
+    return invert(profile, tree, cancel);
 }
 
 std::vector<FunctionCost> functionCosts(const Profile& profile) {
@@ -173,8 +158,8 @@ std::vector<FunctionCost> functionCosts(const Profile& profile, const CallTree& 
 }
 
 std::optional<std::vector<FunctionCost>> functionCosts(const Profile& profile, const CallTree& tree,
-                                                       const std::atomic<bool>& cancel) {
-    return sumFunctions(profile, tree, &cancel);
+                                                       const std::atomic<bool>* cancel) {
+    return sumFunctions(profile, tree, cancel);
 }
 
 std::vector<FunctionCost> topFunctions(const Profile& profile, std::size_t costType, std::size_t limit) {

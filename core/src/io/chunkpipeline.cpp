@@ -1,5 +1,7 @@
 #include "io/chunkpipeline.h"
 
+#include "scorch/cancel.h"
+
 #include "util/hugepages.h"
 #include "util/phasetimer.h"
 
@@ -271,7 +273,7 @@ private:
                 m_queue.pop_front();
                 m_notFull.notify_one();
             }
-            if (m_cancel && m_cancel->load(std::memory_order_relaxed)) {
+            if (cancelRequested(m_cancel)) {
                 stop();
                 return;
             }
@@ -314,7 +316,7 @@ PipelineResult runPipeline(ByteSource& source, std::string head, Boundary bounda
                            const ImportOptions& options, const ImportControl& control,
                            const std::string& name) {
     const auto cancelled = [&] {
-        return control.cancel && control.cancel->load(std::memory_order_relaxed);
+        return cancelRequested(control.cancel);
     };
     const std::size_t chunkBytes = std::max<std::size_t>(options.chunkBytes, 4096);
     const std::size_t maxChunk = std::max<std::size_t>(chunkBytes * 16, options.maxLineBytes * 2);

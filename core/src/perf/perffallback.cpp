@@ -2,6 +2,8 @@
 // importer, and the profile says so.
 #include "perf/perfreader.h"
 
+#include "scorch/cancel.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
@@ -294,7 +296,7 @@ Profile importPerfDataOrFallback(ByteSource& source, std::string head, const std
         char buffer[1 << 16];
         while (const std::size_t got = source.read(buffer, sizeof buffer)) {
             owned.append(buffer, got);
-            if (control.cancel && control.cancel->load(std::memory_order_relaxed))
+            if (cancelRequested(control.cancel))
                 throw ImportCancelled();
         }
         data = owned;

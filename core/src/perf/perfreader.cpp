@@ -4,6 +4,7 @@
 
 #include "perf/perfformat.h"
 #include "perf/perfstate.h"
+#include "scorch/cancel.h"
 #include "scorch/perfdata.h"
 #include "util/phasetimer.h"
 
@@ -414,7 +415,7 @@ private:
     }
 
     void tick(uint64_t pos) {
-        if (m_control.cancel && m_control.cancel->load(std::memory_order_relaxed))
+        if (cancelRequested(m_control.cancel))
             throw ImportCancelled();
         if (m_control.progress)
             m_control.progress(std::min<uint64_t>(pos, m_total ? m_total : pos), m_total);

@@ -6,6 +6,7 @@
 #include "model/offcpu.h"
 #include "raw/recordingimport.h"
 #include "scorch/bytesource.h"
+#include "scorch/cancel.h"
 #include "scorch/import.h"
 #include "scorch/rawprofile.h"
 #include "scorch/warningkind.h"
@@ -75,7 +76,7 @@ void RecordingFeeder::feed(const Recording& r, const std::atomic<bool>* cancel) 
     const CostValue one[] = {{d->cost, 1}};
     std::size_t n = 0;
     for (const RecordedSample& s : r.samples) {
-        if (cancel && (++n & 1023) == 0 && cancel->load(std::memory_order_relaxed))
+        if ((++n & 1023) == 0 && cancelRequested(cancel))
             return;
         auto t = d->threads.find(s.tid);
         if (t == d->threads.end()) {
@@ -155,8 +156,8 @@ Profile importRecording(ByteSource& source, std::string head, const std::string&
                         const ImportOptions& options, const ImportControl& control) {
     std::string bytes = std::move(head);
     readRest(source, control, [&](std::string_view block) { bytes.append(block); });
-    Profile p =
-        profileFromRecording(parseRecording(bytes, name), name, control.cancel, symbolizerOptions(options, control));
+    Profile p = profileFromRecording(parseRecording(bytes, name), name, control.cancel,
+                                     symbolizerOptions(options, control));
     p.meta.inputBytes = bytes.size();
     p.meta.compression = source.compression();
     if (p.meta.samples == 0)

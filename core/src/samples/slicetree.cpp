@@ -95,7 +95,7 @@ public:
         constexpr std::size_t kStretch = 4096;
         const auto markStretches = [&] {
             for (std::size_t from; (from = nextStretch.fetch_add(kStretch)) < items.size();) {
-                if (cancelled(r.cancel))
+                if (cancelRequested(r.cancel))
                     return false;
                 for (std::size_t g = from; g < std::min(items.size(), from + kStretch); ++g)
                     for (NodeId n = leafOf(g); !std::atomic_ref(keep[n]).load(std::memory_order_relaxed);
@@ -131,7 +131,7 @@ public:
         std::vector<NodeId> path{kRootNode}, up; // path[d]: the listed node at depth d on the way to the last
         list.push_back(kRootNode);
         for (std::size_t g = 0; g < items.size(); ++g) {
-            if ((g & 0xfff) == 0 && cancelled(r.cancel))
+            if ((g & 0xfff) == 0 && cancelRequested(r.cancel))
                 return false;
             if (g > 0 && leafOf(g) == leafOf(g - 1))
                 continue;
@@ -361,7 +361,7 @@ private:
         const NodeId first = listed ? (p.k < list.size() ? list[p.k] : static_cast<NodeId>(tree.size()))
                                     : nextMarked(p.from, p.to);
         for (NodeId n = first; n < p.to; n = markedAfter(n, k - 1, p.to)) {
-            if ((k & 0xffff) == 0 && cancelled(r.cancel))
+            if ((k & 0xffff) == 0 && cancelRequested(r.cancel))
                 return false;
             const uint32_t d = tree.depth(n);
             while (open.size() > d)

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "scorch/calltree.h"
+#include "scorch/cancel.h"
 #include "scorch/profile.h"
 #include "scorch/samples.h"
 
@@ -11,11 +12,6 @@
 #include <vector>
 
 namespace scorch::detail {
-
-/// True when the flag (if any) asks to stop.
-inline bool cancelled(const std::atomic<bool>* cancel) {
-    return cancel && cancel->load(std::memory_order_relaxed);
-}
 
 /// A sample of a slice: key = leaf node << threadBits | thread.
 struct SliceItem {

@@ -19,7 +19,6 @@ namespace scorch {
 namespace {
 
 using Item = detail::SliceItem;
-using detail::cancelled;
 
 /// From this many samples on, a slice's line and instruction costs are summed on another thread.
 constexpr std::size_t kDetailsAside = 50000;
@@ -87,7 +86,7 @@ bool sliceDetails(const Profile& profile, const ForEachSample& forEachSample, Ti
     std::vector<std::vector<int64_t>> lineTotal(lineTypes, std::vector<int64_t>(lc.size(), 0));
     std::vector<std::vector<int64_t>> addrSelf(addrTypes, std::vector<int64_t>(ac.size(), 0));
     for (std::size_t j = 0; j < touched.size(); ++j) {
-        if ((j & 0xfff) == 0 && cancelled(cancel))
+        if ((j & 0xfff) == 0 && cancelRequested(cancel))
             return false;
         const uint32_t s = touched[j];
         for (uint32_t k = st.linesFirst[s]; k < st.linesFirst[s + 1]; ++k)
@@ -168,7 +167,7 @@ std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest
     const auto forEachSample = [&](auto&& f) {
         for (const auto& [from, to] : parts) {
             for (std::size_t i = from; i < to; ++i) {
-                if ((i & 0xffff) == 0 && cancelled(request.cancel))
+                if ((i & 0xffff) == 0 && cancelRequested(request.cancel))
                     return false;
                 if (const uint32_t t = store.thread(i); wanted.empty() || (t < wanted.size() && wanted[t]))
                     f(i);
@@ -229,7 +228,7 @@ std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest
     out.sourceNode = std::move(built.source);
     std::vector<Item>().swap(items);
     detail::trace("slice: tree walked");
-    if (cancelled(request.cancel))
+    if (cancelRequested(request.cancel))
         return std::nullopt;
     out.tree = CallTree::fromShape(std::move(built.shape), std::move(built.self), std::move(built.total));
     if (!finishDetails())

@@ -1,5 +1,7 @@
 #include "symbols/debuginfod.h"
 
+#include "scorch/cancel.h"
+
 #include "util/dynlib.h"
 
 #include <elfutils/debuginfod.h>
@@ -73,7 +75,7 @@ int onProgress(debuginfod_client* client, long done, long total) {
     auto* p = static_cast<Progress*>(api().getUserData(client));
     if (!p)
         return 0;
-    if (p->cancel && p->cancel->load(std::memory_order_relaxed))
+    if (cancelRequested(p->cancel))
         return 1; // libdebuginfod stops the transfer
     if (p->status && *p->status && done >= 0 && (p->reported < 0 || done - p->reported >= 100 * 1024)) {
         p->reported = done;

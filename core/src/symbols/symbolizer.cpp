@@ -1,6 +1,7 @@
 // Symbolizer: module registry, lookup of module files (path, sysroot, search paths, build-id directories),
 // per-module caches and parallel symbolization of unique addresses.
 #include "scorch/symbolizer.h"
+#include "scorch/cancel.h"
 
 #include "symbols/debuginfod.h"
 #include "symbols/elfinflate.h"
@@ -446,7 +447,7 @@ void Symbolizer::Impl::release(Module& m, std::unique_ptr<ElfSession> s) {
 void Symbolizer::Impl::lookup(Module& m, std::span<const uint64_t> keys,
                               std::vector<std::vector<SymbolFrame>>& out, const std::atomic<bool>* cancel) {
     auto cancelled = [&] {
-        return cancel && cancel->load(std::memory_order_relaxed);
+        return cancelRequested(cancel);
     };
     std::unique_lock lock(m.mutex);
     load(m);

@@ -222,8 +222,8 @@ private Q_SLOTS:
             QVERIFY2(expected.tree.size() > 20, std::to_string(expected.tree.size()).c_str());
             // the cancellable forms: the same results while not cancelled, none once cancelled
             std::atomic<bool> cancel{false};
-            std::optional<CallTree> inverted = bottomUpTree(p, p.tree, cancel);
-            const std::optional<std::vector<FunctionCost>> sums = functionCosts(p, p.tree, cancel);
+            std::optional<CallTree> inverted = bottomUpTree(p, p.tree, &cancel);
+            const std::optional<std::vector<FunctionCost>> sums = functionCosts(p, p.tree, &cancel);
             QVERIFY(inverted && sums);
             const std::vector<FunctionCost> plainSums = functionCosts(p);
             QCOMPARE(sums->size(), plainSums.size());
@@ -233,8 +233,8 @@ private Q_SLOTS:
                 QCOMPARE((*sums)[i].total, plainSums[i].total);
             }
             cancel = true;
-            QVERIFY(!bottomUpTree(p, p.tree, cancel));
-            QVERIFY(!functionCosts(p, p.tree, cancel));
+            QVERIFY(!bottomUpTree(p, p.tree, &cancel));
+            QVERIFY(!functionCosts(p, p.tree, &cancel));
             p.tree = bottomUpTree(p);
             QVERIFY2(folded(p) == folded(expected), file);
             std::swap(p.tree, *inverted);
