@@ -19,6 +19,7 @@
 #include <atomic>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <thread>
 
@@ -410,6 +411,8 @@ private Q_SLOTS:
         if (batchSamples > 1000)
             QVERIFY2(distinct.size() > 20000, "too few distinct stacks for the two-thread paths");
         const Profile mine = raw.finish({});
+        // finish() freed what adding samples needs: a sample after it is refused, not read from freed memory
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, raw.addSample(threads[0], std::span(pool, 2), {}));
         const Profile expected = ref.finish({});
         QCOMPARE(mine.tree.size(), expected.tree.size());
         for (NodeId n = 1; n < mine.tree.size(); ++n) { // same node order, parents, depths and costs
