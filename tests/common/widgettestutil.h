@@ -5,12 +5,37 @@
 #include "testutil.h"
 
 #include <QAbstractItemModel>
+#include <QEvent>
 #include <QModelIndex>
+#include <QObject>
 #include <QString>
 
+#include <map>
 #include <memory>
 
 namespace scorch::test {
+
+/// Counts the events of one type (paints, layout requests...) that reach each object it is installed on.
+class EventCounter : public QObject {
+public:
+    explicit EventCounter(QEvent::Type type)
+        : m_type(type) {}
+    bool eventFilter(QObject* watched, QEvent* event) override {
+        if (event->type() == m_type)
+            ++counts[watched];
+        return false;
+    }
+    /// Events per object so far.
+    std::map<QObject*, int> counts;
+    /// Installed on `object`, counting its events.
+    EventCounter& watch(QObject* object) {
+        object->installEventFilter(this);
+        return *this;
+    }
+
+private:
+    QEvent::Type m_type;
+};
 
 /// A profile imported from a file, shared as the widgets take it.
 inline std::shared_ptr<const Profile> loadShared(const QString& path) {

@@ -5,6 +5,7 @@
 // widget.
 #include "common/layoutfence.h"
 #include "patience.h"
+#include "widgettestutil.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -16,16 +17,6 @@ using namespace scorch;
 using scorch::test::kPatienceMs;
 
 namespace {
-
-class PaintCounter : public QObject {
-public:
-    int paints = 0;
-    bool eventFilter(QObject*, QEvent* event) override {
-        if (event->type() == QEvent::Paint)
-            ++paints;
-        return false;
-    }
-};
 
 void settle() {
     QCoreApplication::sendPostedEvents();
@@ -79,23 +70,24 @@ private Q_SLOTS:
         Window w(fenced);
         QVERIFY(QTest::qWaitForWindowExposed(&w.top));
         settle();
-        PaintCounter tabBar, filler, other;
-        w.tabs->tabBar()->installEventFilter(&tabBar);
-        w.filler->installEventFilter(&filler);
-        w.other->installEventFilter(&other);
+        scorch::test::EventCounter paints(QEvent::Paint);
+        paints.watch(w.tabs->tabBar()).watch(w.filler).watch(w.other);
+        const auto paintsOf = [&](QObject* o) {
+            return paints.counts[o];
+        };
         for (int i = 0; i < 5; ++i) {
             w.label->setText(QStringLiteral("%1 of 12,345 samples").arg(1000 * (i + 1)));
             settle();
         }
         if (fenced) {
-            QCOMPARE(tabBar.paints, 0);
-            QCOMPARE(filler.paints, 0);
-            QVERIFY(other.paints > 0); // moved by the longer label, within the bar
+            QCOMPARE(paintsOf(w.tabs->tabBar()), 0);
+            QCOMPARE(paintsOf(w.filler), 0);
+            QVERIFY(paintsOf(w.other) > 0); // moved by the longer label, within the bar
             QCOMPARE(w.fence->passedUp(), 0);
             QCOMPARE(w.bar->geometry(), w.fence->rect());
             QVERIFY(w.label->width() >= w.label->sizeHint().width());
         } else {
-            QVERIFY(tabBar.paints > 0);
+            QVERIFY(paintsOf(w.tabs->tabBar()) > 0);
         }
     }
 

@@ -121,22 +121,6 @@ FrameId frameNamed(const Profile& p, std::string_view name) {
 }
 
 /// Counts the events of one type that the objects it filters receive.
-class EventCounter : public QObject {
-public:
-    EventCounter(QEvent::Type type, std::map<QObject*, int>& counts)
-        : m_type(type)
-        , m_counts(counts) {}
-    bool eventFilter(QObject* watched, QEvent* event) override {
-        if (event->type() == m_type)
-            ++m_counts[watched];
-        return false;
-    }
-
-private:
-    QEvent::Type m_type;
-    std::map<QObject*, int>& m_counts;
-};
-
 void drag(QWidget* w, int x0, int x1, int y) {
     QTest::mousePress(w, Qt::LeftButton, {}, QPoint(x0, y));
     QTest::mouseMove(w, QPoint((x0 + x1) / 2, y));
@@ -284,8 +268,8 @@ private Q_SLOTS:
         QWidget* threads = tab->findChild<ThreadList*>();
         QVERIFY(threads);
         QWidget* summary = tab->summary();
-        std::map<QObject*, int> paints, layouts;
-        EventCounter paintCounter(QEvent::Paint, paints), layoutCounter(QEvent::LayoutRequest, layouts);
+        scorch::test::EventCounter paintCounter(QEvent::Paint), layoutCounter(QEvent::LayoutRequest);
+        std::map<QObject*, int>&paints = paintCounter.counts, &layouts = layoutCounter.counts;
         for (QWidget* w : {pageTabs, threads, summary})
             w->installEventFilter(&paintCounter);
         qApp->installEventFilter(&layoutCounter);
