@@ -7,6 +7,7 @@
 #include "disasm/disassemblyview.h"
 #include "patience.h"
 #include "profiletab.h"
+#include "scorch/disasm.h"
 #include "scorch/samples.h"
 #include "source/sourceview.h"
 #include "tables/calltreetables.h"
@@ -156,14 +157,24 @@ private Q_SLOTS:
         const TimeRange range{0, p.samples->lastTime() / 3};
         SliceRequest request;
         request.range = range;
+        request.details = true; // (its instruction costs too, as the tab asks for them)
         const Profile slice = sliceProfile(p, *sliceSamples(p, request));
         int64_t expected = 0;
         for (NodeId n = 1; n < slice.tree.size(); ++n)
             if (slice.nodeName(n).starts_with("hotLeaf"))
                 expected += slice.tree.self(0, n);
         QVERIFY(expected > 0 && expected < whole);
+        const int disassembled = view->disassembled();
         tab->timeline()->view()->setSelection(range);
         QTRY_VERIFY_WITH_TIMEOUT(view->annotation() && view->annotation()->total[0] == expected, kPatienceMs);
+        // the instructions in view took the range's costs without being disassembled again, each the cost
+        // that disassembling the function in the range's profile gives it
+        QCOMPARE(view->disassembled(), disassembled);
+        const Annotation inRange = annotate(slice, view->frame());
+        QCOMPARE(view->annotation()->instructions.size(), inRange.instructions.size());
+        for (std::size_t i = 0; i < inRange.instructions.size(); ++i)
+            QCOMPARE(view->annotation()->instructions[i].self, inRange.instructions[i].self);
+        QCOMPARE(view->annotation()->outside, inRange.outside);
         // the source view's lines of hotLeaf: their self costs sum to the same
         const auto sourceSelf = [&] {
             int64_t sum = 0;
@@ -176,6 +187,7 @@ private Q_SLOTS:
         tab->timeline()->view()->setSelection(std::nullopt);
         QTRY_VERIFY_WITH_TIMEOUT(view->annotation() && view->annotation()->total[0] == whole, kPatienceMs);
         QCOMPARE(sourceSelf(), whole);
+        QCOMPARE(view->disassembled(), disassembled);
     }
 
     /// Folded stacks keep no addresses: no Disassembly tab.

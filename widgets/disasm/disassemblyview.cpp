@@ -71,6 +71,12 @@ void DisassemblyView::setCosts(std::shared_ptr<const Profile> profile, bool rang
     m_profile = std::move(profile);
     m_range = range;
     m_job.drop();
+    // in view: the same instructions with the new costs, not disassembled again for each range dragged
+    if (m_annotation && isVisible() && recost(*m_annotation, *m_profile, m_frame)) {
+        fill();
+        Q_EMIT ready();
+        return;
+    }
     m_annotation.reset();
     const FrameId frame = m_frame;
     if (frame.value != 0 && isVisible()) {
@@ -96,6 +102,7 @@ void DisassemblyView::showFrame(FrameId frame) {
         return;
     }
     m_info->setText(tr("Disassembling %1…").arg(name.toHtmlEscaped()));
+    ++m_disassembled;
     m_job.start(
         [profile = m_profile, frame,
          sources = m_sources](JobContext&) -> std::pair<std::optional<Annotation>, QString> {

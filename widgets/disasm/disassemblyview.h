@@ -32,7 +32,8 @@ public:
     /// The profile whose instruction costs are shown; `costType` picks the hottest instruction.
     void setProfile(std::shared_ptr<const Profile> profile, std::size_t costType = 0);
     /// The same profile's frames with other costs (`range`: a time range's slice with its details): keeps
-    /// the function and cost type, disassembles again with these costs when shown.
+    /// the function and cost type; the instructions in view take the new costs (recost()), others are
+    /// disassembled again with them when shown.
     void setCosts(std::shared_ptr<const Profile> profile, bool range);
     /// Disassembles the function of `frame` in the background (the newest request wins).
     void showFrame(FrameId frame);
@@ -46,6 +47,8 @@ public:
     const std::optional<Annotation>& annotation() const { return m_annotation; }
     QTreeWidget* tree() const { return m_tree; }
     QLabel* infoLabel() const { return m_info; }
+    /// How many times a function was disassembled (showFrame() that had to).
+    int disassembled() const { return m_disassembled; }
     /// Selects the row of the instruction at `address`; false when the function has none there.
     bool goToAddress(uint64_t address);
 
@@ -65,6 +68,7 @@ private:
     QLabel* m_info;
     QTreeWidget* m_tree;
     BackgroundJob m_job{this};
+    int m_disassembled = 0;
 };
 
 } // namespace scorch

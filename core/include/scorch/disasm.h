@@ -53,6 +53,12 @@ bool hasAddressCosts(const Profile& profile, FrameId function);
 /// DisasmError.
 Annotation annotate(const Profile& profile, FrameId function);
 
+/// Gives an annotation of `function` the costs of another profile of the same recording (a time range or
+/// thread subset: the same frames and modules), without disassembling again. False, the annotation unchanged,
+/// when the profile has no instruction costs for the function or they are mostly in another module (then
+/// annotate() it anew).
+bool recost(Annotation& annotation, const Profile& profile, FrameId function);
+
 /// Fills the instructions' sourceText from their source files, found as the source view finds them
 /// (locateSource with `config`); files that are not found, not readable or over 64 MiB leave it empty.
 void addSourceText(Annotation& annotation, const SourceLocatorConfig& config);

@@ -100,6 +100,59 @@ bool hasAddressCosts(const Profile& profile, FrameId function) {
     return begin < end;
 }
 
+namespace {
+
+/// The module with the most samples of the function's address cost entries [begin, end) (an
+/// inlined-everywhere function may span several).
+uint32_t hottestModule(const AddressCosts& ac, std::size_t begin, std::size_t end) {
+    std::map<uint32_t, int64_t> perModule;
+    for (std::size_t i = begin; i < end; ++i)
+        perModule[ac.module[i]] += ac.self.empty() ? 0 : ac.self[0][i];
+    return std::max_element(perModule.begin(), perModule.end(),
+                            [](const auto& a, const auto& b) { return a.second < b.second; })
+        ->first;
+}
+
+/// The instructions' self costs, their totals and the costs outside them, from the entries [begin, end) of
+/// `module` (by file offset).
+void assignCosts(Annotation& out, const AddressCosts& ac, std::size_t begin, std::size_t end,
+                 uint32_t module) {
+    const std::size_t types = ac.self.size();
+    std::map<uint64_t, std::size_t> costAt;
+    for (std::size_t i = begin; i < end; ++i)
+        if (ac.module[i] == module)
+            costAt.emplace(ac.offset[i], i);
+    out.total.assign(types, 0);
+    out.outside.assign(types, 0);
+    for (AnnotatedInstruction& a : out.instructions) {
+        a.self.assign(types, 0);
+        if (const auto it = costAt.find(a.offset); it != costAt.end()) {
+            for (std::size_t t = 0; t < types; ++t)
+                a.self[t] = ac.self[t][it->second];
+            costAt.erase(it);
+        }
+        for (std::size_t t = 0; t < types; ++t)
+            out.total[t] += a.self[t];
+    }
+    for (const auto& [offset, i] : costAt) // sampled, but not at an instruction start of the symbol
+        for (std::size_t t = 0; t < types; ++t)
+            out.outside[t] += ac.self[t][i];
+}
+
+} // namespace
+
+bool recost(Annotation& annotation, const Profile& profile, FrameId function) {
+    const AddressCosts& ac = profile.addressCosts;
+    const auto [begin, end] = entriesOf(ac, function);
+    if (begin == end)
+        return false;
+    const uint32_t module = hottestModule(ac, begin, end);
+    if (ac.modules[module].file != annotation.module)
+        return false;
+    assignCosts(annotation, ac, begin, end, module);
+    return true;
+}
+
 Annotation annotate(const Profile& profile, FrameId function) {
     const AddressCosts& ac = profile.addressCosts;
     const std::string name(profile.frameName(function));
@@ -107,14 +160,7 @@ Annotation annotate(const Profile& profile, FrameId function) {
     if (begin == end)
         throw DisasmError(name + ": no instruction costs (only perf.data and Scorch recordings have them)");
     const std::size_t types = ac.self.size();
-    // the module with the most samples of the function (an inlined-everywhere function may span several)
-    std::map<uint32_t, int64_t> perModule;
-    for (std::size_t i = begin; i < end; ++i)
-        perModule[ac.module[i]] += types ? ac.self[0][i] : 0;
-    const uint32_t module =
-        std::max_element(perModule.begin(), perModule.end(), [](const auto& a, const auto& b) {
-            return a.second < b.second;
-        })->first;
+    const uint32_t module = hottestModule(ac, begin, end);
     const AddressCosts::Module& mod = ac.modules[module];
     const ElfFileInfo info = detail::readElfFileInfo(mod.file);
     if (!info.ok)
@@ -180,14 +226,6 @@ Annotation annotate(const Profile& profile, FrameId function) {
     lib.option(cs.handle, CS_OPT_DETAIL, CS_OPT_ON);
     lib.option(cs.handle, CS_OPT_SKIPDATA, CS_OPT_ON); // bytes that are no instruction show as data
 
-    // costs of the function's instructions in this module, by offset
-    std::map<uint64_t, std::size_t> costAt;
-    for (std::size_t i = begin; i < end; ++i)
-        if (ac.module[i] == module)
-            costAt.emplace(ac.offset[i], i);
-    out.total.assign(types, 0);
-    out.outside.assign(types, 0);
-
     const SymbolizerOptions options;
     const uint8_t* code = bytes.data();
     std::size_t size = bytes.size();
@@ -199,14 +237,6 @@ Annotation annotate(const Profile& profile, FrameId function) {
         a.offset = startOffset + (insn->address - out.start);
         a.mnemonic = insn->mnemonic;
         a.operands = insn->op_str;
-        a.self.assign(types, 0);
-        if (const auto it = costAt.find(a.offset); it != costAt.end()) {
-            for (std::size_t t = 0; t < types; ++t)
-                a.self[t] = ac.self[t][it->second];
-            costAt.erase(it);
-        }
-        for (std::size_t t = 0; t < types; ++t)
-            out.total[t] += a.self[t];
         const std::vector<SymbolFrame> frames = session.lookup(insn->address, options, symbols);
         if (!frames.empty()) {
             a.file = frames.back().file;
@@ -218,9 +248,7 @@ Annotation annotate(const Profile& profile, FrameId function) {
         out.instructions.push_back(std::move(a));
     }
     lib.free(insn, 1);
-    for (const auto& [offset, i] : costAt) // sampled, but not at an instruction start of the symbol
-        for (std::size_t t = 0; t < types; ++t)
-            out.outside[t] += ac.self[t][i];
+    assignCosts(out, ac, begin, end, module);
     return out;
 }
 
