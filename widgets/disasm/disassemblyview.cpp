@@ -9,6 +9,7 @@
 #include <QFontMetrics>
 #include <QHeaderView>
 #include <QLabel>
+#include <QScrollBar>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -37,6 +38,7 @@ DisassemblyView::DisassemblyView(QWidget* parent)
     m_tree->setAllColumnsShowFocus(true);
     m_tree->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_tree->header()->setStretchLastSection(true);
+    m_tree->setHeaderHidden(true); // until there are instructions (an empty tree's header reads "1")
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_info);
@@ -61,6 +63,7 @@ void DisassemblyView::setProfile(std::shared_ptr<const Profile> profile, std::si
         m_annotation.reset();
         m_frame = FrameId{};
         m_tree->clear();
+        m_tree->setHeaderHidden(true);
         m_info->setText(tr("Select a frame to see its instructions."));
     }
 }
@@ -91,6 +94,7 @@ void DisassemblyView::showFrame(FrameId frame) {
     m_frame = frame;
     m_annotation.reset();
     m_tree->clear();
+    m_tree->setHeaderHidden(true);
     const QString name = frameDisplayName(*m_profile, frame);
     if (!hasAddressCosts(*m_profile, frame)) {
         m_info->setText(m_range && m_profile->addressCosts.size() > 0
@@ -126,6 +130,7 @@ void DisassemblyView::showFrame(FrameId frame) {
 
 void DisassemblyView::fill() {
     m_tree->clear();
+    m_tree->setHeaderHidden(false);
     const Profile& p = *m_profile;
     const Annotation& a = *m_annotation;
     QStringList headers{tr("Address"), tr("Instruction"), tr("Source")};
@@ -234,6 +239,8 @@ bool DisassemblyView::goToAddress(uint64_t address) {
         if (item->data(AddressColumn, kAddressRole).toULongLong() == address) {
             m_tree->setCurrentItem(item);
             m_tree->scrollToItem(item, QAbstractItemView::PositionAtCenter);
+            // (vertically only: scrolling to the address column would cut off the cost columns before it)
+            m_tree->horizontalScrollBar()->setValue(m_tree->horizontalScrollBar()->minimum());
             return true;
         }
     }
