@@ -40,6 +40,59 @@ uint64_t hashRaw(const RawFrame& f) {
                  (static_cast<uint64_t>(f.module.value) << 1 | f.returnAddress) ^ 0x9e3779b97f4a7c15ull);
 }
 
+/// The ids of the distinct raw frames: open addressing with the frames themselves in the table, so that a
+/// lookup costs one cache miss (an index into the frames' vector cost a second one for the comparison: on
+/// fp-large, tens of millions of lookups for the frames of new stacks).
+class FrameIndex {
+public:
+    /// The id of `f`; when it is new, `fresh` becomes its id and `inserted` is set.
+    uint32_t findOrInsert(const RawFrame& f, uint32_t fresh, bool& inserted) {
+        if ((m_size + 1) * 2 > m_slots.size())
+            grow();
+        const std::size_t mask = m_slots.size() - 1;
+        const uint32_t ra = f.returnAddress ? 1 : 0;
+        for (std::size_t i = hashRaw(f) & mask;; i = (i + 1) & mask) {
+            Slot& s = m_slots[i];
+            if (s.tag == 0) {
+                if (fresh >= kMaxId)
+                    throw std::length_error("more distinct addresses than a raw profile can number");
+                s = {f.address, f.module.value, (fresh + 1) << 1 | ra};
+                ++m_size;
+                inserted = true;
+                return fresh;
+            }
+            if (s.address == f.address && s.module == f.module.value && (s.tag & 1) == ra) {
+                inserted = false;
+                return (s.tag >> 1) - 1;
+            }
+        }
+    }
+
+private:
+    static constexpr uint32_t kMaxId = (1u << 31) - 1;
+    struct Slot {
+        uint64_t address = 0;
+        uint32_t module = 0;
+        uint32_t tag = 0; ///< (id + 1) << 1 | returnAddress; 0 = empty
+    };
+    void grow() {
+        std::vector<Slot> bigger;
+        detail::assignHuge(bigger, std::max<std::size_t>(1024, m_slots.size() * 2), Slot{});
+        const std::size_t mask = bigger.size() - 1;
+        for (const Slot& s : m_slots) {
+            if (s.tag == 0)
+                continue;
+            std::size_t i = hashRaw({ModuleHandle{s.module}, s.address, (s.tag & 1) != 0}) & mask;
+            while (bigger[i].tag != 0)
+                i = (i + 1) & mask;
+            bigger[i] = s;
+        }
+        m_slots.swap(bigger);
+    }
+    std::vector<Slot> m_slots;
+    std::size_t m_size = 0;
+};
+
 /// One frame of a symbolized address, in the incremental tree's tables.
 struct Resolved {
     FrameId frame;
@@ -75,7 +128,7 @@ struct RawProfileBuilder::Impl {
     std::vector<RawFrame> addrs;   ///< unique raw frames
     std::vector<bool> modulesSeen; ///< per module handle: preloaded
     bool deferred = false;         ///< deferSymbolization()
-    detail::IndexTable addrTable;
+    FrameIndex addrIndex;          ///< address id of each distinct raw frame (into addrs)
     struct Stack {
         uint32_t thread, first, size;
         uint64_t count;
@@ -119,14 +172,10 @@ struct RawProfileBuilder::Impl {
                               std::vector<uint32_t>* entryOf = nullptr);
 
     uint32_t addrId(const RawFrame& f) {
-        const uint64_t h = hashRaw(f);
-        const detail::IndexProbe slot = addrTable.find(h, [&](uint32_t i) {
-            const RawFrame& a = addrs[i];
-            return a.address == f.address && a.module == f.module && a.returnAddress == f.returnAddress;
-        });
-        if (slot.found())
-            return slot.index;
-        const auto id = static_cast<uint32_t>(addrs.size());
+        bool inserted = false;
+        const uint32_t id = addrIndex.findOrInsert(f, static_cast<uint32_t>(addrs.size()), inserted);
+        if (!inserted)
+            return id;
         addrs.push_back(f);
         if (f.module.valid() && !deferred) { // a module's first address: open it meanwhile
             if (f.module.value >= modulesSeen.size())
@@ -136,7 +185,6 @@ struct RawProfileBuilder::Impl {
                 symbolizer.preload(f.module);
             }
         }
-        addrTable.insert(slot, h, id, [&](uint32_t i) { return hashRaw(addrs[i]); });
         addrTotal.store(addrs.size(), std::memory_order_relaxed);
         if (options.symbolizeAhead && !deferred && addrs.size() % 64 == 0 && aheadDue())
             wakeAhead();
@@ -740,7 +788,7 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
         finished = true;
         std::vector<uint32_t>().swap(stackAddrs);
         stackTable = detail::IndexTable(16);
-        addrTable = detail::IndexTable(16);
+        addrIndex = FrameIndex();
     }
     detail::trace("expanded");
     {
