@@ -298,20 +298,21 @@ struct RawProfileBuilder::Impl {
     void resolve(std::span<const Symbolizer::Request> requests,
                  const std::vector<std::vector<SymbolFrame>>& frames);
     Resolved unresolvedFrame(const RawFrame& raw);
-    /// The new stacks' frames (as indexes into `resolved`) into pathRefs, their entries into pathStacks:
-    /// those of stacks [from, to) of `newStacks`, the new stacks' threads and root -> leaf address ids.
+    /// The new stacks of a build: their threads and root -> leaf address ids, and where their frames go.
     struct NewStacks {
         std::vector<uint32_t> thread;  ///< per new stack
         std::vector<std::size_t> addr; ///< per new stack and one more: where its addresses start in `addrs`
-        std::vector<std::size_t> ref; ///< per new stack: where its frames start in pathRefs (at most so many)
+        std::vector<std::size_t> ref;  ///< per new stack: where its frames start in `refs` (at most so many)
         const uint32_t* addrs = nullptr;
+        /// expandFrames(): each stack's frames (as indexes into `resolved`), with gaps between the stacks
+        std::unique_ptr<uint32_t[]> refs;
+        std::size_t refCount = 0;
+        std::vector<detail::IncrementalTree::StackInput> path; ///< per new stack: its run of `refs`
     };
-    void expandFrames(const NewStacks& newStacks, std::size_t from, std::size_t to);
+    /// The frames and path of stacks [from, to) of `newStacks` (threads may expand disjoint ranges at once).
+    void expandFrames(NewStacks& newStacks, std::size_t from, std::size_t to);
     /// The new stacks' distinct modules and leaves (stackModules, stackLeaf), in order.
     void listModules(const NewStacks& newStacks);
-    std::vector<detail::IncrementalTree::StackInput> pathStacks;
-    std::unique_ptr<uint32_t[]> pathRefs; ///< pathRefsSize, with gaps between the stacks
-    std::size_t pathRefsSize = 0;
     Profile build(ProfileMeta meta, const std::atomic<bool>* cancel, bool final);
     void attachSamples(Profile& profile, std::size_t count, bool final);
 };
@@ -436,10 +437,10 @@ AddressCosts RawProfileBuilder::Impl::addressCosts(const std::vector<ModuleRepor
     return out;
 }
 
-void RawProfileBuilder::Impl::expandFrames(const NewStacks& newStacks, std::size_t from, std::size_t to) {
+void RawProfileBuilder::Impl::expandFrames(NewStacks& newStacks, std::size_t from, std::size_t to) {
     for (std::size_t k = from; k < to; ++k) {
         const uint32_t thread = newStacks.thread[k];
-        uint32_t* const first = pathRefs.get() + newStacks.ref[k];
+        uint32_t* const first = newStacks.refs.get() + newStacks.ref[k];
         uint32_t* path = first;
         if (options.processRoot)
             *path++ = rootRefs[thread];
@@ -454,8 +455,8 @@ void RawProfileBuilder::Impl::expandFrames(const NewStacks& newStacks, std::size
                 *path++ = r;
             }
         }
-        pathStacks[k] = {thread, static_cast<uint32_t>(newStacks.ref[k]),
-                         static_cast<uint32_t>(path - first)};
+        newStacks.path[k] = {thread, static_cast<uint32_t>(newStacks.ref[k]),
+                             static_cast<uint32_t>(path - first)};
     }
 }
 
@@ -760,11 +761,11 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
         }
         fresh.addr.push_back(nextAddr);
         const std::size_t newStacks = fresh.thread.size();
-        pathStacks.assign(newStacks, {});
+        fresh.path.assign(newStacks, {});
         // (not zeroed: each thread's writes map in its own pages)
-        pathRefsSize = nextRef;
-        pathRefs.reset(new uint32_t[detail::hugeCapacity(nextRef, sizeof(uint32_t))]);
-        detail::adviseHugePages(pathRefs.get(), nextRef * sizeof(uint32_t));
+        fresh.refCount = nextRef;
+        fresh.refs.reset(new uint32_t[detail::hugeCapacity(nextRef, sizeof(uint32_t))]);
+        detail::adviseHugePages(fresh.refs.get(), nextRef * sizeof(uint32_t));
         // many frames: the stacks' frames in stretches on two threads, the first listing the modules first
         constexpr std::size_t kAsideFrames = 200000, kStretch = 2048;
         std::atomic<std::size_t> nextStretch{0};
@@ -781,31 +782,25 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
             other.get();
         expanded += newStacks;
         accountedCount.resize(expanded, 0);
-    }
-    if (final) {
-        // what only finding and adding raw stacks needs goes before the tree's arrays are made (on fp-large,
-        // 44 M address ids: 176 MB off the peak)
-        finished = true;
-        std::vector<uint32_t>().swap(stackAddrs);
-        stackTable = detail::IndexTable(16);
-        addrIndex = FrameIndex();
-    }
-    detail::trace("expanded");
-    {
+        if (final) {
+            // what only finding and adding raw stacks needs goes before the tree's arrays are made (on
+            // fp-large, 44 M address ids: 176 MB off the peak)
+            finished = true;
+            std::vector<uint32_t>().swap(stackAddrs);
+            stackTable = detail::IndexTable(16);
+            addrIndex = FrameIndex();
+        }
+        detail::trace("expanded");
         std::vector<FrameId> refFrame(resolved.size());
         std::vector<SourceLine> refLine(resolved.size());
         for (std::size_t r = 0; r < resolved.size(); ++r) {
             refFrame[r] = resolved[r].frame;
             refLine[r] = resolved[r].line;
         }
-        tree.addStacks(pathStacks, std::span<const uint32_t>(pathRefs.get(), pathRefsSize), refFrame,
+        tree.addStacks(fresh.path, std::span<const uint32_t>(fresh.refs.get(), fresh.refCount), refFrame,
                        refLine);
-    }
-    detail::trace("stacks added");
-    // free them (assigning {} would keep the capacity)
-    std::vector<detail::IncrementalTree::StackInput>().swap(pathStacks);
-    pathRefs.reset();
-    pathRefsSize = 0;
+        detail::trace("stacks added");
+    } // (the expanded frames freed)
     std::vector<uint32_t>().swap(newAddrs);
     for (std::size_t i = 0; i < deltas.size(); ++i) {
         const Delta& x = deltas[i];
