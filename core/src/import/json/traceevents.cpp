@@ -90,187 +90,197 @@ uint32_t TraceEvents::intern(std::unordered_map<std::string, uint32_t>& map, std
 }
 
 void TraceEvents::addEvent(simdjson::ondemand::value event, uint64_t index) {
-    std::string ph, name, pid, tid, id;
-    std::string_view args;
-    double ts = 0, dur = 0;
-    bool haveTs = false, haveDur = false, haveArgs = false;
+    // (in parts: one function of all of them took most of this file's build time, optimised with sanitizers)
+    const Fields e = readFields(event, index);
+    if (e.ph.size() != 1)
+        return; // not an event we know
+    const char phase = e.ph[0];
+    if (phase == 'M')
+        addMetadata(e);
+    else if (e.name == "CpuProfile" || e.name == "Profile" || e.name == "ProfileChunk")
+        addProfileEvent(e, index);
+    else if (phase == 'B' || phase == 'E' || phase == 'X')
+        addDuration(e, index);
+}
+
+TraceEvents::Fields TraceEvents::readFields(simdjson::ondemand::value event, uint64_t index) {
+    Fields e;
     for (auto field : event.get_object()) {
         const std::string_view key = field.unescaped_key();
         simdjson::ondemand::value v = field.value();
         if (key == "ph")
-            ph = std::string(std::string_view(v.get_string()));
+            e.ph = std::string(std::string_view(v.get_string()));
         else if (key == "name")
-            name = std::string(std::string_view(v.get_string()));
+            e.name = std::string(std::string_view(v.get_string()));
         else if (key == "pid")
-            pid = idText(v);
+            e.pid = idText(v);
         else if (key == "tid")
-            tid = idText(v);
+            e.tid = idText(v);
         else if (key == "id")
-            id = idText(v);
+            e.id = idText(v);
         else if (key == "ts") {
-            if (!jsonNumber(v, ts) || std::abs(ts) > kMaxMicroseconds)
+            if (!jsonNumber(v, e.ts) || std::abs(e.ts) > kMaxMicroseconds)
                 fail(index, "\"ts\" is not a timestamp in range");
-            haveTs = true;
-        } else if (key == "dur" || (key == "tdur" && !haveDur)) {
-            if (!jsonNumber(v, dur) || dur < 0 || dur > kMaxMicroseconds)
+            e.haveTs = true;
+        } else if (key == "dur" || (key == "tdur" && !e.haveDur)) {
+            if (!jsonNumber(v, e.dur) || e.dur < 0 || e.dur > kMaxMicroseconds)
                 fail(index, "\"" + std::string(key) + "\" is not a duration in range");
-            haveDur = key == "dur";
+            e.haveDur = key == "dur";
         } else if (key == "args") {
             json_type type;
             if (!v.type().get(type) && type == json_type::object) {
                 simdjson::ondemand::object o = v.get_object();
-                args = o.raw_json();
-                haveArgs = true;
+                e.args = o.raw_json();
+                e.haveArgs = true;
             } else if (type == json_type::array) {
                 simdjson::ondemand::array a = v.get_array();
-                args = a.raw_json();
-                haveArgs = true;
+                e.args = a.raw_json();
+                e.haveArgs = true;
             } else if (type != json_type::null) {
-                args = v.raw_json_token();
-                haveArgs = true;
+                e.args = v.raw_json_token();
+                e.haveArgs = true;
             }
         }
     }
-    if (ph.size() != 1)
-        return; // not an event we know
-    const char phase = ph[0];
-    if (phase == 'M') {
-        if ((name == "process_name" || name == "thread_name") && haveArgs) {
-            simdjson::padded_string padded(args);
-            auto doc = m_inner.iterate(padded);
-            std::string_view value;
-            if (!doc.find_field_unordered("name").get_string().get(value)) {
-                if (name == "process_name")
-                    m_processNames[pid] = std::string(value);
-                else
-                    m_threadNames[thread(pid, tid)] = std::string(value);
-            }
-        }
+    return e;
+}
+
+void TraceEvents::addMetadata(const Fields& e) {
+    if ((e.name != "process_name" && e.name != "thread_name") || !e.haveArgs)
         return;
+    simdjson::padded_string padded(e.args);
+    auto doc = m_inner.iterate(padded);
+    std::string_view value;
+    if (!doc.find_field_unordered("name").get_string().get(value)) {
+        if (e.name == "process_name")
+            m_processNames[e.pid] = std::string(value);
+        else
+            m_threadNames[thread(e.pid, e.tid)] = std::string(value);
     }
-    if (name == "CpuProfile" || name == "Profile" || name == "ProfileChunk") {
-        if (!haveArgs)
-            return;
-        std::size_t profile = 0;
-        if (name == "ProfileChunk" || name == "Profile") {
-            const auto it = m_profileById.find(pid + ':' + id);
-            if (it != m_profileById.end()) {
-                profile = it->second;
-            } else {
-                profile = m_profiles.size();
-                m_profiles.emplace_back(thread(pid, tid), CpuProfileData{});
-                m_profileById.emplace(pid + ':' + id, profile);
-            }
+}
+
+void TraceEvents::addProfileEvent(const Fields& e, uint64_t index) {
+    if (!e.haveArgs)
+        return;
+    std::size_t profile = 0;
+    if (e.name == "ProfileChunk" || e.name == "Profile") {
+        const auto it = m_profileById.find(e.pid + ':' + e.id);
+        if (it != m_profileById.end()) {
+            profile = it->second;
         } else {
             profile = m_profiles.size();
-            m_profiles.emplace_back(thread(pid, tid), CpuProfileData{});
+            m_profiles.emplace_back(thread(e.pid, e.tid), CpuProfileData{});
+            m_profileById.emplace(e.pid + ':' + e.id, profile);
         }
-        CpuProfileData& data = m_profiles[profile].second;
-        if (name != "CpuProfile")
-            data.setChunked();
-        const std::string where = m_name + ": event " + std::to_string(index) + " (" + name + ")";
-        simdjson::padded_string padded(args);
-        auto doc = m_inner.iterate(padded);
-        simdjson::ondemand::object dataObject;
-        if (doc.find_field_unordered("data").get_object().get(dataObject))
-            return;
-        for (auto f : dataObject) {
-            const std::string_view k = f.unescaped_key();
-            if (k == "cpuProfile") {
-                for (auto g : f.value().get_object()) {
-                    const std::string_view gk = g.unescaped_key();
-                    if (gk == "nodes") {
-                        for (auto n : g.value().get_array())
-                            data.addNode(n.value(), where);
-                    } else if (gk == "samples") {
-                        for (auto s : g.value().get_array()) {
-                            double d = 0;
-                            if (!jsonNumber(s.value(), d) || std::abs(d) > 9e15)
-                                fail(index, "a sample is not a node id");
-                            data.addSample(static_cast<int64_t>(d));
-                        }
-                    } else if (gk == "timeDeltas") {
-                        for (auto s : g.value().get_array()) {
-                            double d = 0;
-                            if (!jsonNumber(s.value(), d) || std::abs(d) > kMaxMicroseconds)
-                                fail(index, "a time delta is not a number in range");
-                            data.addTimeDelta(d);
-                        }
+    } else {
+        profile = m_profiles.size();
+        m_profiles.emplace_back(thread(e.pid, e.tid), CpuProfileData{});
+    }
+    CpuProfileData& data = m_profiles[profile].second;
+    if (e.name != "CpuProfile")
+        data.setChunked();
+    const std::string where = m_name + ": event " + std::to_string(index) + " (" + e.name + ")";
+    simdjson::padded_string padded(e.args);
+    auto doc = m_inner.iterate(padded);
+    simdjson::ondemand::object dataObject;
+    if (doc.find_field_unordered("data").get_object().get(dataObject))
+        return;
+    const auto addTimeDeltas = [&](simdjson::ondemand::array deltas) {
+        for (auto s : deltas) {
+            double d = 0;
+            if (!jsonNumber(s.value(), d) || std::abs(d) > kMaxMicroseconds)
+                fail(index, "a time delta is not a number in range");
+            data.addTimeDelta(d);
+        }
+    };
+    for (auto f : dataObject) {
+        const std::string_view k = f.unescaped_key();
+        if (k == "cpuProfile") {
+            for (auto g : f.value().get_object()) {
+                const std::string_view gk = g.unescaped_key();
+                if (gk == "nodes") {
+                    for (auto n : g.value().get_array())
+                        data.addNode(n.value(), where);
+                } else if (gk == "samples") {
+                    for (auto s : g.value().get_array()) {
+                        double d = 0;
+                        if (!jsonNumber(s.value(), d) || std::abs(d) > 9e15)
+                            fail(index, "a sample is not a node id");
+                        data.addSample(static_cast<int64_t>(d));
                     }
-                }
-            } else if (k == "startTime") {
-                double d = 0;
-                if (jsonNumber(f.value(), d) && std::abs(d) <= kMaxMicroseconds)
-                    data.setStartTime(d);
-            } else if (k == "timeDeltas") {
-                for (auto s : f.value().get_array()) {
-                    double d = 0;
-                    if (!jsonNumber(s.value(), d) || std::abs(d) > kMaxMicroseconds)
-                        fail(index, "a time delta is not a number in range");
-                    data.addTimeDelta(d);
+                } else if (gk == "timeDeltas") {
+                    addTimeDeltas(g.value().get_array());
                 }
             }
+        } else if (k == "startTime") {
+            double d = 0;
+            if (jsonNumber(f.value(), d) && std::abs(d) <= kMaxMicroseconds)
+                data.setStartTime(d);
+        } else if (k == "timeDeltas") {
+            addTimeDeltas(f.value().get_array());
         }
-        if (name == "Profile")
-            m_profiles[profile].first = thread(pid, tid); // the Profile event names the profiled thread
-        return;
     }
-    if (phase != 'B' && phase != 'E' && phase != 'X')
-        return;
-    if (!haveTs)
-        fail(index, "a '" + ph + "' event without \"ts\"");
+    if (e.name == "Profile")
+        m_profiles[profile].first = thread(e.pid, e.tid); // the Profile event names the profiled thread
+}
+
+void TraceEvents::addDuration(const Fields& e, uint64_t index) {
+    if (!e.haveTs)
+        fail(index, "a '" + e.ph + "' event without \"ts\"");
     ++m_durationEvents;
-    const uint32_t t = thread(pid, tid);
-    std::string keyName = name.empty() ? "(unnamed)" : name;
-    const std::string argsText = haveArgs ? minified(args) : std::string();
-    if (haveArgs)
-        keyName += " " + argsText;
+    const uint32_t t = thread(e.pid, e.tid);
+    std::string keyName = e.name.empty() ? "(unnamed)" : e.name;
+    if (e.haveArgs)
+        keyName += " " + minified(e.args);
     FrameKey frame{keyName, {}, 0};
     const uint32_t key = intern(m_keyIndex, keyName);
     if (key == m_keys.size())
         m_keys.push_back(frame);
-    // Hermes (React Native) events carry the function in args: name, url, line, column, ...
-    uint32_t hermesKey = key;
-    if (haveArgs && args.find("allocatedName") != std::string_view::npos) {
-        simdjson::padded_string padded(args);
-        auto doc = m_inner.iterate(padded);
-        simdjson::ondemand::object obj;
-        int found = 0;
-        FrameKey hermes;
-        if (!doc.get_object().get(obj)) {
-            for (auto f : obj) {
-                const std::string_view k = f.unescaped_key();
-                for (const char* want : {"line", "column", "name", "category", "url", "params",
-                                         "allocatedCategory", "allocatedName"})
-                    if (k == want)
-                        ++found;
-                std::string_view s;
-                double d = 0;
-                if (k == "name" && !f.value().get_string().get(s))
-                    hermes.name = std::string(s);
-                else if (k == "url" && !f.value().get_string().get(s))
-                    hermes.file = std::string(s);
-                else if (k == "line" && jsonNumber(f.value(), d) && d >= 0 && d < 4e9)
-                    hermes.line = static_cast<int64_t>(d);
-            }
-        }
-        if (found == 8) {
-            ++m_hermesEvents;
-            if (hermes.name.empty())
-                hermes.name = name.empty() ? "(unnamed)" : name;
-            std::string k = hermes.name + '\0' + hermes.file + '\0' + std::to_string(hermes.line);
-            hermesKey = intern(m_keyIndex, std::move(k));
-            if (hermesKey == m_keys.size())
-                m_keys.push_back(std::move(hermes));
-        }
-    }
-    const uint32_t nameId = intern(m_nameIndex, name);
-    const auto ns = static_cast<int64_t>(std::llround(ts * 1000));
-
-    const auto d = phase == 'X' ? static_cast<int64_t>(std::llround(dur * 1000)) : 0;
+    const uint32_t hermesKey = e.haveArgs ? hermesFrame(e, key) : key;
+    const uint32_t nameId = intern(m_nameIndex, e.name);
+    const auto ns = static_cast<int64_t>(std::llround(e.ts * 1000));
+    const char phase = e.ph[0];
+    const auto d = phase == 'X' ? static_cast<int64_t>(std::llround(e.dur * 1000)) : 0;
     if (m_durations.size() <= t)
         m_durations.resize(t + 1);
     m_durations[t].push_back({ns, d, key, hermesKey, nameId, phase});
+}
+
+uint32_t TraceEvents::hermesFrame(const Fields& e, uint32_t key) {
+    if (e.args.find("allocatedName") == std::string_view::npos)
+        return key;
+    simdjson::padded_string padded(e.args);
+    auto doc = m_inner.iterate(padded);
+    simdjson::ondemand::object obj;
+    int found = 0;
+    FrameKey hermes;
+    if (!doc.get_object().get(obj)) {
+        for (auto f : obj) {
+            const std::string_view k = f.unescaped_key();
+            for (const char* want : {"line", "column", "name", "category", "url", "params",
+                                     "allocatedCategory", "allocatedName"})
+                if (k == want)
+                    ++found;
+            std::string_view s;
+            double d = 0;
+            if (k == "name" && !f.value().get_string().get(s))
+                hermes.name = std::string(s);
+            else if (k == "url" && !f.value().get_string().get(s))
+                hermes.file = std::string(s);
+            else if (k == "line" && jsonNumber(f.value(), d) && d >= 0 && d < 4e9)
+                hermes.line = static_cast<int64_t>(d);
+        }
+    }
+    if (found != 8)
+        return key;
+    ++m_hermesEvents;
+    if (hermes.name.empty())
+        hermes.name = e.name.empty() ? "(unnamed)" : e.name;
+    std::string k = hermes.name + '\0' + hermes.file + '\0' + std::to_string(hermes.line);
+    const uint32_t hermesKey = intern(m_keyIndex, std::move(k));
+    if (hermesKey == m_keys.size())
+        m_keys.push_back(std::move(hermes));
+    return hermesKey;
 }
 
 void TraceEvents::addStackSample(simdjson::ondemand::value sample, uint64_t index) {

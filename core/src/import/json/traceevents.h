@@ -69,6 +69,23 @@ private:
         std::string frame;
     };
 
+    /// An event's fields (those read; args kept as raw JSON).
+    struct Fields {
+        std::string ph, name, pid, tid, id;
+        std::string_view args;
+        double ts = 0, dur = 0;
+        bool haveTs = false, haveDur = false, haveArgs = false;
+    };
+
+    Fields readFields(simdjson::ondemand::value event, uint64_t index);
+    /// The kinds of events, each from its fields: metadata (process and thread names), a CPU profile or
+    /// a chunk of one, a B/E/X duration event.
+    void addMetadata(const Fields& e);
+    void addProfileEvent(const Fields& e, uint64_t index);
+    void addDuration(const Fields& e, uint64_t index);
+    /// The frame of a Hermes (React Native) event: its function in args (name, url, line, ...); `key`
+    /// when args does not have all of Hermes' fields.
+    uint32_t hermesFrame(const Fields& e, uint32_t key);
     uint32_t thread(const std::string& pid, const std::string& tid);
     std::string threadName(uint32_t thread) const;
     uint32_t intern(std::unordered_map<std::string, uint32_t>& map, std::string key);
