@@ -303,6 +303,19 @@ private Q_SLOTS:
         QCOMPARE(back.costTypes[0].decimals, 5);
         QCOMPARE(back.tree.grandTotal(0), int64_t(885619435));
 
+        // the same with a larger count (88012.19435): the fifth decimal of the speedscope weight was taken
+        // for a rounding error of the fourth (fuzz_export: the total came back as 88069.1944)
+        covered << QStringLiteral("export-speedscope-fifth-decimal.folded");
+        const Profile fifth = importProfile(path("export-speedscope-fifth-decimal.folded"));
+        QCOMPARE(fifth.costTypes[0].decimals, 5);
+        QCOMPARE(fifth.tree.grandTotal(0), int64_t(8806919435));
+        std::ostringstream fifthJson;
+        writeSpeedscope(fifth, SpeedscopeOptions{}, fifthJson);
+        const Profile fifthBack = importProfile(memoryByteSource(fifthJson.str(), "fifth.speedscope.json"),
+                                                "fifth.speedscope.json");
+        QCOMPARE(fifthBack.costTypes[0].decimals, 5);
+        QCOMPARE(fifthBack.tree.grandTotal(0), int64_t(8806919435));
+
         QStringList files = dir.entryList(QDir::Files);
         files.sort();
         covered.sort();
