@@ -20,8 +20,8 @@ packages=(
     xvfb xauth x11-utils xz-utils zstd gzip imagemagick fonts-dejavu-core
     # packaging: metadata validators, .deb building (cpack + dpkg-shlibdeps) and its test
     desktop-file-utils appstream libxml2-utils dpkg-dev file
-    # fuzzing: clang with libFuzzer and the sanitizer runtimes
-    clang-14 libclang-rt-14-dev
+    # fuzzing: clang with libFuzzer and the sanitizer runtimes; CI's sanitized clang build links with lld
+    clang-14 libclang-rt-14-dev lld-14
 )
 
 missing=()
