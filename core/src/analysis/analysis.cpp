@@ -4,6 +4,8 @@
 #include "util/hugepages.h"
 
 #include <algorithm>
+#include <future>
+#include <thread>
 #include <utility>
 
 namespace scorch {
@@ -105,36 +107,93 @@ std::optional<CallTree> invert(const Profile& profile, const CallTree& tree,
     return CallTree::fromParentArray(parent, frame, std::move(self), profile.frames, profile.strings);
 }
 
+/// From this many nodes on, a tree's function costs are summed in two parts on two threads.
+constexpr std::size_t kFunctionsAside = 200000;
+
+/// The function costs of the nodes [from, to) of a tree in preorder, in flat arrays by frame id (no
+/// FunctionCost per node: the walk reads nothing but the tree and these). A node's total counts when no
+/// ancestor has its frame (the outermost occurrence on the path: each sample once): the ancestors of `from`
+/// start on the path.
+struct FunctionSums {
+    std::vector<int64_t> self, total; ///< [frame * types + type]
+    std::vector<uint32_t> callSites;  ///< [frame]
+    std::vector<uint32_t> firstSeen;  ///< frames in the order their first node comes
+
+    bool walk(const CallTree& tree, std::size_t frames, NodeId from, NodeId to,
+              const std::atomic<bool>* cancel) {
+        const std::size_t types = tree.costTypeCount();
+        self.assign(frames * types, 0);
+        total.assign(frames * types, 0);
+        callSites.assign(frames, 0);
+        std::vector<uint32_t> onPath(frames, 0);
+        std::vector<NodeId> open; // ancestors of the current node (not the root)
+        for (NodeId a = from < tree.size() ? tree.parent(from) : kRootNode; a != kRootNode;
+             a = tree.parent(a))
+            open.push_back(a);
+        std::reverse(open.begin(), open.end());
+        for (const NodeId a : open)
+            ++onPath[tree.frame(a).value];
+        CancelPoll<65536> cancelled(cancel);
+        for (NodeId n = from; n < to; ++n) {
+            if (cancelled())
+                return false;
+            while (!open.empty() && tree.subtreeEnd(open.back()) <= n) {
+                --onPath[tree.frame(open.back()).value];
+                open.pop_back();
+            }
+            const uint32_t f = tree.frame(n).value;
+            if (callSites[f]++ == 0)
+                firstSeen.push_back(f);
+            const bool outermost = onPath[f] == 0;
+            for (std::size_t t = 0; t < types; ++t) {
+                addCost(self[f * types + t], tree.self(t, n));
+                if (outermost)
+                    addCost(total[f * types + t], tree.total(t, n));
+            }
+            ++onPath[f];
+            open.push_back(n);
+        }
+        return true;
+    }
+};
+
 std::optional<std::vector<FunctionCost>> sumFunctions(const Profile& profile, const CallTree& tree,
                                                       const std::atomic<bool>* cancel) {
     const std::size_t types = tree.costTypeCount();
-    std::vector<int32_t> slot(profile.frames.size(), -1);
+    const std::size_t frames = profile.frames.size(); // (a derived tree's frames are the profile's)
+    const auto size = static_cast<NodeId>(tree.size());
+    // two parts on two threads for a large tree, split at the middle node (the second starts with its
+    // ancestors on the path)
+    const bool split = size >= kFunctionsAside && std::thread::hardware_concurrency() > 1;
+    const NodeId middle = split ? size / 2 : size;
+    FunctionSums head, tail;
+    std::future<bool> tailSummed;
+    if (split)
+        tailSummed =
+            std::async(std::launch::async, [&] { return tail.walk(tree, frames, middle, size, cancel); });
+    const bool summed = head.walk(tree, frames, 1, middle, cancel);
+    if (!(tailSummed.valid() ? tailSummed.get() : true) || !summed)
+        return std::nullopt;
     std::vector<FunctionCost> out;
-    std::vector<uint32_t> onPath(profile.frames.size(), 0);
-    std::vector<NodeId> open; // ancestors of the current node (preorder walk)
-    CancelPoll<65536> cancelled(cancel);
-    for (NodeId n = 1; n < tree.size(); ++n) {
-        if (cancelled())
-            return std::nullopt;
-        while (!open.empty() && tree.subtreeEnd(open.back()) <= n) {
-            --onPath[tree.frame(open.back()).value];
-            open.pop_back();
+    const auto add = [&](uint32_t f) {
+        FunctionCost fc{FrameId{f}, std::vector<int64_t>(types, 0), std::vector<int64_t>(types, 0), 0};
+        for (const FunctionSums* part : {&head, &tail}) {
+            if (part->callSites.empty() || part->callSites[f] == 0)
+                continue;
+            fc.callSites += part->callSites[f];
+            for (std::size_t t = 0; t < types; ++t) {
+                addCost(fc.self[t], part->self[f * types + t]);
+                addCost(fc.total[t], part->total[f * types + t]);
+            }
         }
-        const FrameId f = tree.frame(n);
-        if (slot[f.value] < 0) {
-            slot[f.value] = static_cast<int32_t>(out.size());
-            out.push_back({f, std::vector<int64_t>(types, 0), std::vector<int64_t>(types, 0), 0});
-        }
-        FunctionCost& fc = out[static_cast<std::size_t>(slot[f.value])];
-        ++fc.callSites;
-        for (std::size_t t = 0; t < types; ++t) {
-            addCost(fc.self[t], tree.self(t, n));
-            if (onPath[f.value] == 0) // outermost occurrence on this path: counts each sample once
-                addCost(fc.total[t], tree.total(t, n));
-        }
-        ++onPath[f.value];
-        open.push_back(n);
-    }
+        out.push_back(std::move(fc));
+    };
+    // in the order of the frames' first nodes, as one walk would meet them
+    for (const uint32_t f : head.firstSeen)
+        add(f);
+    for (const uint32_t f : tail.firstSeen)
+        if (head.callSites[f] == 0)
+            add(f);
     return out;
 }
 

@@ -270,6 +270,41 @@ private Q_SLOTS:
         QCOMPARE(p.frameName(top.front().frame), std::string_view("f"));
     }
 
+    void functionCostsOfALargeTreeInTwoParts() {
+        // > 200 000 nodes: summed in two parts on two threads (where there are two cores), split inside a
+        // subtree whose path has a recursive frame; against a walk that checks every node's ancestors
+        std::string text;
+        for (int i = 0; i < 80000; ++i)
+            text += "main;a" + std::to_string(i / 1000) + ";r;b" + std::to_string(i % 1000) + ";r;leaf" +
+                    std::to_string(i % 3) + " " + std::to_string(1 + i % 5) + "\n";
+        const Profile p = fromFolded(text);
+        QVERIFY2(p.tree.size() > 200000, std::to_string(p.tree.size()).c_str());
+        std::vector<FunctionCost> expected;
+        std::map<uint32_t, std::size_t> at;
+        for (NodeId n = 1; n < p.tree.size(); ++n) {
+            const FrameId f = p.tree.frame(n);
+            const auto [it, added] = at.try_emplace(f.value, expected.size());
+            if (added)
+                expected.push_back({f, {0}, {0}, 0});
+            FunctionCost& fc = expected[it->second];
+            ++fc.callSites;
+            fc.self[0] += p.tree.self(0, n);
+            bool outermost = true;
+            for (NodeId a = p.tree.parent(n); a != kRootNode; a = p.tree.parent(a))
+                outermost = outermost && p.tree.frame(a) != f;
+            if (outermost)
+                fc.total[0] += p.tree.total(0, n);
+        }
+        const std::vector<FunctionCost> sums = functionCosts(p);
+        QCOMPARE(sums.size(), expected.size());
+        for (std::size_t i = 0; i < sums.size(); ++i) {
+            QCOMPARE(sums[i].frame, expected[i].frame); // in the order of their first nodes
+            QCOMPARE(sums[i].self, expected[i].self);
+            QCOMPARE(sums[i].total, expected[i].total);
+            QCOMPARE(sums[i].callSites, expected[i].callSites);
+        }
+    }
+
     void threadFilter() {
         const Profile p = importProfile(test::testData(QStringLiteral("perf/two-events.perf")).toStdString());
         QCOMPARE(p.threads.size(), std::size_t(3));
