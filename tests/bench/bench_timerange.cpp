@@ -9,6 +9,7 @@
 // for all threads at N buckets (default 2000, a wide timeline) over the whole and over 1% of the recording,
 // of onStackSeries() for the busiest depth-2 frame, and the process's peak RSS (VmHWM). Targets (issue 13,
 // fp-large: 1.17 M samples, 4.6 M nodes, 2 cores): half range <= 100 ms, 1% <= 10 ms.
+#include "scorch/analysis.h"
 #include "scorch/import.h"
 #include "scorch/samples.h"
 
@@ -137,6 +138,38 @@ int main(int argc, char** argv) {
         slice({span / 4, span / 4 + span / 2}, {}, "middle half + lines", true);
         slice({span / 2, span / 2 + span / 100}, {}, "1% + lines", true);
     }
+    // what the window does for a range: the slice with its lines and instructions (where kept), the Profile
+    // the views are given, and the per-function costs the Functions table shows
+    auto windowSlice = [&](TimeRange r, const char* what) {
+        SliceRequest req;
+        req.range = r;
+        req.details = true;
+        std::optional<Profile> p;
+        std::size_t functions = 0;
+        double sliceMs = 0, profileMs = 0, functionsMs = 0;
+        const double ms = timeMs(
+            runs,
+            [&] {
+                const auto a = std::chrono::steady_clock::now();
+                std::optional<TimeSlice> s = sliceSamples(profile, req);
+                const auto b = std::chrono::steady_clock::now();
+                p = sliceProfile(profile, std::move(*s));
+                const auto c = std::chrono::steady_clock::now();
+                functions = functionCosts(*p).size();
+                const auto d = std::chrono::steady_clock::now();
+                sliceMs = std::chrono::duration<double, std::milli>(b - a).count();
+                profileMs = std::chrono::duration<double, std::milli>(c - b).count();
+                functionsMs = std::chrono::duration<double, std::milli>(d - c).count();
+            },
+            [&] { p.reset(); });
+        std::printf(
+            "window's %-20s %zu functions: %8.2f ms (median of %d; the last: slice %.1f, profile %.1f, "
+            "function costs %.1f)\n",
+            what, functions, ms, runs, sliceMs, profileMs, functionsMs);
+    };
+    windowSlice({span / 4, span / 4 + span / 2}, "middle half");
+    windowSlice({span / 2, span / 2 + span / 100}, "1% (middle)");
+
     std::vector<uint32_t> half;
     for (uint32_t t = 0; t < profile.threads.size(); t += 2)
         half.push_back(t);

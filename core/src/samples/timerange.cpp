@@ -82,6 +82,7 @@ bool sliceDetails(const Profile& profile, const ForEachSample& forEachSample, Ti
                 addCost(cost[t][slot[s]], store.cost(t)[i]);
         }))
         return false;
+    detail::trace("slice details: costs per stack");
     std::vector<std::vector<int64_t>> lineSelf(lineTypes, std::vector<int64_t>(lc.size(), 0));
     std::vector<std::vector<int64_t>> lineTotal(lineTypes, std::vector<int64_t>(lc.size(), 0));
     std::vector<std::vector<int64_t>> addrSelf(addrTypes, std::vector<int64_t>(ac.size(), 0));
@@ -99,6 +100,7 @@ bool sliceDetails(const Profile& profile, const ForEachSample& forEachSample, Ti
             for (std::size_t t = 0; t < types && t < addrTypes; ++t)
                 addCost(addrSelf[t][e], cost[t][j]);
     }
+    detail::trace("slice details: lines and instructions summed");
     // entry e has a cost of some type in `costs` ([type][entry])
     const auto reached = [](const std::vector<std::vector<int64_t>>& costs, std::size_t e) {
         return std::any_of(costs.begin(), costs.end(),
@@ -130,6 +132,7 @@ bool sliceDetails(const Profile& profile, const ForEachSample& forEachSample, Ti
         for (std::size_t t = 0; t < addrTypes; ++t)
             addresses.self[t].push_back(addrSelf[t][e]);
     }
+    detail::trace("slice details: done");
     return true;
 }
 
