@@ -166,6 +166,9 @@ struct SliceRequest {
     /// its line and instruction costs and its cost types' totals on other cores), one for a small one; N,
     /// up to N whatever the size (1: all on the calling thread).
     unsigned cores = 0;
+    /// (tests) Keys the samples in 16-byte items even where a key and a sample index fit in 64 bits, as
+    /// they do not for a very large recording (the way such a slice is made, on any profile).
+    bool wideItems = false;
 };
 
 /// The profile keeps each sample's stack, so that a slice can have its own line and instruction costs.

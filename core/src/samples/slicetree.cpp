@@ -42,32 +42,35 @@ std::size_t countMarked(const uint8_t* p, std::size_t n) {
 }
 
 /// LSD radix sort on the low `bits` bits of the keys, 11 bits a pass (stable).
-void radixSort(std::vector<SliceItem>& items, int bits) {
+template <typename Item>
+void radixSort(std::vector<Item>& items, int bits, int sampleBits) {
     if (items.size() < 4096) {
-        std::stable_sort(items.begin(), items.end(),
-                         [](const SliceItem& a, const SliceItem& b) { return a.key < b.key; });
+        std::stable_sort(items.begin(), items.end(), [&](const Item& a, const Item& b) {
+            return itemKey(a, sampleBits) < itemKey(b, sampleBits);
+        });
         return;
     }
-    std::vector<SliceItem> tmp;
+    std::vector<Item> tmp;
     reservePopulated(tmp, items.size());
     tmp.resize(items.size());
     constexpr int kDigit = 11;
     for (int shift = 0; shift < bits; shift += kDigit) {
         std::vector<std::size_t> count((1u << kDigit) + 1, 0);
-        for (const SliceItem& x : items)
-            ++count[((x.key >> shift) & ((1u << kDigit) - 1)) + 1];
+        for (const Item& x : items)
+            ++count[((itemKey(x, sampleBits) >> shift) & ((1u << kDigit) - 1)) + 1];
         for (std::size_t d = 1; d < count.size(); ++d)
             count[d] += count[d - 1];
-        for (const SliceItem& x : items)
-            tmp[count[(x.key >> shift) & ((1u << kDigit) - 1)]++] = x;
+        for (const Item& x : items)
+            tmp[count[(itemKey(x, sampleBits) >> shift) & ((1u << kDigit) - 1)]++] = x;
         items.swap(tmp);
     }
 }
 
 /// Building one slice tree: the four steps of buildSliceTree(), each a method (sort, mark, allocate, take).
+template <typename Item>
 class SliceTreeBuilder {
 public:
-    SliceTreeBuilder(const SliceTreeRequest& request, SliceTree& out)
+    SliceTreeBuilder(const SliceTreeRequest<Item>& request, SliceTree& out)
         : r(request)
         , tree(request.tree)
         , items(request.items)
@@ -78,7 +81,7 @@ public:
     /// 1: sorts the items by key (by leaf: marking them in that order walks the tree in its order, three
     /// times faster than in time order).
     void sort() {
-        radixSort(items, r.keyBits);
+        radixSort(items, r.keyBits, r.sampleBits);
         detail::trace("slice: sorted");
     }
 
@@ -169,7 +172,7 @@ public:
             allocateCosts();
         blockEntries.assign(blocks, 0);
         for (std::size_t g = 0; g < items.size(); ++g)
-            blockEntries[leafOf(g) >> blockBits] += g == 0 || items[g].key != items[g - 1].key;
+            blockEntries[leafOf(g) >> blockBits] += g == 0 || keyOf(g) != keyOf(g - 1);
         for (const std::size_t n : blockEntries)
             entries += n;
         detail::assignHuge(out.shape.parent, nodes, kRootNode);
@@ -219,7 +222,8 @@ private:
         std::vector<std::vector<int64_t>> carried;
     };
 
-    NodeId leafOf(std::size_t item) const { return static_cast<NodeId>(items[item].key >> r.threadBits); }
+    uint64_t keyOf(std::size_t item) const { return itemKey(items[item], r.sampleBits); }
+    NodeId leafOf(std::size_t item) const { return static_cast<NodeId>(keyOf(item) >> r.threadBits); }
     bool aside(std::size_t size, std::size_t from) const { return r.cores > 1 && (r.forced || size >= from); }
 
     /// The first marked node in [n, to), or `to`: eight at a time where none is.
@@ -250,7 +254,7 @@ private:
     std::size_t firstItemFrom(NodeId node) const {
         return static_cast<std::size_t>(
             std::lower_bound(items.begin(), items.end(), uint64_t{node} << r.threadBits,
-                             [](const SliceItem& x, uint64_t key) { return x.key < key; }) -
+                             [&](const Item& x, uint64_t key) { return itemKey(x, r.sampleBits) < key; }) -
             items.begin());
     }
 
@@ -267,7 +271,7 @@ private:
     std::size_t entriesBefore(std::size_t g) const {
         std::size_t e = 0;
         for (std::size_t i = 0; i < g; ++i)
-            e += i == 0 || items[i].key != items[i - 1].key;
+            e += i == 0 || keyOf(i) != keyOf(i - 1);
         return e;
     }
 
@@ -375,7 +379,8 @@ private:
             // the samples that end here, by thread
             for (; g < items.size() && leafOf(g) == n; ++e) {
                 std::size_t h = g;
-                while (h < items.size() && items[h].key == items[g].key)
+                const uint64_t key = keyOf(g);
+                while (h < items.size() && keyOf(h) == key)
                     ++h;
                 for (std::size_t t = 0; t < r.types && t < store.costTypeCount(); ++t) {
                     const SampleCostColumn& c = store.cost(t);
@@ -384,11 +389,11 @@ private:
                         sum = mulCost(c.constant(), static_cast<int64_t>(h - g));
                     else
                         for (std::size_t i = g; i < h; ++i)
-                            addCost(sum, c[items[i].sample]);
+                            addCost(sum, c[itemSample(items[i], r.sampleBits)]);
                     addCost(out.self[t][k], sum);
                     out.entries.cost[t][e] = sum;
                 }
-                out.entries.thread[e] = static_cast<uint32_t>(items[g].key & threadMask);
+                out.entries.thread[e] = static_cast<uint32_t>(key & threadMask);
                 out.entries.node[e] = k;
                 g = h;
             }
@@ -404,9 +409,9 @@ private:
         return true;
     }
 
-    const SliceTreeRequest& r;
+    const SliceTreeRequest<Item>& r;
     const CallTree& tree;
-    std::vector<SliceItem>& items;
+    std::vector<Item>& items;
     SliceTree& out;
     const int blockBits; ///< blocks of nodes: 64 to 128 of them, of at most 64 Ki nodes
     const std::size_t blocks;
@@ -420,13 +425,17 @@ private:
 
 } // namespace
 
-bool buildSliceTree(const SliceTreeRequest& request, SliceTree& out) {
-    SliceTreeBuilder builder(request, out);
+template <typename Item>
+bool buildSliceTree(const SliceTreeRequest<Item>& request, SliceTree& out) {
+    SliceTreeBuilder<Item> builder(request, out);
     builder.sort();
     if (!builder.mark())
         return false;
     builder.allocate();
     return builder.takeAll();
 }
+
+template bool buildSliceTree(const SliceTreeRequest<SliceItem>& request, SliceTree& out);
+template bool buildSliceTree(const SliceTreeRequest<PackedSliceItem>& request, SliceTree& out);
 
 } // namespace scorch::detail

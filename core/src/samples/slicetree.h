@@ -18,14 +18,32 @@ struct SliceItem {
     uint64_t key;
     uint32_t sample;
 };
+/// The same in one word, key << sampleBits | sample, where the bits fit (most slices: a 1.5 M-sample,
+/// 6 M-node recording needs 50): half the bytes to collect, sort and read.
+using PackedSliceItem = uint64_t;
 
+inline uint64_t itemKey(const SliceItem& x, int) {
+    return x.key;
+}
+inline uint32_t itemSample(const SliceItem& x, int) {
+    return x.sample;
+}
+inline uint64_t itemKey(PackedSliceItem x, int sampleBits) {
+    return x >> sampleBits;
+}
+inline uint32_t itemSample(PackedSliceItem x, int sampleBits) {
+    return static_cast<uint32_t>(x & ((uint64_t{1} << sampleBits) - 1));
+}
+
+template <typename Item>
 struct SliceTreeRequest {
     const CallTree& tree; ///< the profile's
     const SampleStore& store;
-    std::size_t types = 0;         ///< cost types of the tree
-    std::vector<SliceItem>& items; ///< in any order: sorted by key here
+    std::size_t types = 0;    ///< cost types of the tree
+    std::vector<Item>& items; ///< in any order: sorted by key here
     int threadBits = 1;
-    int keyBits = 64; ///< the bits of the keys in use
+    int keyBits = 64;   ///< the bits of the keys in use
+    int sampleBits = 0; ///< PackedSliceItem: the bits of the sample index below the key
     /// cores to use; with `forced`, a second one even for a small slice (tests)
     unsigned cores = 1;
     bool forced = false;
@@ -42,6 +60,7 @@ struct SliceTree {
 
 /// The slice's nodes (the items' leaves and their ancestors) in the profile tree's preorder, with their
 /// self and total costs and (thread, node) entries; false when cancelled. Sorts request.items by key.
-bool buildSliceTree(const SliceTreeRequest& request, SliceTree& out);
+template <typename Item>
+bool buildSliceTree(const SliceTreeRequest<Item>& request, SliceTree& out);
 
 } // namespace scorch::detail

@@ -18,8 +18,6 @@ namespace scorch {
 
 namespace {
 
-using Item = detail::SliceItem;
-
 /// From this many samples on, a slice's line and instruction costs are summed on another thread.
 constexpr std::size_t kDetailsAside = 50000;
 
@@ -208,28 +206,43 @@ std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest
     };
 
     out.threadSamples.assign(threadCount, 0);
-    // the samples of the range and threads, keyed by (leaf node, thread)
-    std::vector<Item> items;
-    detail::reservePopulated(items, count);
-    if (!forEachSample([&](std::size_t i) {
-            const uint32_t t = store.thread(i);
-            const NodeId n = store.node(i) < tree.size() ? store.node(i) : kRootNode;
-            items.push_back({static_cast<uint64_t>(n) << threadBits | t, static_cast<uint32_t>(i)});
-            ++out.threadSamples[t];
-        }))
-        return std::nullopt; // (a future of std::async waits for its job when destroyed)
-    out.samples = items.size();
-    detail::trace("slice: samples collected");
-
-    // the tree, its shape and each node's self and total costs worked out together
+    // the samples of the range and threads, keyed by (leaf node, thread), each with its index: in one word
+    // where both fit
+    const int keyBits = nodeBits + threadBits;
+    const int sampleBits = static_cast<int>(std::bit_width(store.size()));
+    const bool packed = !request.wideItems && keyBits + sampleBits <= 64;
+    // the samples collected, then the tree, its shape and each node's self and total costs worked out
+    // together; false when cancelled
     detail::SliceTree built;
-    if (!detail::buildSliceTree({tree, store, types, items, threadBits, nodeBits + threadBits, cores,
-                                 request.cores != 0, request.cancel},
-                                built))
-        return std::nullopt;
+    const auto build = [&](auto& items, auto item) {
+        detail::reservePopulated(items, count);
+        if (!forEachSample([&](std::size_t i) {
+                const uint32_t t = store.thread(i);
+                const NodeId n = store.node(i) < tree.size() ? store.node(i) : kRootNode;
+                items.push_back(item(static_cast<uint64_t>(n) << threadBits | t, i));
+                ++out.threadSamples[t];
+            }))
+            return false;
+        out.samples = items.size();
+        detail::trace("slice: samples collected");
+        return detail::buildSliceTree<typename std::decay_t<decltype(items)>::value_type>(
+            {tree, store, types, items, threadBits, keyBits, packed ? sampleBits : 0, cores,
+             request.cores != 0, request.cancel},
+            built);
+    };
+    std::vector<detail::PackedSliceItem> packedItems;
+    std::vector<detail::SliceItem> wideItems;
+    const bool made =
+        packed ? build(packedItems, [&](uint64_t key, std::size_t i) { return key << sampleBits | i; })
+               : build(wideItems, [](uint64_t key, std::size_t i) {
+                     return detail::SliceItem{key, static_cast<uint32_t>(i)};
+                 });
+    if (!made)
+        return std::nullopt; // (a future of std::async waits for its job when destroyed)
     out.threadCosts = std::move(built.entries);
     out.sourceNode = std::move(built.source);
-    std::vector<Item>().swap(items);
+    std::vector<detail::PackedSliceItem>().swap(packedItems);
+    std::vector<detail::SliceItem>().swap(wideItems);
     detail::trace("slice: tree walked");
     if (cancelRequested(request.cancel))
         return std::nullopt;

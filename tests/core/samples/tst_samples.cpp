@@ -229,12 +229,15 @@ class TestSamples : public QObject {
             perThread += n;
         QCOMPARE(perThread, slice->samples);
         const Profile sliced = sliceProfile(full, *slice);
-        // the same on one core and on two (the tree taken in two parts on two threads)
-        for (const unsigned cores : {1u, 2u}) {
-            req.cores = cores;
-            QVERIFY2(sameSlice(sliceProfile(full, *sliceSamples(full, req)), sliced),
-                     cores == 1 ? "one core" : "two cores");
-        }
+        // the same on one core and on two (the tree taken in two parts on two threads), with the samples
+        // keyed in one word each (where they fit, as here) or in 16-byte items (a very large recording's)
+        for (const unsigned cores : {1u, 2u})
+            for (const bool wide : {false, true}) {
+                req.cores = cores;
+                req.wideItems = wide;
+                QVERIFY2(sameSlice(sliceProfile(full, *sliceSamples(full, req)), sliced),
+                         (std::to_string(cores) + (wide ? " core(s), 16-byte items" : " core(s)")).c_str());
+            }
         if (kept.empty()) {
             QCOMPARE(sliced.tree.size(), std::size_t(1));
             QVERIFY(foldedByType(sliced).empty());
