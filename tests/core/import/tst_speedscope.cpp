@@ -128,17 +128,18 @@ private Q_SLOTS:
         QCOMPARE(p.threads.size(), std::size_t(2)); // one per profile, shown merged or one at a time
         QCOMPARE(p.threads[0].name, std::string("e"));
         // unitless fractional weights are kept with decimals, not rounded
-        const Profile f =
-            test::fromText(kHeader + j("'shared':{'frames':[{'name':'a'}]},'profiles':[{'type':'sampled',"
-                                       "'name':'s','unit':'none','startValue':0,'endValue':1,"
-                                       "'samples':[[0],[0]],'weights':[1,0.25]}]}"));
+        const auto sampled = [](const std::string& weights) {
+            return test::fromText(kHeader +
+                                  j("'shared':{'frames':[{'name':'a'}]},'profiles':[{'type':'sampled',"
+                                    "'name':'s','unit':'none','startValue':0,'endValue':1,"
+                                    "'samples':[[0],[0]],'weights':[") +
+                                  weights + "]}]}");
+        };
+        const Profile f = sampled("1,0.25");
         QCOMPARE(f.costTypes[0].decimals, 3);
         QCOMPARE(formatCostValue(f.tree.grandTotal(0), 3), std::string("1.25"));
         // a large weight keeps its last decimal (its fifth is not taken for a rounding error of the fourth)
-        const Profile g =
-            test::fromText(kHeader + j("'shared':{'frames':[{'name':'a'}]},'profiles':[{'type':'sampled',"
-                                       "'name':'s','unit':'none','startValue':0,'endValue':1,"
-                                       "'samples':[[0],[0]],'weights':[2,88012.19435]}]}"));
+        const Profile g = sampled("2,88012.19435");
         QCOMPARE(g.costTypes[0].decimals, 5);
         QCOMPARE(formatCostValue(g.tree.grandTotal(0), 5), std::string("88014.19435"));
     }
