@@ -91,6 +91,10 @@ public:
     /// fromPreorder() and can sum each cost type's totals on its own core (totalsOf()).
     static CallTree fromShape(Shape&& shape, std::vector<std::vector<int64_t>>&& self,
                               std::vector<std::vector<int64_t>>&& total);
+    /// The reverse of fromShape(): the arrays of a tree no longer needed taken out (the tree is left empty),
+    /// for their memory to be reused (SliceMemory).
+    static void release(CallTree&& tree, Shape& shape, std::vector<std::vector<int64_t>>& self,
+                        std::vector<std::vector<int64_t>>& total);
     /// The total (inclusive) costs of the nodes of a tree in preorder from their self costs.
     static std::vector<int64_t> totalsOf(std::span<const NodeId> parent, std::span<const int64_t> self);
 

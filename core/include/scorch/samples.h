@@ -153,6 +153,40 @@ struct TimeSlice {
     AddressCosts addressCosts;
 };
 
+namespace detail {
+struct SliceBuffers;
+}
+struct SliceRequest;
+
+/// Memory that a series of slices reuses: a selection being dragged is re-sliced several times a second,
+/// and each slice needs about 50 bytes per node of its tree (a half slice of fp-large: 215 MB). Fresh from
+/// the kernel, where a page fault is dear (a VM exits to its host), mapping that in costs ten times more
+/// than writing it again (on the 2-core test VM 170 ms against 12). A slice made with SliceRequest::memory
+/// takes the arrays recycled here for its tree and keeps its working arrays here for the next. Thread-safe.
+class SliceMemory {
+public:
+    SliceMemory();
+    ~SliceMemory();
+    SliceMemory(const SliceMemory&) = delete;
+    SliceMemory& operator=(const SliceMemory&) = delete;
+    /// Keeps the arrays of a slice no longer needed for the next slice (where they are larger than those
+    /// kept, which are freed).
+    void recycle(TimeSlice&& slice);
+    /// The same for the profile of a slice (sliceProfile()): its tree and thread costs.
+    void recycle(Profile&& slice);
+    /// Frees what is kept.
+    void clear();
+    /// The bytes of the arrays kept (their capacity).
+    std::size_t bytes() const;
+
+private:
+    friend std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest& request);
+    std::unique_ptr<detail::SliceBuffers> take();
+    void keep(std::unique_ptr<detail::SliceBuffers> buffers);
+    mutable std::mutex m_mutex;
+    std::unique_ptr<detail::SliceBuffers> m_buffers;
+};
+
 struct SliceRequest {
     TimeRange range;
     /// The samples outside `range` instead: the rest of the recording (comparing a range with the rest).
@@ -169,6 +203,8 @@ struct SliceRequest {
     /// (tests) Keys the samples in 16-byte items even where a key and a sample index fit in 64 bits, as
     /// they do not for a very large recording (the way such a slice is made, on any profile).
     bool wideItems = false;
+    /// Arrays to reuse (see SliceMemory); null: new ones.
+    SliceMemory* memory = nullptr;
 };
 
 /// The profile keeps each sample's stack, so that a slice can have its own line and instruction costs.
@@ -187,6 +223,11 @@ TimeSlice sliceThreads(const Profile& profile, std::span<const uint32_t> threads
 /// when it has them, else none; no sample store), for
 /// writers and analyses that take a Profile. Per-function costs: functionCosts(profile, slice.tree).
 Profile sliceProfile(const Profile& profile, TimeSlice slice);
+
+/// sliceProfile() for one of a series of slices: when its last owner lets go of the profile, its arrays go to
+/// `memory` for the next slice (SliceRequest::memory), as do those of `slice` that it does not keep.
+std::shared_ptr<const Profile> sliceProfile(const Profile& profile, TimeSlice slice,
+                                            std::shared_ptr<SliceMemory> memory);
 
 /// Samples per time bucket: `buckets` equal buckets over `range` (bucket b holds the times t with
 /// floor((t - begin) * buckets / (end - begin)) == b), one series per thread of `threads` (empty = every

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 namespace scorch {
 
@@ -79,6 +80,18 @@ CallTree CallTree::fromShape(Shape&& shape, std::vector<std::vector<int64_t>>&& 
     t.m_self = std::move(self);
     t.m_total = std::move(total);
     return t;
+}
+
+void CallTree::release(CallTree&& tree, Shape& shape, std::vector<std::vector<int64_t>>& self,
+                       std::vector<std::vector<int64_t>>& total) {
+    shape.parent = std::move(tree.m_parent);
+    shape.end = std::move(tree.m_end);
+    shape.depth = std::move(tree.m_depth);
+    shape.frame = std::move(tree.m_frame);
+    shape.maxDepth = std::exchange(tree.m_maxDepth, 0);
+    self = std::move(tree.m_self);
+    total = std::move(tree.m_total);
+    tree = CallTree();
 }
 
 int compareAsStackSegments(std::string_view a, std::string_view b) {

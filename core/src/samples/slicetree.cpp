@@ -42,17 +42,16 @@ std::size_t countMarked(const uint8_t* p, std::size_t n) {
 }
 
 /// LSD radix sort on the low `bits` bits of the keys, 11 bits a pass (stable).
+/// `tmp` is the buffer to sort in.
 template <typename Item>
-void radixSort(std::vector<Item>& items, int bits, int sampleBits) {
+void radixSort(std::vector<Item>& items, std::vector<Item>& tmp, int bits, int sampleBits) {
     if (items.size() < 4096) {
         std::stable_sort(items.begin(), items.end(), [&](const Item& a, const Item& b) {
             return itemKey(a, sampleBits) < itemKey(b, sampleBits);
         });
         return;
     }
-    std::vector<Item> tmp;
-    reservePopulated(tmp, items.size());
-    tmp.resize(items.size());
+    resizeHuge(tmp, items.size());
     constexpr int kDigit = 11;
     for (int shift = 0; shift < bits; shift += kDigit) {
         std::vector<std::size_t> count((1u << kDigit) + 1, 0);
@@ -70,18 +69,19 @@ void radixSort(std::vector<Item>& items, int bits, int sampleBits) {
 template <typename Item>
 class SliceTreeBuilder {
 public:
-    SliceTreeBuilder(const SliceTreeRequest<Item>& request, SliceTree& out)
+    explicit SliceTreeBuilder(const SliceTreeRequest<Item>& request)
         : r(request)
         , tree(request.tree)
-        , items(request.items)
-        , out(out)
+        , items(request.buffers.template items<Item>())
+        , out(request.buffers.tree)
         , blockBits(std::clamp(static_cast<int>(std::bit_width(tree.size())) - 7, 0, 16))
-        , blocks((tree.size() >> blockBits) + 1) {}
+        , blocks((tree.size() >> blockBits) + 1)
+        , keep(request.buffers.keep) {}
 
     /// 1: sorts the items by key (by leaf: marking them in that order walks the tree in its order, three
     /// times faster than in time order).
     void sort() {
-        radixSort(items, r.keyBits, r.sampleBits);
+        radixSort(items, r.buffers.template sorting<Item>(), r.keyBits, r.sampleBits);
         detail::trace("slice: sorted");
     }
 
@@ -152,18 +152,19 @@ public:
         return true;
     }
 
-    /// 3: counts the (thread, leaf) entries per block and sizes (zeroes) the output arrays; with many nodes,
-    /// the per-node arrays with costs on another core meanwhile.
+    /// 3: counts the (thread, leaf) entries per block and sizes the output arrays (take() writes every
+    /// element: an old slice's arrays are not zeroed first); with many nodes, the per-node arrays with costs
+    /// on another core meanwhile (new memory is mapped in there).
     void allocate() {
-        out.self.assign(r.types, {});
-        out.total.assign(r.types, {});
-        out.entries.cost.assign(r.types, {});
+        out.self.resize(r.types);
+        out.total.resize(r.types);
+        out.entries.cost.resize(r.types);
         const auto allocateCosts = [&] {
-            detail::assignHuge(out.source, nodes, kRootNode);
+            detail::resizeHuge(out.source, nodes);
             for (auto& s : out.self)
-                detail::assignHuge(s, nodes, int64_t{0});
+                detail::resizeHuge(s, nodes);
             for (auto& s : out.total)
-                detail::assignHuge(s, nodes, int64_t{0});
+                detail::resizeHuge(s, nodes);
         };
         std::future<void> costsAllocated;
         if (aside(nodes, kTakeAside))
@@ -175,14 +176,14 @@ public:
             blockEntries[leafOf(g) >> blockBits] += g == 0 || keyOf(g) != keyOf(g - 1);
         for (const std::size_t n : blockEntries)
             entries += n;
-        detail::assignHuge(out.shape.parent, nodes, kRootNode);
-        detail::assignHuge(out.shape.end, nodes, NodeId(0));
-        detail::assignHuge(out.shape.depth, nodes, 0u);
-        detail::assignHuge(out.shape.frame, nodes, FrameId{});
-        detail::assignHuge(out.entries.thread, entries, 0u);
-        detail::assignHuge(out.entries.node, entries, kRootNode);
+        detail::resizeHuge(out.shape.parent, nodes);
+        detail::resizeHuge(out.shape.end, nodes);
+        detail::resizeHuge(out.shape.depth, nodes);
+        detail::resizeHuge(out.shape.frame, nodes);
+        detail::resizeHuge(out.entries.thread, entries);
+        detail::resizeHuge(out.entries.node, entries);
         for (auto& c : out.entries.cost)
-            detail::assignHuge(c, entries, int64_t{0});
+            detail::resizeHuge(c, entries);
         if (costsAllocated.valid())
             costsAllocated.get();
         detail::trace("slice: allocated");
@@ -347,7 +348,11 @@ private:
         NodeId k = p.k;
         uint32_t maxDepth = 0;
         CallTree::Shape& shape = out.shape;
-        const SampleStore& store = r.store;
+        // per cost type: the store's column (null where it has none), and the node's self cost
+        std::vector<const SampleCostColumn*> columns(r.types, nullptr);
+        for (std::size_t t = 0; t < r.types && t < r.store.costTypeCount(); ++t)
+            columns[t] = &r.store.cost(t);
+        std::vector<int64_t> self(r.types, 0);
         const uint64_t threadMask = (uint64_t{1} << r.threadBits) - 1;
         // ends the node open.back() before node k: its total goes to its parent's (or is carried)
         const auto close = [&] {
@@ -376,21 +381,22 @@ private:
             shape.frame[k] = tree.frame(n);
             out.source[k] = n;
             open.push_back(k);
+            std::fill(self.begin(), self.end(), 0);
             // the samples that end here, by thread
             for (; g < items.size() && leafOf(g) == n; ++e) {
                 std::size_t h = g;
                 const uint64_t key = keyOf(g);
                 while (h < items.size() && keyOf(h) == key)
                     ++h;
-                for (std::size_t t = 0; t < r.types && t < store.costTypeCount(); ++t) {
-                    const SampleCostColumn& c = store.cost(t);
-                    int64_t sum = 0;
-                    if (c.uniform())
-                        sum = mulCost(c.constant(), static_cast<int64_t>(h - g));
-                    else
+                for (std::size_t t = 0; t < r.types; ++t) {
+                    const SampleCostColumn* c = columns[t];
+                    int64_t sum = 0; // (0 for a cost type the store has no column of)
+                    if (c && c->uniform())
+                        sum = mulCost(c->constant(), static_cast<int64_t>(h - g));
+                    else if (c)
                         for (std::size_t i = g; i < h; ++i)
-                            addCost(sum, c[itemSample(items[i], r.sampleBits)]);
-                    addCost(out.self[t][k], sum);
+                            addCost(sum, (*c)[itemSample(items[i], r.sampleBits)]);
+                    addCost(self[t], sum);
                     out.entries.cost[t][e] = sum;
                 }
                 out.entries.thread[e] = static_cast<uint32_t>(key & threadMask);
@@ -398,7 +404,7 @@ private:
                 g = h;
             }
             for (std::size_t t = 0; t < r.types; ++t)
-                out.total[t][k] = out.self[t][k];
+                out.self[t][k] = out.total[t][k] = self[t];
             ++k;
         }
         while (!open.empty() && tree.subtreeEnd(out.source[open.back()]) <= p.to)
@@ -406,6 +412,7 @@ private:
         p.open = std::move(open);
         p.maxDepth = maxDepth;
         p.carried = std::move(carried);
+        detail::trace("slice: part taken");
         return true;
     }
 
@@ -418,7 +425,7 @@ private:
     /// few items against the tree's size: the marked nodes are listed, not mapped
     const bool listed = items.size() * kListedBelow < tree.size();
     std::vector<NodeId> list;                          ///< listed: the marked nodes in preorder
-    std::vector<uint8_t> keep;                         ///< not listed: per tree node, 1 when marked
+    std::vector<uint8_t>& keep;                        ///< not listed: per tree node, 1 when marked
     std::vector<std::size_t> blockNodes, blockEntries; ///< per block: nodes marked, entries of leaves there
     std::size_t nodes = 0, entries = 0;
 };
@@ -426,8 +433,8 @@ private:
 } // namespace
 
 template <typename Item>
-bool buildSliceTree(const SliceTreeRequest<Item>& request, SliceTree& out) {
-    SliceTreeBuilder<Item> builder(request, out);
+bool buildSliceTree(const SliceTreeRequest<Item>& request) {
+    SliceTreeBuilder<Item> builder(request);
     builder.sort();
     if (!builder.mark())
         return false;
@@ -435,7 +442,7 @@ bool buildSliceTree(const SliceTreeRequest<Item>& request, SliceTree& out) {
     return builder.takeAll();
 }
 
-template bool buildSliceTree(const SliceTreeRequest<SliceItem>& request, SliceTree& out);
-template bool buildSliceTree(const SliceTreeRequest<PackedSliceItem>& request, SliceTree& out);
+template bool buildSliceTree(const SliceTreeRequest<SliceItem>& request);
+template bool buildSliceTree(const SliceTreeRequest<PackedSliceItem>& request);
 
 } // namespace scorch::detail

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 namespace scorch::detail {
@@ -35,12 +36,44 @@ inline uint32_t itemSample(PackedSliceItem x, int sampleBits) {
     return static_cast<uint32_t>(x & ((uint64_t{1} << sampleBits) - 1));
 }
 
+struct SliceTree {
+    CallTree::Shape shape;
+    std::vector<NodeId> source;              ///< per slice node: the profile's node
+    std::vector<std::vector<int64_t>> self;  ///< [cost type][slice node]
+    std::vector<std::vector<int64_t>> total; ///< [cost type][slice node]
+    ThreadCosts entries;                     ///< per (thread, leaf): its costs, by slice node and thread
+};
+
+/// The arrays of a slice: its tree's, and those it works in. Kept by SliceMemory between slices; the tree's
+/// arrays may hold an old slice's values (buildSliceTree() writes every element it keeps).
+struct SliceBuffers {
+    SliceTree tree;
+    std::vector<PackedSliceItem> packed, packedSorting; ///< the items, and a buffer to sort them
+    std::vector<SliceItem> wide, wideSorting;
+    std::vector<uint8_t> keep; ///< the nodes marked
+    template <typename Item>
+    std::vector<Item>& items() {
+        if constexpr (std::is_same_v<Item, SliceItem>)
+            return wide;
+        else
+            return packed;
+    }
+    template <typename Item>
+    std::vector<Item>& sorting() {
+        if constexpr (std::is_same_v<Item, SliceItem>)
+            return wideSorting;
+        else
+            return packedSorting;
+    }
+};
+
 template <typename Item>
 struct SliceTreeRequest {
     const CallTree& tree; ///< the profile's
     const SampleStore& store;
-    std::size_t types = 0;    ///< cost types of the tree
-    std::vector<Item>& items; ///< in any order: sorted by key here
+    std::size_t types = 0; ///< cost types of the tree
+    /// the items (items<Item>(), in any order: sorted by key here), the arrays to work in, and the tree made
+    SliceBuffers& buffers;
     int threadBits = 1;
     int keyBits = 64;   ///< the bits of the keys in use
     int sampleBits = 0; ///< PackedSliceItem: the bits of the sample index below the key
@@ -50,17 +83,10 @@ struct SliceTreeRequest {
     const std::atomic<bool>* cancel = nullptr;
 };
 
-struct SliceTree {
-    CallTree::Shape shape;
-    std::vector<NodeId> source;              ///< per slice node: the profile's node
-    std::vector<std::vector<int64_t>> self;  ///< [cost type][slice node]
-    std::vector<std::vector<int64_t>> total; ///< [cost type][slice node]
-    ThreadCosts entries;                     ///< per (thread, leaf): its costs, by slice node and thread
-};
-
 /// The slice's nodes (the items' leaves and their ancestors) in the profile tree's preorder, with their
-/// self and total costs and (thread, node) entries; false when cancelled. Sorts request.items by key.
+/// self and total costs and (thread, node) entries, in request.buffers.tree; false when cancelled. Sorts the
+/// items by key. The tree's arrays may be an old slice's (SliceMemory): they are resized and written over.
 template <typename Item>
-bool buildSliceTree(const SliceTreeRequest<Item>& request, SliceTree& out);
+bool buildSliceTree(const SliceTreeRequest<Item>& request);
 
 } // namespace scorch::detail

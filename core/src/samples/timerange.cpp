@@ -212,9 +212,13 @@ std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest
     const int sampleBits = static_cast<int>(std::bit_width(store.size()));
     const bool packed = !request.wideItems && keyBits + sampleBits <= 64;
     // the samples collected, then the tree, its shape and each node's self and total costs worked out
-    // together; false when cancelled
-    detail::SliceTree built;
-    const auto build = [&](auto& items, auto item) {
+    // together, in arrays of the memory's where there are; false when cancelled
+    std::unique_ptr<detail::SliceBuffers> buffers = request.memory ? request.memory->take() : nullptr;
+    if (!buffers)
+        buffers = std::make_unique<detail::SliceBuffers>();
+    const auto build = [&]<typename Item>(auto item) {
+        std::vector<Item>& items = buffers->items<Item>();
+        items.clear();
         detail::reservePopulated(items, count);
         if (!forEachSample([&](std::size_t i) {
                 const uint32_t t = store.thread(i);
@@ -225,28 +229,30 @@ std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest
             return false;
         out.samples = items.size();
         detail::trace("slice: samples collected");
-        return detail::buildSliceTree<typename std::decay_t<decltype(items)>::value_type>(
-            {tree, store, types, items, threadBits, keyBits, packed ? sampleBits : 0, cores,
-             request.cores != 0, request.cancel},
-            built);
+        return detail::buildSliceTree<Item>({tree, store, types, *buffers, threadBits, keyBits,
+                                             packed ? sampleBits : 0, cores, request.cores != 0,
+                                             request.cancel});
     };
-    std::vector<detail::PackedSliceItem> packedItems;
-    std::vector<detail::SliceItem> wideItems;
-    const bool made =
-        packed ? build(packedItems, [&](uint64_t key, std::size_t i) { return key << sampleBits | i; })
-               : build(wideItems, [](uint64_t key, std::size_t i) {
-                     return detail::SliceItem{key, static_cast<uint32_t>(i)};
-                 });
+    const bool made = packed ? build.operator()<detail::PackedSliceItem>(
+                                   [&](uint64_t key, std::size_t i) { return key << sampleBits | i; })
+                             : build.operator()<detail::SliceItem>([](uint64_t key, std::size_t i) {
+                                   return detail::SliceItem{key, static_cast<uint32_t>(i)};
+                               });
+    if (made) { // (the tree's arrays go with the slice, its working arrays back to the memory)
+        detail::SliceTree& built = buffers->tree;
+        out.threadCosts = std::move(built.entries);
+        out.sourceNode = std::move(built.source);
+        out.tree = CallTree::fromShape(std::move(built.shape), std::move(built.self), std::move(built.total));
+        built = {};
+    }
+    if (request.memory)
+        request.memory->keep(std::move(buffers));
+    buffers.reset();
     if (!made)
         return std::nullopt; // (a future of std::async waits for its job when destroyed)
-    out.threadCosts = std::move(built.entries);
-    out.sourceNode = std::move(built.source);
-    std::vector<detail::PackedSliceItem>().swap(packedItems);
-    std::vector<detail::SliceItem>().swap(wideItems);
     detail::trace("slice: tree walked");
     if (cancelRequested(request.cancel))
         return std::nullopt;
-    out.tree = CallTree::fromShape(std::move(built.shape), std::move(built.self), std::move(built.total));
     if (!finishDetails())
         return std::nullopt;
     detail::trace("slice: done");
@@ -328,6 +334,115 @@ Profile sliceProfile(const Profile& profile, TimeSlice slice) {
         p.addressCosts = std::move(slice.addressCosts);
     }
     return p;
+}
+
+std::shared_ptr<const Profile> sliceProfile(const Profile& profile, TimeSlice slice,
+                                            std::shared_ptr<SliceMemory> memory) {
+    std::vector<NodeId> source = std::move(slice.sourceNode);
+    auto sliced =
+        std::shared_ptr<Profile>(new Profile(sliceProfile(profile, std::move(slice))), [memory](Profile* p) {
+            if (memory)
+                memory->recycle(std::move(*p));
+            delete p;
+        });
+    if (memory) {
+        TimeSlice rest;
+        rest.sourceNode = std::move(source);
+        memory->recycle(std::move(rest));
+    }
+    return sliced;
+}
+
+SliceMemory::SliceMemory() = default;
+SliceMemory::~SliceMemory() = default;
+
+namespace {
+/// Keeps the larger of `kept` and `given` in `kept` (the other in `given`, to be freed).
+template <typename T>
+void keepLarger(std::vector<T>& kept, std::vector<T>& given) {
+    if (given.capacity() > kept.capacity())
+        kept.swap(given);
+}
+void keepLarger(std::vector<std::vector<int64_t>>& kept, std::vector<std::vector<int64_t>>& given) {
+    if (kept.size() < given.size())
+        kept.resize(given.size());
+    for (std::size_t t = 0; t < given.size(); ++t)
+        keepLarger(kept[t], given[t]);
+}
+/// Calls f(x, y) for each array x of `a` and the same array y of `b`.
+template <typename Buffers, typename F>
+void forEachArray(Buffers& a, Buffers& b, F&& f) {
+    f(a.tree.shape.parent, b.tree.shape.parent);
+    f(a.tree.shape.end, b.tree.shape.end);
+    f(a.tree.shape.depth, b.tree.shape.depth);
+    f(a.tree.shape.frame, b.tree.shape.frame);
+    f(a.tree.source, b.tree.source);
+    f(a.tree.self, b.tree.self);
+    f(a.tree.total, b.tree.total);
+    f(a.tree.entries.thread, b.tree.entries.thread);
+    f(a.tree.entries.node, b.tree.entries.node);
+    f(a.tree.entries.cost, b.tree.entries.cost);
+    f(a.packed, b.packed);
+    f(a.packedSorting, b.packedSorting);
+    f(a.wide, b.wide);
+    f(a.wideSorting, b.wideSorting);
+    f(a.keep, b.keep);
+}
+template <typename T>
+std::size_t capacityBytes(const std::vector<T>& v) {
+    return v.capacity() * sizeof(T);
+}
+std::size_t capacityBytes(const std::vector<std::vector<int64_t>>& v) {
+    std::size_t n = 0;
+    for (const auto& c : v)
+        n += capacityBytes(c);
+    return n;
+}
+} // namespace
+
+void SliceMemory::keep(std::unique_ptr<detail::SliceBuffers> buffers) {
+    if (!buffers)
+        return;
+    std::lock_guard lock(m_mutex);
+    if (!m_buffers)
+        m_buffers = std::move(buffers);
+    else
+        forEachArray(*m_buffers, *buffers, [](auto& kept, auto& given) { keepLarger(kept, given); });
+    // (what was not kept is freed by `buffers` after the lock is released)
+}
+
+std::unique_ptr<detail::SliceBuffers> SliceMemory::take() {
+    std::lock_guard lock(m_mutex);
+    return std::move(m_buffers);
+}
+
+void SliceMemory::recycle(TimeSlice&& slice) {
+    auto buffers = std::make_unique<detail::SliceBuffers>();
+    detail::SliceTree& t = buffers->tree;
+    CallTree::release(std::move(slice.tree), t.shape, t.self, t.total);
+    t.source = std::move(slice.sourceNode);
+    t.entries = std::move(slice.threadCosts);
+    keep(std::move(buffers));
+}
+
+void SliceMemory::recycle(Profile&& slice) {
+    TimeSlice s;
+    s.tree = std::move(slice.tree);
+    s.threadCosts = std::move(slice.threadCosts);
+    recycle(std::move(s));
+}
+
+void SliceMemory::clear() {
+    std::unique_ptr<detail::SliceBuffers> freed = take();
+}
+
+std::size_t SliceMemory::bytes() const {
+    std::lock_guard lock(m_mutex);
+    if (!m_buffers)
+        return 0;
+    std::size_t n = 0;
+    forEachArray(*m_buffers, *m_buffers, [&n](const auto& x, const auto&) { n += capacityBytes(x); });
+    return n;
 }
 
 std::vector<std::vector<uint32_t>> activitySeries(const SampleStore& store, TimeRange range,

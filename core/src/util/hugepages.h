@@ -92,4 +92,16 @@ void assignHuge(std::vector<T>& v, std::size_t n, const T& value) {
     v.assign(n, value);
 }
 
+/// v sized n, a new buffer huge-page-advised and mapped in: the elements v had keep their values, the others
+/// are zero. For arrays about to be written in full, so that a recycled one is not written twice
+/// (SliceMemory).
+template <typename T>
+void resizeHuge(std::vector<T>& v, std::size_t n) {
+    if (n > v.capacity()) {
+        std::vector<T>().swap(v);
+        reservePopulated(v, n);
+    }
+    v.resize(n);
+}
+
 } // namespace scorch::detail

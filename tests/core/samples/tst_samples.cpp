@@ -188,6 +188,8 @@ class TestSamples : public QObject {
     Q_OBJECT
 
     QTemporaryDir m_dir;
+    // the arrays of the slices made before, reused by those after (compareCut)
+    std::shared_ptr<SliceMemory> m_memory = std::make_shared<SliceMemory>();
 
     /// Imports `rs` (the records to keep) written as perf script text.
     Profile importRecords(const std::vector<const Record*>& rs) {
@@ -238,6 +240,31 @@ class TestSamples : public QObject {
                 QVERIFY2(sameSlice(sliceProfile(full, *sliceSamples(full, req)), sliced),
                          (std::to_string(cores) + (wide ? " core(s), 16-byte items" : " core(s)")).c_str());
             }
+        // the same reusing the arrays of the slices before (SliceMemory: larger or smaller, holding another
+        // range's values), given back as a slice and as the profile of one; a cancelled slice leaves them
+        req.memory = m_memory.get();
+        std::atomic<bool> cancelled{true};
+        req.cancel = &cancelled;
+        QVERIFY(!sliceSamples(full, req));
+        req.cancel = nullptr;
+        for (const unsigned cores : {1u, 2u})
+            for (const bool wide : {false, true}) {
+                req.cores = cores;
+                req.wideItems = wide;
+                std::optional<TimeSlice> reused = sliceSamples(full, req);
+                QVERIFY(reused);
+                const std::string what = "reusing memory, " + std::to_string(cores) +
+                                         (wide ? " core(s), 16-byte items" : " core(s)");
+                if (cores == 1) {
+                    QVERIFY2(sameSlice(sliceProfile(full, *reused), sliced), what.c_str());
+                    m_memory->recycle(std::move(*reused));
+                } else {
+                    std::shared_ptr<const Profile> p = sliceProfile(full, std::move(*reused), m_memory);
+                    QVERIFY2(sameSlice(*p, sliced), what.c_str());
+                }
+                QVERIFY(m_memory->bytes() > 0);
+            }
+        req.memory = nullptr;
         if (kept.empty()) {
             QCOMPARE(sliced.tree.size(), std::size_t(1));
             QVERIFY(foldedByType(sliced).empty());
