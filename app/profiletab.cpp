@@ -29,6 +29,7 @@
 #include <QStackedWidget>
 #include <QTabWidget>
 #include <QThread>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <utility>
@@ -47,6 +48,13 @@ ProfileTab::ProfileTab(const QString& path, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_stack);
+    // the memory kept for the next slice is freed once no range has been sliced for a while (the range
+    // shown gives its arrays back when it is replaced)
+    m_sliceMemoryTimer = new QTimer(this);
+    m_sliceMemoryTimer->setSingleShot(true);
+    m_sliceMemoryTimer->setInterval(3000);
+    connect(m_sliceMemoryTimer, &QTimer::timeout, this,
+            [this] { backgroundPool()->start([memory = m_sliceMemory] { memory->clear(); }); });
     showMessage(QStyle::SP_BrowserReload, tr("Loading %1…").arg(QFileInfo(path).fileName()));
 
     connect(m_loader, &ProfileLoader::progress, this, &ProfileTab::onProgress);
@@ -285,6 +293,7 @@ void ProfileTab::showProfile(std::shared_ptr<const Profile> profile) {
     m_detailTabs->setTabVisible(0, sourceInfo || !instructions);
     m_detailTabs->setVisible(sourceInfo || instructions);
     dropSlices();
+    freeSliceMemory();
     m_range.reset();
     m_panel->setProfile(m_profile); // emits dataChanged -> summary total and tables
     // an off-CPU profile opens drawn by wall time: the hot/cold chart of on- and off-CPU time together
@@ -316,10 +325,17 @@ void ProfileTab::updateChartSizes() {
 }
 
 namespace {
-/// The profile of the samples `request` selects; null when it was cancelled.
-std::shared_ptr<const Profile> slicedProfile(const Profile& profile, const SliceRequest& request) {
+/// The profile of the samples `request` selects; null when it was cancelled. With `memory`, the slice reuses
+/// the arrays kept there (request.memory) and the profile gives its own back when it is let go of.
+std::shared_ptr<const Profile> slicedProfile(const Profile& profile, SliceRequest request,
+                                             std::shared_ptr<SliceMemory> memory = nullptr) {
+    request.memory = memory.get();
     std::optional<TimeSlice> slice = sliceSamples(profile, request);
-    return slice ? std::make_shared<const Profile>(sliceProfile(profile, std::move(*slice))) : nullptr;
+    if (!slice)
+        return nullptr;
+    if (memory)
+        return sliceProfile(profile, std::move(*slice), std::move(memory));
+    return std::make_shared<const Profile>(sliceProfile(profile, std::move(*slice)));
 }
 } // namespace
 
@@ -329,6 +345,7 @@ void ProfileTab::setTimeRange(std::optional<TimeRange> range) {
     m_range = range;
     if (!range || !m_profile->samples) {
         dropSlices();
+        freeSliceMemory();
         m_panel->replaceProfile(m_profile);
         m_detailProfile = m_profile;
         m_source->setCosts(m_profile);
@@ -352,19 +369,28 @@ void ProfileTab::dropSlices() {
     m_pendingRange.reset();
 }
 
+void ProfileTab::freeSliceMemory() {
+    m_sliceMemoryTimer->stop();
+    // (a slice still shown gives its arrays to the old memory when it is let go of, which then frees them)
+    backgroundPool()->start(
+        [memory = std::exchange(m_sliceMemory, std::make_shared<SliceMemory>())] { memory->clear(); });
+}
+
 void ProfileTab::startSlice(TimeRange range) {
     // Re-aggregating a range walks its samples: off the GUI thread.
     m_sliceRunning = true;
+    m_sliceMemoryTimer->stop();
     m_sliceJob.start(
-        [profile = m_profile, range](const JobContext& job) -> std::shared_ptr<const Profile> {
+        [profile = m_profile, range, memory = m_sliceMemory](const JobContext& job) {
             SliceRequest request;
             request.range = range;
             request.cancel = job.cancelFlag();
             request.details = true; // the range's source lines and instructions too, where kept
-            return slicedProfile(*profile, request);
+            return slicedProfile(*profile, request, memory);
         },
         [this](std::shared_ptr<const Profile> slice) {
             m_sliceRunning = false;
+            m_sliceMemoryTimer->start();
             if (slice) {
                 m_panel->replaceProfile(slice);
                 if (hasSliceDetails(*m_profile)) { // else the tabs keep the whole profile's costs

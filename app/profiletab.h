@@ -117,6 +117,7 @@ private:
     void setTimeRange(std::optional<TimeRange> range);
     void startSlice(TimeRange range);
     void dropSlices();
+    void freeSliceMemory(); // drops the memory kept for slices (a new profile, no range)
     void compareRanges(TimeRange before, std::optional<TimeRange> after);
     void updateChartSizes();
 
@@ -134,6 +135,11 @@ private:
     bool m_sliceRunning = false;    // started and not yet delivered
     // the range asked for while a slice ran (a selection being dragged): sliced when that one is shown
     std::optional<TimeRange> m_pendingRange;
+    // the arrays of the range shown before, for the next slice to reuse (fresh memory costs more than the
+    // slice's own work on a VM); freed a few seconds after the last slice (m_sliceMemoryTimer) and when the
+    // range is cleared
+    std::shared_ptr<SliceMemory> m_sliceMemory = std::make_shared<SliceMemory>();
+    class QTimer* m_sliceMemoryTimer = nullptr;
     // the profile whose line and instruction costs the Source and Disassembly tabs show: the whole one, or
     // the time range's slice
     std::shared_ptr<const Profile> m_detailProfile;
