@@ -109,11 +109,16 @@ int main(int argc, char** argv) {
                 (st.linesFirst.size() + st.lines.size() + st.leafLine.size() + st.leafAddress.size()) * 4) /
                 1e6);
     }
-    auto slice = [&](TimeRange r, std::vector<uint32_t> threads, const char* what, bool details = false) {
+    // With `reuse`, each slice reuses the memory of the one before (SliceMemory), as the window's slices do
+    // while a selection is dragged; without, each maps in new memory.
+    auto slice = [&](TimeRange r, std::vector<uint32_t> threads, const char* what, bool details = false,
+                     bool reuse = false) {
+        SliceMemory memory;
         SliceRequest req;
         req.range = r;
         req.details = details;
         req.threads = std::move(threads);
+        req.memory = reuse ? &memory : nullptr;
         std::size_t nodes = 0;
         uint64_t samples = 0;
         // (the slice is freed after the clock stops, as the window frees the one a new range replaces on a
@@ -127,24 +132,35 @@ int main(int argc, char** argv) {
                 nodes = s->tree.size();
                 samples = s->samples;
             },
-            [&] { s.reset(); }, &freeMs);
+            [&] {
+                if (reuse)
+                    memory.recycle(std::move(*s));
+                s.reset();
+            },
+            &freeMs);
         std::printf("slice %-22s %9llu samples -> %8zu nodes: %8.2f ms (median of %d; freeing it %.2f ms)\n",
                     what, static_cast<unsigned long long>(samples), nodes, ms, runs, freeMs);
     };
     slice({span / 4, span / 4 + span / 2}, {}, "middle half");
+    slice({span / 4, span / 4 + span / 2}, {}, "middle half, reusing", false, true);
     slice({span / 2, span / 2 + span / 100}, {}, "1% (middle)");
     slice({0, span}, {}, "everything");
+    slice({0, span}, {}, "everything, reusing", false, true);
     if (hasSliceDetails(profile)) {
         slice({span / 4, span / 4 + span / 2}, {}, "middle half + lines", true);
+        slice({span / 4, span / 4 + span / 2}, {}, "half + lines, reusing", true, true);
         slice({span / 2, span / 2 + span / 100}, {}, "1% + lines", true);
     }
     // what the window does for a range: the slice with its lines and instructions (where kept), the Profile
     // the views are given, and the per-function costs the Functions table shows
+    // (the window's slices reuse the memory of those before: sliceProfile() with a SliceMemory)
     auto windowSlice = [&](TimeRange r, const char* what) {
+        auto memory = std::make_shared<SliceMemory>();
         SliceRequest req;
         req.range = r;
         req.details = true;
-        std::optional<Profile> p;
+        req.memory = memory.get();
+        std::shared_ptr<const Profile> p;
         std::size_t functions = 0;
         double sliceMs = 0, profileMs = 0, functionsMs = 0;
         const double ms = timeMs(
@@ -153,7 +169,7 @@ int main(int argc, char** argv) {
                 const auto a = std::chrono::steady_clock::now();
                 std::optional<TimeSlice> s = sliceSamples(profile, req);
                 const auto b = std::chrono::steady_clock::now();
-                p = sliceProfile(profile, std::move(*s));
+                p = sliceProfile(profile, std::move(*s), memory);
                 const auto c = std::chrono::steady_clock::now();
                 functions = functionCosts(*p).size();
                 const auto d = std::chrono::steady_clock::now();
