@@ -50,7 +50,9 @@ struct SliceBuffers {
     SliceTree tree;
     std::vector<PackedSliceItem> packed, packedSorting; ///< the items, and a buffer to sort them
     std::vector<SliceItem> wide, wideSorting;
-    std::vector<uint8_t> keep; ///< the nodes marked
+    std::vector<uint8_t> keep;    ///< the nodes marked
+    std::vector<uint64_t> bits;   ///< the same, a bit a node
+    std::vector<uint32_t> before; ///< per 64 nodes: the marked nodes before them
     template <typename Item>
     std::vector<Item>& items() {
         if constexpr (std::is_same_v<Item, SliceItem>)

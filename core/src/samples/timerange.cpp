@@ -387,6 +387,8 @@ void forEachArray(Buffers& a, Buffers& b, F&& f) {
     f(a.wide, b.wide);
     f(a.wideSorting, b.wideSorting);
     f(a.keep, b.keep);
+    f(a.bits, b.bits);
+    f(a.before, b.before);
 }
 template <typename T>
 std::size_t capacityBytes(const std::vector<T>& v) {

@@ -11,6 +11,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <zlib.h>
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -103,6 +105,32 @@ std::vector<Record> records(const QByteArray& text) {
     return out;
 }
 
+/// `rs` (sorted by time) `times` times, one copy after the other: each copy's timestamps `times` later by the
+/// span of rs and a millisecond more.
+std::vector<Record> repeated(const std::vector<Record>& rs, int times) {
+    int64_t first = INT64_MAX, last = INT64_MIN;
+    for (const Record& r : rs)
+        first = std::min(first, r.timeNs), last = std::max(last, r.timeNs);
+    std::vector<Record> out;
+    for (int c = 0; c < times; ++c)
+        for (const Record& r : rs) {
+            Record copy = r;
+            copy.timeNs = r.timeNs + c * (last - first + 1000000);
+            std::string& header = copy.lines.front();
+            for (const std::string& w : words(header))
+                if (timestampNs(w) == r.timeNs) {
+                    char stamp[32];
+                    std::snprintf(stamp, sizeof stamp,
+                                  "%lld.%09lld:", static_cast<long long>(copy.timeNs / 1000000000),
+                                  static_cast<long long>(copy.timeNs % 1000000000));
+                    header.replace(header.find(w), w.size(), stamp);
+                    break;
+                }
+            out.push_back(std::move(copy));
+        }
+    return out;
+}
+
 std::string folded(const Profile& p, int costType) {
     std::ostringstream out;
     FoldedOptions o;
@@ -132,14 +160,28 @@ const char* const kInputs[] = {
 };
 
 /// The same tree shape, self costs and (thread, node) entries, and in each the totals that the self costs
-/// add up to.
+/// add up to, the depths and subtree ends that the parents make.
 bool sameSlice(const Profile& a, const Profile& b) {
     if (a.tree.size() != b.tree.size() || a.tree.maxDepth() != b.tree.maxDepth())
         return false;
     for (const Profile* p : {&a, &b}) {
-        std::vector<NodeId> parent(p->tree.size());
-        for (NodeId n = 0; n < p->tree.size(); ++n)
-            parent[n] = p->tree.parent(n);
+        const CallTree& tree = p->tree;
+        std::vector<NodeId> parent(tree.size());
+        for (NodeId n = 0; n < tree.size(); ++n)
+            parent[n] = tree.parent(n);
+        // a node's subtree ends at the next node no deeper than it; a child is one level below its parent
+        std::vector<NodeId> open; // the path to the node before
+        for (NodeId n = 0; n <= tree.size(); ++n) {
+            const uint32_t d = n < tree.size() ? tree.depth(n) : 0;
+            for (; !open.empty() && tree.depth(open.back()) >= d; open.pop_back())
+                if (tree.subtreeEnd(open.back()) != n)
+                    return false;
+            if (n == tree.size())
+                break;
+            if (n > 0 && (open.empty() || parent[n] != open.back() || d != tree.depth(open.back()) + 1))
+                return false;
+            open.push_back(n);
+        }
         for (std::size_t t = 0; t < p->tree.costTypeCount(); ++t)
             if (!std::ranges::equal(p->tree.totalCosts(t), CallTree::totalsOf(parent, p->tree.selfCosts(t))))
                 return false;
@@ -289,6 +331,46 @@ class TestSamples : public QObject {
 
 private Q_SLOTS:
     void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+    // A recording of tens of thousands of samples (a corpus recording's, repeated one copy after the other):
+    // slices large enough to be sorted by radix and on two threads by their size, not only when asked to
+    void largeCut() {
+        if (!test::haveCorpus())
+            QSKIP("../shared/corpus is absent");
+        // FlameGraph's example: 1315 samples, 15 threads and a tree of over a thousand nodes, whose keys take
+        // more than one pass of the radix sort
+        const QString input =
+            test::corpusDir() + QStringLiteral("/perf-script/inputs/flamegraph/example-perf-stacks.txt.gz");
+        QByteArray text;
+        gzFile gz = gzopen(input.toLocal8Bit().constData(), "rb");
+        QVERIFY(gz);
+        char buffer[65536];
+        for (int n; (n = gzread(gz, buffer, sizeof buffer)) > 0;)
+            text.append(buffer, n);
+        gzclose(gz);
+        std::vector<Record> one = records(text);
+        std::sort(one.begin(), one.end(),
+                  [](const Record& a, const Record& b) { return a.timeNs < b.timeNs; });
+        QCOMPARE(one.size(), std::size_t(1315));
+        const std::vector<Record> rs = repeated(one, 39);
+        const QString path = m_dir.filePath(QStringLiteral("large.txt"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        for (const Record& r : rs) {
+            for (const std::string& l : r.lines)
+                f.write((l + '\n').c_str());
+            f.write("\n");
+        }
+        f.close();
+        const Profile full = importProfile(path.toStdString());
+        QVERIFY(full.samples);
+        QCOMPARE(full.samples->size(), rs.size());
+        QVERIFY(rs.size() >= 50000); // (two threads from 50 000 samples)
+        const int64_t a = rs.front().timeNs, z = rs.back().timeNs + 1;
+        compareCut(full, rs, a, z);                                            // everything
+        compareCut(full, rs, a + (z - a) / 7, a + (z - a) * 6 / 7);            // most
+        compareCut(full, rs, a + (z - a) / 3, a + (z - a) / 2, nullptr, true); // outside a third
+    }
 
     void perfScriptCut_data() {
         QTest::addColumn<QString>("input");
