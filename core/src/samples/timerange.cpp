@@ -64,42 +64,45 @@ bool sliceDetails(const Profile& profile, const ForEachSample& forEachSample, Ti
     const AddressCosts& ac = profile.addressCosts;
     const std::size_t lineTypes = lc.self.size(), addrTypes = ac.self.size();
     const std::size_t types = std::min(store.costTypeCount(), std::max(lineTypes, addrTypes));
-    std::vector<uint32_t> slot(st.size(), UINT32_MAX), touched;
+    std::vector<uint32_t> touched;
     std::vector<std::vector<int64_t>> cost(types);
-    // where every cost type's samples cost the same (a sampled profile), each stack's samples are counted
-    // and the count multiplied: one add a sample instead of one per type
     bool uniform = true;
     for (std::size_t t = 0; t < types; ++t)
         uniform = uniform && store.cost(t).uniform();
-    std::vector<uint32_t> samples; // uniform: per touched stack
-    if (!forEachSample([&](std::size_t i) {
-            const uint32_t s = store.stack(i);
-            if (s >= st.size())
-                return;
-            if (slot[s] == UINT32_MAX) {
-                slot[s] = static_cast<uint32_t>(touched.size());
+    if (uniform) {
+        // every cost type's samples cost the same (a sampled profile): each stack's samples counted, then
+        // the counts multiplied; one array access a sample
+        std::vector<uint32_t> samples(st.size(), 0);
+        if (!forEachSample([&](std::size_t i) {
+                if (const uint32_t s = store.stack(i); s < st.size())
+                    ++samples[s];
+            }))
+            return false;
+        for (uint32_t s = 0; s < st.size(); ++s)
+            if (samples[s])
                 touched.push_back(s);
-                if (uniform) {
-                    samples.push_back(0);
-                } else {
-                    for (auto& c : cost)
-                        c.push_back(0);
-                }
-            }
-            if (uniform) {
-                ++samples[slot[s]];
-                return;
-            }
-            for (std::size_t t = 0; t < types; ++t)
-                addCost(cost[t][slot[s]], store.cost(t)[i]);
-        }))
-        return false;
-    if (uniform)
         for (std::size_t t = 0; t < types; ++t) {
             cost[t].resize(touched.size());
             for (std::size_t j = 0; j < touched.size(); ++j)
-                cost[t][j] = mulCost(store.cost(t).constant(), samples[j]);
+                cost[t][j] = mulCost(store.cost(t).constant(), samples[touched[j]]);
         }
+    } else {
+        std::vector<uint32_t> slot(st.size(), UINT32_MAX); // per stack: its place in touched
+        if (!forEachSample([&](std::size_t i) {
+                const uint32_t s = store.stack(i);
+                if (s >= st.size())
+                    return;
+                if (slot[s] == UINT32_MAX) {
+                    slot[s] = static_cast<uint32_t>(touched.size());
+                    touched.push_back(s);
+                    for (auto& c : cost)
+                        c.push_back(0);
+                }
+                for (std::size_t t = 0; t < types; ++t)
+                    addCost(cost[t][slot[s]], store.cost(t)[i]);
+            }))
+            return false;
+    }
     detail::trace("slice details: costs per stack");
     std::vector<std::vector<int64_t>> lineSelf(lineTypes, std::vector<int64_t>(lc.size(), 0));
     std::vector<std::vector<int64_t>> lineTotal(lineTypes, std::vector<int64_t>(lc.size(), 0));
