@@ -112,8 +112,10 @@ constexpr std::size_t kFunctionsAside = 200000;
 
 /// The function costs of the nodes [from, to) of a tree in preorder, in flat arrays by frame id (no
 /// FunctionCost per node: the walk reads nothing but the tree and these). A node's total counts when no
-/// ancestor has its frame (the outermost occurrence on the path: each sample once): the ancestors of `from`
-/// start on the path.
+/// ancestor has its frame (the outermost occurrence on the path: each sample once): per frame, the end of
+/// the subtree of its outermost occurrence met last tells (a node inside it is not outermost; a node after
+/// it starts the next), without keeping the path (whose pops, a varying number a node, cost more than the
+/// sums). The ancestors of `from` are occurrences already met.
 struct FunctionSums {
     std::vector<int64_t> self, total; ///< [frame * types + type]
     std::vector<uint32_t> callSites;  ///< [frame]
@@ -125,33 +127,27 @@ struct FunctionSums {
         self.assign(frames * types, 0);
         total.assign(frames * types, 0);
         callSites.assign(frames, 0);
-        std::vector<uint32_t> onPath(frames, 0);
-        std::vector<NodeId> open; // ancestors of the current node (not the root)
+        std::vector<NodeId> outerEnd(frames, 0); // per frame: the end of its outermost occurrence met last
+        std::vector<NodeId> up;                  // the ancestors of `from` (not the root), from the root down
         for (NodeId a = from < tree.size() ? tree.parent(from) : kRootNode; a != kRootNode;
              a = tree.parent(a))
-            open.push_back(a);
-        std::reverse(open.begin(), open.end());
-        for (const NodeId a : open)
-            ++onPath[tree.frame(a).value];
+            up.push_back(a);
+        for (auto a = up.rbegin(); a != up.rend(); ++a)
+            if (NodeId& end = outerEnd[tree.frame(*a).value]; end <= *a)
+                end = tree.subtreeEnd(*a);
         CancelPoll<65536> cancelled(cancel);
         for (NodeId n = from; n < to; ++n) {
             if (cancelled())
                 return false;
-            while (!open.empty() && tree.subtreeEnd(open.back()) <= n) {
-                --onPath[tree.frame(open.back()).value];
-                open.pop_back();
-            }
             const uint32_t f = tree.frame(n).value;
             if (callSites[f]++ == 0)
                 firstSeen.push_back(f);
-            const bool outermost = onPath[f] == 0;
+            const bool outermost = outerEnd[f] <= n;
+            outerEnd[f] = outermost ? tree.subtreeEnd(n) : outerEnd[f];
             for (std::size_t t = 0; t < types; ++t) {
                 addCost(self[f * types + t], tree.self(t, n));
-                if (outermost)
-                    addCost(total[f * types + t], tree.total(t, n));
+                addCost(total[f * types + t], outermost ? tree.total(t, n) : 0);
             }
-            ++onPath[f];
-            open.push_back(n);
         }
         return true;
     }

@@ -257,7 +257,8 @@ private Q_SLOTS:
     }
 
     void functionCostsCountRecursionOnce() {
-        const Profile p = fromFolded("main;f;f;f 5\nmain;f;g 3\nmain;g 2\n");
+        // (h's recursion is the last node of its subtree)
+        const Profile p = fromFolded("main;f;f;f 5\nmain;f;g 3\nmain;g 2\nmain;h;h 4\n");
         std::map<std::string_view, FunctionCost> byName;
         for (const FunctionCost& fc : functionCosts(p))
             byName[p.frameName(fc.frame)] = fc;
@@ -265,7 +266,9 @@ private Q_SLOTS:
         QCOMPARE(byName["f"].self[0], int64_t(5));
         QCOMPARE(byName["f"].callSites, 3u);
         QCOMPARE(byName["g"].total[0], int64_t(5));
-        QCOMPARE(byName["main"].total[0], int64_t(10));
+        QCOMPARE(byName["h"].total[0], int64_t(4));
+        QCOMPARE(byName["h"].callSites, 2u);
+        QCOMPARE(byName["main"].total[0], int64_t(14));
         const auto top = topFunctions(p, 0, 1);
         QCOMPARE(p.frameName(top.front().frame), std::string_view("f"));
     }
