@@ -4,10 +4,11 @@
 #include "cli/cli.h"
 #include "cli/comparearguments.h"
 #include "cli/hugepagemalloc.h"
+#include "cli/ownexecutable.h"
 
-#include <climits>
 #include <cstdio>
 #include <dlfcn.h>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unistd.h>
@@ -20,12 +21,8 @@
 namespace {
 
 std::string executableDir() {
-    char buf[PATH_MAX];
-    const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-    if (n <= 0)
-        return ".";
-    std::string path(buf, static_cast<std::size_t>(n));
-    return path.substr(0, path.rfind('/'));
+    const std::optional<std::string> self = scorch::cli::ownExecutable();
+    return self ? self->substr(0, self->rfind('/')) : std::string(".");
 }
 
 int runGui(int argc, char** argv) {

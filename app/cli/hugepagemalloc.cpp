@@ -1,6 +1,7 @@
 #include "cli/hugepagemalloc.h"
 
-#include <climits>
+#include "cli/ownexecutable.h"
+
 #include <cstdlib>
 #include <fstream>
 #include <optional>
@@ -55,15 +56,11 @@ void enableHugePageMalloc(char** argv) {
     const std::string saved = old ? "=" + *old : std::string("-");
     const std::string tunables =
         (old && !old->empty() ? *old + ":" : std::string()) + std::string(kTunable) + "=1";
-    // the program's own file by name (under valgrind, readlink gives the program, not the tool)
-    char self[PATH_MAX];
-    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n > 0 && setenv(kSaved, saved.c_str(), 1) == 0 &&
-        setenv("GLIBC_TUNABLES", tunables.c_str(), 1) == 0) {
-        self[n] = '\0';
-        execv(self, argv); // returns only on failure (a deleted or replaced file, ...)
-    }
-    putBack(old); // not re-executed: the environment as it was
+    // the program's own file by name
+    const std::optional<std::string> self = ownExecutable();
+    if (self && setenv(kSaved, saved.c_str(), 1) == 0 && setenv("GLIBC_TUNABLES", tunables.c_str(), 1) == 0)
+        execv(self->c_str(), argv); // returns only on failure (a deleted or replaced file, ...)
+    putBack(old);                   // not re-executed: the environment as it was
     g_state = State::Failed;
 }
 
