@@ -353,16 +353,10 @@ private Q_SLOTS:
                   [](const Record& a, const Record& b) { return a.timeNs < b.timeNs; });
         QCOMPARE(one.size(), std::size_t(1315));
         const std::vector<Record> rs = repeated(one, 8);
-        const QString path = m_dir.filePath(QStringLiteral("large.txt"));
-        QFile f(path);
-        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
-        for (const Record& r : rs) {
-            for (const std::string& l : r.lines)
-                f.write((l + '\n').c_str());
-            f.write("\n");
-        }
-        f.close();
-        const Profile full = importProfile(path.toStdString());
+        std::vector<const Record*> all;
+        for (const Record& r : rs)
+            all.push_back(&r);
+        const Profile full = importRecords(all);
         QVERIFY(full.samples);
         QCOMPARE(full.samples->size(), rs.size());
         QVERIFY(rs.size() > 10000); // (sorted by radix from 4096 samples)
