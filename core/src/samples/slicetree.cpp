@@ -333,8 +333,8 @@ private:
     }
 
     /// Each node's depth, frame and parent, from its profile node: its parent is the node met last one
-    /// level up (the second half starts with the path to its first node); its subtree end and total costs
-    /// start as those of a leaf without samples (sumEntries(), sumTotals()).
+    /// level up (the second half starts with the path to its first node); its self cost, its entries' (met
+    /// in the same order: sumEntries()); its subtree end and total start as those of a leaf (sumTotals()).
     bool shapeNodes() {
         std::atomic<uint32_t> maxDepth{0};
         CallTree::Shape& shape = out.shape;
@@ -380,8 +380,8 @@ private:
         return done;
     }
 
-    /// The (thread, leaf) entries of the sorted items and the nodes' self costs (zero where no sample ends),
-    /// the two halves split between two leaves.
+    /// The (thread, leaf) entries of the sorted items, by slice node and thread, the two halves split
+    /// between two leaves.
     bool sumEntries() {
         std::vector<const SampleCostColumn*> columns(r.types, nullptr);
         for (std::size_t t = 0; t < r.types && t < r.store.costTypeCount(); ++t)
