@@ -385,7 +385,8 @@ void ProfileTab::startSlice(TimeRange range) {
             SliceRequest request;
             request.range = range;
             request.cancel = job.cancelFlag();
-            request.details = true; // the range's source lines and instructions too, where kept
+            request.details = true;   // the range's source lines and instructions too, where kept
+            request.functions = true; // and its per-function costs (the Functions table)
             return slicedProfile(*profile, request, memory);
         },
         [this](std::shared_ptr<const Profile> slice) {

@@ -62,7 +62,7 @@ int run(const Command& command, const Args& args) {
             return fail(error);
         options.costType = choice.type;
         if (reverse) // every stack flipped: the functions where cost was spent at the base
-            p.tree = bottomUpTree(p, p.tree);
+            p.tree = bottomUpTree(p, p.tree), p.functions.clear();
         return writeOutput(output, file, [&](std::ostream& out) { writeFlameGraphSvg(p, options, out); });
     });
 }

@@ -159,6 +159,7 @@ int main(int argc, char** argv) {
         SliceRequest req;
         req.range = r;
         req.details = true;
+        req.functions = true;
         req.memory = memory.get();
         std::shared_ptr<const Profile> p;
         std::size_t functions = 0;

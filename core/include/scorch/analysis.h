@@ -22,13 +22,8 @@ CallTree bottomUpTree(const Profile& profile, const CallTree& tree);
 std::optional<CallTree> bottomUpTree(const Profile& profile, const CallTree& tree,
                                      const std::atomic<bool>* cancel);
 
-/// Self and total cost of one function (frame) summed over all its call sites. Total counts each sample
-/// once even under recursion.
-struct FunctionCost {
-    FrameId frame;
-    std::vector<int64_t> self, total; ///< per cost type
-    uint32_t callSites = 0;           ///< nodes of the tree with this frame
-};
+/// Per-function costs (FunctionCost, profile.h) of the profile's tree, or of any tree over its frames, in the
+/// order of each function's first node; Profile::functions where it has them for that tree.
 std::vector<FunctionCost> functionCosts(const Profile& profile);
 std::vector<FunctionCost> functionCosts(const Profile& profile, const CallTree& tree);
 /// The same, std::nullopt soon after `cancel` (if any) is set.

@@ -126,6 +126,14 @@ struct LineCosts {
     std::size_t size() const { return frame.size(); }
 };
 
+/// Self and total cost of one function (frame) summed over all its call sites. Total counts each sample
+/// once even under recursion.
+struct FunctionCost {
+    FrameId frame;
+    std::vector<int64_t> self, total; ///< per cost type
+    uint32_t callSites = 0;           ///< nodes of the tree with this frame
+};
+
 /// Self costs of machine instructions, from importers that keep every sample's leaf address (perf.data,
 /// Scorch recordings), for annotated disassembly (scorch/disasm.h). Entry i: samples that ended at file
 /// offset offset[i] of module modules[module[i]] cost self[type][i]; frame[i] is the outermost function there
@@ -171,6 +179,10 @@ struct Profile {
     LineCosts lineCosts;
     AddressCosts addressCosts;
     StackDetails stacks;
+    /// The per-function costs of `tree` where they were summed with it (a time range's slice:
+    /// SliceRequest::functions), for functionCosts() (analysis.h) to give; empty otherwise. Whoever replaces
+    /// `tree` clears them.
+    std::vector<FunctionCost> functions;
     /// Every sample's time, thread, CPU, leaf node and costs (scorch/samples.h), for formats with
     /// per-sample time; null otherwise.
     std::shared_ptr<const SampleStore> samples;

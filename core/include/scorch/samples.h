@@ -151,6 +151,9 @@ struct TimeSlice {
     bool hasDetails = false;
     LineCosts lineCosts;
     AddressCosts addressCosts;
+    /// With SliceRequest::functions: the per-function costs of `tree`, as functionCosts() (analysis.h) gives
+    /// them.
+    std::vector<FunctionCost> functions;
 };
 
 namespace detail {
@@ -196,6 +199,9 @@ struct SliceRequest {
     /// Also the per-line and per-instruction costs (TimeSlice::lineCosts, addressCosts), where the profile
     /// keeps each sample's stack (hasSliceDetails); they cost a walk over the stacks the samples reach.
     bool details = false;
+    /// Also the per-function costs (TimeSlice::functions), summed in the passes that make the tree (a
+    /// fraction of what a walk over the slice's tree costs afterwards).
+    bool functions = false;
     /// How many threads work on the slice: 0, as many as the machine has cores for a large slice (it sums
     /// its line and instruction costs and its cost types' totals on other cores), one for a small one; N,
     /// up to N whatever the size (1: all on the calling thread).
@@ -220,8 +226,8 @@ std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest
 TimeSlice sliceThreads(const Profile& profile, std::span<const uint32_t> threads);
 
 /// A whole profile of a slice (strings, frames and metadata copied; the slice's line and instruction costs
-/// when it has them, else none; no sample store), for
-/// writers and analyses that take a Profile. Per-function costs: functionCosts(profile, slice.tree).
+/// when it has them, else none; its per-function costs, Profile::functions, when it has them; no sample
+/// store), for writers and analyses that take a Profile.
 Profile sliceProfile(const Profile& profile, TimeSlice slice);
 
 /// sliceProfile() for one of a series of slices: when its last owner lets go of the profile, its arrays go to

@@ -153,8 +153,21 @@ struct FunctionSums {
     }
 };
 
+/// Profile::functions, where they are those of `tree`: summed with the profile's own tree, and naming as many
+/// call sites as it has nodes (a check that they were cleared when the tree was replaced).
+bool summedWithTree(const Profile& profile, const CallTree& tree) {
+    if (&tree != &profile.tree || profile.functions.empty())
+        return false;
+    std::size_t callSites = 0;
+    for (const FunctionCost& f : profile.functions)
+        callSites += f.callSites;
+    return callSites + 1 == tree.size();
+}
+
 std::optional<std::vector<FunctionCost>> sumFunctions(const Profile& profile, const CallTree& tree,
                                                       const std::atomic<bool>* cancel) {
+    if (summedWithTree(profile, tree))
+        return profile.functions;
     const std::size_t types = tree.costTypeCount();
     const std::size_t frames = profile.frames.size(); // (a derived tree's frames are the profile's)
     const auto size = static_cast<NodeId>(tree.size());

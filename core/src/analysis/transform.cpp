@@ -211,6 +211,7 @@ void applyTransforms(Profile& profile, std::span<const TreeTransform> transforms
             addCost(out.cost[t][it->second], tc.cost[t][e]);
     }
     profile.tree = std::move(tree);
+    profile.functions.clear(); // (the old tree's)
     profile.threadCosts = std::move(out);
     profile.lineCosts = {};
     profile.samples.reset();

@@ -11,6 +11,7 @@
 #include <bit>
 #include <cstring>
 #include <future>
+#include <limits>
 
 namespace scorch::detail {
 
@@ -22,24 +23,6 @@ constexpr std::size_t kMarkAside = 50000;
 constexpr std::size_t kListedBelow = 8;
 /// From this many nodes on, they are taken on two cores.
 constexpr std::size_t kTakeAside = 50000;
-
-/// The number of bytes 1 in [p, p + n), bytes all 0 or 1: eight at a time.
-std::size_t countMarked(const uint8_t* p, std::size_t n) {
-    std::size_t count = 0, i = 0;
-    while (i + 8 <= n) {
-        uint64_t sum = 0; // eight byte sums, each up to 255
-        for (int r = 0; r < 255 && i + 8 <= n; ++r, i += 8) {
-            uint64_t word;
-            std::memcpy(&word, p + i, 8);
-            sum += word;
-        }
-        constexpr uint64_t kLow = 0x00ff00ff00ff00ffULL, kOnes = 0x0001000100010001ULL;
-        count += (((sum & kLow) + ((sum >> 8) & kLow)) * kOnes) >> 48;
-    }
-    for (; i < n; ++i)
-        count += p[i];
-    return count;
-}
 
 /// The bits set in x, inline (std::popcount calls libgcc where the build may not assume the POPCNT
 /// instruction, as Debian's x86-64 baseline does not: 9% of a slice's time went to that call).
@@ -110,9 +93,9 @@ public:
         , tree(request.tree)
         , items(request.buffers.template items<Item>())
         , out(request.buffers.tree)
-        , blockBits(std::clamp(static_cast<int>(std::bit_width(tree.size())) - 7, 0, 16))
-        , blocks((tree.size() >> blockBits) + 1)
-        , keep(request.buffers.keep) {}
+        , words(request.tree.size() / 64 + 1)
+        , bits(request.buffers.bits)
+        , before(request.buffers.before) {}
 
     /// 1: sorts the items by key (by leaf: marking them in that order walks the tree in its order, three
     /// times faster than in time order).
@@ -122,42 +105,50 @@ public:
         detail::trace("slice: sorted");
     }
 
-    /// 2: marks the items' leaves and their ancestors in `keep` (a leaf's walk up stops at a node already
-    /// marked), 4096 items at a time, on two cores when there are many items: each takes the next stretch
-    /// left (a node both reach may be marked by both: relaxed stores of the same value). Then counts the
-    /// marked nodes per block. False when cancelled.
+    /// 2: marks the items' leaves and their ancestors in `bits`, a bit a tree node: a node is marked when
+    /// the first leaf at or after it lies in its subtree [n, subtreeEnd(n)) (the root always: a slice
+    /// without items is listed). One pass over the tree's ends in order, in two halves on two threads when
+    /// there are many items (walking up from each leaf instead, as before, jumped about the tree: 14-20 ms
+    /// for half of fp-large, against 4-9 for this pass). Then the marked nodes before each word of bits.
+    /// False when cancelled.
     bool mark() {
         if (listed)
             return markInOrder();
-        detail::assignHuge(keep, tree.size(), uint8_t{0});
-        keep[kRootNode] = 1;
-        std::atomic<std::size_t> nextStretch{0};
-        constexpr std::size_t kStretch = 4096;
-        const auto markStretches = [&] {
-            for (std::size_t from; (from = nextStretch.fetch_add(kStretch)) < items.size();) {
-                if (cancelRequested(r.cancel))
-                    return false;
-                for (std::size_t g = from; g < std::min(items.size(), from + kStretch); ++g)
-                    for (NodeId n = leafOf(g); !std::atomic_ref(keep[n]).load(std::memory_order_relaxed);
-                         n = tree.parent(n))
-                        std::atomic_ref(keep[n]).store(uint8_t{1}, std::memory_order_relaxed);
-            }
-            return true;
-        };
-        std::future<bool> otherMarked;
-        if (aside(items.size(), kMarkAside))
-            otherMarked = std::async(std::launch::async, markStretches);
-        const bool marked = markStretches();
-        if (!(otherMarked.valid() ? otherMarked.get() : true) || !marked)
+        detail::resizeHuge(bits, words);
+        detail::resizeHuge(before, words);
+        const std::size_t size = tree.size();
+        constexpr NodeId kNoLeaf = std::numeric_limits<NodeId>::max();
+        const bool marked =
+            inParts(aside(items.size(), kMarkAside), words, words / 2, [&](std::size_t from, std::size_t to) {
+                // the first item whose leaf is at or after the part's first node
+                std::size_t j = static_cast<std::size_t>(
+                    std::partition_point(items.begin(), items.end(),
+                                         [&](const Item& x) {
+                                             return (itemKey(x, r.sampleBits) >> r.threadBits) < from * 64;
+                                         }) -
+                    items.begin());
+                NodeId next = j < items.size() ? leafOf(j) : kNoLeaf; // the first leaf at or after the node
+                for (std::size_t w = from; w < to; ++w) {
+                    if ((w & 0xfff) == 0 && cancelRequested(r.cancel))
+                        return false;
+                    const std::size_t first = w * 64, last = std::min(size, first + 64);
+                    uint64_t word = 0;
+                    for (std::size_t n = first; n < last; ++n) {
+                        if (n > next) {
+                            while (++j < items.size() && leafOf(j) < n)
+                                ;
+                            next = j < items.size() ? leafOf(j) : kNoLeaf;
+                        }
+                        word |= uint64_t{tree.subtreeEnd(static_cast<NodeId>(n)) > next} << (n - first);
+                    }
+                    bits[w] = word;
+                }
+                return true;
+            });
+        if (!marked)
             return false;
-        detail::trace("slice: marked (counting)");
-        blockNodes.assign(blocks, 0);
-        for (std::size_t b = 0; b < blocks; ++b) {
-            const std::size_t first = b << blockBits;
-            blockNodes[b] = countMarked(keep.data() + first,
-                                        std::min(tree.size(), first + (std::size_t{1} << blockBits)) - first);
-            nodes += blockNodes[b];
-        }
+        for (std::size_t w = 0; w < words; nodes += bitsSet(bits[w++]))
+            before[w] = static_cast<uint32_t>(nodes);
         detail::trace("slice: marked");
         return true;
     }
@@ -210,6 +201,13 @@ public:
             allocateCosts();
         for (std::size_t g = 0; g < items.size(); ++g)
             entries += g == 0 || keyOf(g) != keyOf(g - 1);
+        if (r.functions) {
+            detail::resizeHuge(r.buffers.outer, nodes);
+            out.functionSelf.assign(r.types, std::vector<int64_t>(r.frames, 0));
+            out.functionTotal.assign(r.types, std::vector<int64_t>(r.frames, 0));
+            out.callSites.assign(r.frames, 0);
+            out.firstNode.assign(r.frames, 0);
+        }
         detail::resizeHuge(out.shape.parent, nodes);
         detail::resizeHuge(out.shape.end, nodes);
         detail::resizeHuge(out.shape.depth, nodes);
@@ -252,11 +250,11 @@ private:
     NodeId leafOf(std::size_t item) const { return static_cast<NodeId>(keyOf(item) >> r.threadBits); }
     bool aside(std::size_t size, std::size_t from) const { return r.cores > 1 && (r.forced || size >= from); }
 
-    /// f(from, to) over [0, n), or over [0, split) and [split, n) on two threads where there are many
-    /// (`size` against kTakeAside); false when a part is (cancelled).
+    /// f(from, to) over [0, n), or, `twoThreads`, over [0, split) and [split, n) on two threads; false when
+    /// a part is (cancelled).
     template <typename F>
-    bool inParts(std::size_t size, std::size_t n, std::size_t split, F&& f) {
-        if (!aside(size, kTakeAside) || split == 0 || split >= n)
+    bool inParts(bool twoThreads, std::size_t n, std::size_t split, F&& f) {
+        if (!twoThreads || split == 0 || split >= n)
             return f(std::size_t{0}, n);
         auto second = std::async(std::launch::async, [&] { return f(split, n); });
         const bool first = f(std::size_t{0}, split);
@@ -269,67 +267,34 @@ private:
         return static_cast<NodeId>(before[n >> 6] + bitsSet(bits[n >> 6] & below));
     }
 
-    /// The marked nodes in preorder (out.source), and the bitmap and counts idOf() looks them up in: per 64
-    /// tree nodes a word of marks and the number of marked nodes before them.
+    /// The marked nodes in preorder (out.source); for a slice whose nodes were listed, also the bitmap of
+    /// them and the counts idOf() looks them up in (mark() made those of the others).
     bool listSources() {
-        const std::size_t words = tree.size() / 64 + 1;
-        std::vector<uint64_t>& bitmap = r.buffers.bits;
-        std::vector<uint32_t>& counts = r.buffers.before;
-        detail::resizeHuge(bitmap, words);
-        detail::resizeHuge(counts, words);
-        bits = bitmap.data();
-        before = counts.data();
         if (listed) { // (a small slice: no map of the whole tree but this bitmap, 1/64 of a byte a node)
+            detail::resizeHuge(bits, words);
+            detail::resizeHuge(before, words);
             std::copy(list.begin(), list.end(), out.source.begin());
-            std::fill(bitmap.begin(), bitmap.end(), 0);
+            std::fill(bits.begin(), bits.end(), 0);
             for (const NodeId n : list)
-                bitmap[n / 64] |= uint64_t{1} << (n % 64);
-            for (std::size_t w = 0, k = 0; w < words; k += bitsSet(bitmap[w++]))
-                counts[w] = static_cast<uint32_t>(k);
+                bits[n / 64] |= uint64_t{1} << (n % 64);
+            for (std::size_t w = 0, k = 0; w < words; k += bitsSet(bits[w++]))
+                before[w] = static_cast<uint32_t>(k);
             return true;
         }
-        std::vector<std::size_t> blockFirst(blocks + 1, 0); // the slice id of each block's first marked node
-        for (std::size_t b = 0; b < blocks; ++b)
-            blockFirst[b + 1] = blockFirst[b] + blockNodes[b];
-        std::size_t half = 0; // the block the second half starts with (on a word: the halves share none)
-        while (half < blocks && (blockFirst[half] < nodes / 2 || ((half << blockBits) % 64) != 0))
-            ++half;
-        if (!inParts(nodes, blocks, half, [&](std::size_t from, std::size_t to) {
-                for (std::size_t b = from; b < to; ++b) {
-                    if ((b & 7) == 0 && cancelRequested(r.cancel))
-                        return false;
-                    const std::size_t last = std::min(tree.size(), (b + 1) << blockBits);
-                    NodeId k = static_cast<NodeId>(blockFirst[b]);
-                    for (std::size_t n = b << blockBits; n < last;) {
-                        if (n % 64 == 0 && n + 64 <= last) { // 64 nodes at once
-                            uint64_t word = 0;
-                            for (std::size_t i = 0; i < 64; i += 8) {
-                                uint64_t eight; // eight marks of 0 or 1 gathered into eight bits
-                                std::memcpy(&eight, keep.data() + n + i, 8);
-                                word |= ((eight * 0x0102040810204080ULL) >> 56) << i;
-                            }
-                            bitmap[n / 64] = word;
-                            counts[n / 64] = k;
-                            for (uint64_t w = word; w; w &= w - 1)
-                                out.source[k++] = static_cast<NodeId>(n + std::countr_zero(w));
-                            n += 64;
-                            continue;
-                        }
-                        if (n % 64 == 0) // (the tree's last, partial word, or a word of small blocks)
-                            bitmap[n / 64] = 0, counts[n / 64] = k;
-                        if (keep[n]) {
-                            bitmap[n / 64] |= uint64_t{1} << (n % 64);
-                            out.source[k++] = static_cast<NodeId>(n);
-                        }
-                        ++n;
-                    }
-                }
-                return true;
-            }))
-            return false;
-        if (tree.size() % 64 == 0) // (the word of idOf(tree.size()), the end of the root's subtree)
-            bitmap[words - 1] = 0, counts[words - 1] = static_cast<uint32_t>(nodes);
-        return true;
+        // the second half from the word holding the middle node on
+        const std::size_t half = static_cast<std::size_t>(
+            std::upper_bound(before.begin(), before.end(), static_cast<uint32_t>(nodes / 2)) -
+            before.begin());
+        return inParts(aside(nodes, kTakeAside), words, half, [&](std::size_t from, std::size_t to) {
+            for (std::size_t w = from; w < to; ++w) {
+                if ((w & 0xfff) == 0 && cancelRequested(r.cancel))
+                    return false;
+                NodeId k = before[w];
+                for (uint64_t word = bits[w]; word; word &= word - 1)
+                    out.source[k++] = static_cast<NodeId>(w * 64 + std::countr_zero(word));
+            }
+            return true;
+        });
     }
 
     /// Each node's depth, frame and parent, from its profile node: its parent is the node met last one
@@ -337,47 +302,96 @@ private:
     /// in the same order: sumEntries()); its subtree end and total start as those of a leaf (sumTotals()).
     bool shapeNodes() {
         std::atomic<uint32_t> maxDepth{0};
-        CallTree::Shape& shape = out.shape;
-        const std::size_t pathSize = tree.maxDepth() + 2;
-        const std::span<const NodeId> entryNode = out.entries.node;
-        std::vector<int64_t*> self(r.types);
-        for (std::size_t t = 0; t < r.types; ++t)
-            self[t] = out.self[t].data();
-        const bool done = inParts(nodes, nodes, nodes / 2, [&](std::size_t from, std::size_t to) {
-            std::vector<NodeId> path(pathSize, kRootNode); // path[d]: the last node at depth d
-            if (from < to)
-                for (NodeId a = tree.parent(out.source[from]); a != kRootNode; a = tree.parent(a))
-                    path[tree.depth(a)] = idOf(a);
-            // the entries of the nodes from `from` on (sorted by node)
-            std::size_t e = static_cast<std::size_t>(
-                std::lower_bound(entryNode.begin(), entryNode.end(), static_cast<NodeId>(from)) -
-                entryNode.begin());
-            uint32_t deepest = 0;
-            for (std::size_t k = from; k < to; ++k) {
-                if ((k & 0xffff) == 0 && cancelRequested(r.cancel))
-                    return false;
-                const NodeId n = out.source[k];
-                const uint32_t d = tree.depth(n);
-                shape.depth[k] = d;
-                deepest = std::max(deepest, d);
-                shape.frame[k] = tree.frame(n);
-                shape.parent[k] = d ? path[d - 1] : kRootNode;
-                path[d] = static_cast<NodeId>(k);
-                shape.end[k] = static_cast<NodeId>(k + 1);
-                for (std::size_t t = 0; t < r.types; ++t)
-                    self[t][k] = 0;
-                for (; e < entryNode.size() && entryNode[e] == k; ++e)
-                    for (std::size_t t = 0; t < r.types; ++t)
-                        addCost(self[t][k], out.entries.cost[t][e]);
-                for (std::size_t t = 0; t < r.types; ++t)
-                    out.total[t][k] = self[t][k];
-            }
-            for (uint32_t m = maxDepth.load(); m < deepest && !maxDepth.compare_exchange_weak(m, deepest);)
-                ;
-            return true;
-        });
-        shape.maxDepth = maxDepth.load();
+        const bool done =
+            inParts(aside(nodes, kTakeAside), nodes, nodes / 2, [&](std::size_t from, std::size_t to) {
+                // (the cost loops unrolled for the usual counts of cost types: 18 % of the pass was reloading
+                // the arrays' addresses in them)
+                switch (r.types) {
+                case 1:
+                    return shapePart<1>(from, to, maxDepth);
+                case 2:
+                    return shapePart<2>(from, to, maxDepth);
+                default:
+                    return shapePart<0>(from, to, maxDepth);
+                }
+            });
+        out.shape.maxDepth = maxDepth.load();
         return done;
+    }
+
+    /// shapeNodes() for the nodes [from, to), with kTypes cost types (0: r.types).
+    template <std::size_t kTypes>
+    bool shapePart(std::size_t from, std::size_t to, std::atomic<uint32_t>& maxDepth) {
+        const std::size_t types = kTypes ? kTypes : r.types;
+        CallTree::Shape& shape = out.shape;
+        const std::span<const NodeId> entryNode = out.entries.node;
+        std::vector<int64_t*> self(types), total(types);
+        std::vector<const int64_t*> entryCost(types);
+        for (std::size_t t = 0; t < types; ++t) {
+            self[t] = out.self[t].data();
+            total[t] = out.total[t].data();
+            entryCost[t] = out.entries.cost[t].data();
+        }
+        uint32_t* const depthOut = shape.depth.data();
+        FrameId* const frameOut = shape.frame.data();
+        NodeId* const parentOut = shape.parent.data();
+        NodeId* const endOut = shape.end.data();
+        const NodeId* const source = out.source.data();
+        std::vector<NodeId> path(tree.maxDepth() + 2, kRootNode); // path[d]: the last node at depth d
+        if (from < to)
+            for (NodeId a = tree.parent(source[from]); a != kRootNode; a = tree.parent(a))
+                path[tree.depth(a)] = idOf(a);
+        // the entries of the nodes from `from` on (sorted by node)
+        std::size_t e = static_cast<std::size_t>(
+            std::lower_bound(entryNode.begin(), entryNode.end(), static_cast<NodeId>(from)) -
+            entryNode.begin());
+        const std::size_t entryCount = entryNode.size();
+        // with functions, whether each node is the outermost of its frame on its path: per frame, the end of
+        // the subtree (in the profile's ids) of its outermost node met last tells (a node before it is
+        // inside; the ancestors of the first node are met first), as in functionCosts() (analysis.cpp)
+        uint8_t* const outer = r.functions ? r.buffers.outer.data() : nullptr;
+        std::vector<NodeId> outerEnd(outer ? r.frames : 0, 0);
+        if (outer && from < to) {
+            std::vector<NodeId> up; // (the ancestors of the first node from the root down, without it)
+            for (NodeId a = tree.parent(source[from]); a != kRootNode; a = tree.parent(a))
+                up.push_back(a);
+            for (auto a = up.rbegin(); a != up.rend(); ++a)
+                if (NodeId& end = outerEnd[tree.frame(*a).value]; end <= *a)
+                    end = tree.subtreeEnd(*a);
+        }
+        uint32_t deepest = 0;
+        for (std::size_t k = from; k < to; ++k) {
+            if ((k & 0xffff) == 0 && cancelRequested(r.cancel))
+                return false;
+            const NodeId n = source[k];
+            const uint32_t d = tree.depth(n);
+            depthOut[k] = d;
+            deepest = std::max(deepest, d);
+            frameOut[k] = tree.frame(n);
+            parentOut[k] = d ? path[d - 1] : kRootNode;
+            path[d] = static_cast<NodeId>(k);
+            endOut[k] = static_cast<NodeId>(k + 1);
+            if (outer) {
+                NodeId& end = outerEnd[frameOut[k].value];
+                const bool outermost = end <= n;
+                outer[k] = outermost;
+                end = outermost && n != kRootNode ? tree.subtreeEnd(n) : end;
+            }
+            int64_t sum[kTypes ? kTypes : 1] = {};
+            std::vector<int64_t> sums; // (kTypes 0: any number)
+            if constexpr (kTypes == 0)
+                sums.assign(types, 0);
+            for (; e < entryCount && entryNode[e] == k; ++e)
+                for (std::size_t t = 0; t < types; ++t)
+                    addCost(kTypes ? sum[t] : sums[t], entryCost[t][e]);
+            for (std::size_t t = 0; t < types; ++t) {
+                self[t][k] = kTypes ? sum[t] : sums[t];
+                total[t][k] = kTypes ? sum[t] : sums[t];
+            }
+        }
+        for (uint32_t m = maxDepth.load(); m < deepest && !maxDepth.compare_exchange_weak(m, deepest);)
+            ;
+        return true;
     }
 
     /// The (thread, leaf) entries of the sorted items, by slice node and thread, the two halves split
@@ -393,41 +407,50 @@ private:
         for (std::size_t g = 1; g <= split && g < items.size(); ++g)
             splitEntry += keyOf(g) != keyOf(g - 1);
         const uint64_t threadMask = (uint64_t{1} << r.threadBits) - 1;
-        return inParts(items.size(), items.size(), split, [&](std::size_t from, std::size_t to) {
-            std::size_t e = from == 0 ? 0 : splitEntry;
-            for (std::size_t g = from, h; g < to; g = h, ++e) {
-                if ((e & 0xffff) == 0 && cancelRequested(r.cancel))
-                    return false;
-                const uint64_t key = keyOf(g);
-                for (h = g + 1; h < to && keyOf(h) == key;)
-                    ++h;
-                const NodeId k = idOf(static_cast<NodeId>(key >> r.threadBits));
-                for (std::size_t t = 0; t < r.types; ++t) {
-                    const SampleCostColumn* c = columns[t];
-                    int64_t sum = 0; // (0 for a cost type the store has no column of)
-                    if (c && c->uniform())
-                        sum = mulCost(c->constant(), static_cast<int64_t>(h - g));
-                    else if (c)
-                        for (std::size_t i = g; i < h; ++i)
-                            addCost(sum, (*c)[itemSample(items[i], r.sampleBits)]);
-                    out.entries.cost[t][e] = sum;
-                }
-                out.entries.thread[e] = static_cast<uint32_t>(key & threadMask);
-                out.entries.node[e] = k;
-            }
-            return true;
-        });
+        return inParts(aside(items.size(), kTakeAside), items.size(), split,
+                       [&](std::size_t from, std::size_t to) {
+                           std::size_t e = from == 0 ? 0 : splitEntry;
+                           for (std::size_t g = from, h; g < to; g = h, ++e) {
+                               if ((e & 0xffff) == 0 && cancelRequested(r.cancel))
+                                   return false;
+                               const uint64_t key = keyOf(g);
+                               for (h = g + 1; h < to && keyOf(h) == key;)
+                                   ++h;
+                               const NodeId k = idOf(static_cast<NodeId>(key >> r.threadBits));
+                               for (std::size_t t = 0; t < r.types; ++t) {
+                                   const SampleCostColumn* c = columns[t];
+                                   int64_t sum = 0; // (0 for a cost type the store has no column of)
+                                   if (c && c->uniform())
+                                       sum = mulCost(c->constant(), static_cast<int64_t>(h - g));
+                                   else if (c)
+                                       for (std::size_t i = g; i < h; ++i)
+                                           addCost(sum, (*c)[itemSample(items[i], r.sampleBits)]);
+                                   out.entries.cost[t][e] = sum;
+                               }
+                               out.entries.thread[e] = static_cast<uint32_t>(key & threadMask);
+                               out.entries.node[e] = k;
+                           }
+                           return true;
+                       });
     }
 
     /// Each node's total (its self cost plus its children's totals) and subtree end (its last child's),
     /// added and taken from the last node back (a child comes after its parent): a cost type per thread,
-    /// the ends with the first.
+    /// the ends with the first. With functions, each node's self cost and, where it is the outermost of its
+    /// frame, its total (final when it is met) added to its frame's.
     bool sumTotals() {
         std::atomic<bool> cancelled{false};
-        const NodeId* parent = out.shape.parent.data();
-        const auto sumType = [&](std::size_t t) {
-            int64_t* total = t < r.types ? out.total[t].data() : nullptr; // (a tree without costs: ends only)
-            NodeId* end = out.shape.end.data();
+        const auto sumType = [&]<bool kFunctions>(std::size_t t) {
+            const NodeId* const parent = out.shape.parent.data();
+            int64_t* const total = t < r.types ? out.total[t].data() : nullptr; // (a tree without costs)
+            NodeId* const end = out.shape.end.data();
+            const FrameId* const frame = out.shape.frame.data();
+            const uint8_t* const outer = r.buffers.outer.data();
+            const int64_t* const self = kFunctions && total ? out.self[t].data() : nullptr;
+            int64_t* const functionSelf = self ? out.functionSelf[t].data() : nullptr;
+            int64_t* const functionTotal = self ? out.functionTotal[t].data() : nullptr;
+            uint32_t* const callSites = kFunctions && t == 0 ? out.callSites.data() : nullptr;
+            NodeId* const firstNode = kFunctions && t == 0 ? out.firstNode.data() : nullptr;
             for (std::size_t k = nodes; k-- > 1;) {
                 if ((k & 0xffff) == 0 && cancelRequested(r.cancel))
                     return cancelled.store(true);
@@ -435,15 +458,32 @@ private:
                     addCost(total[parent[k]], total[k]);
                 if (t == 0)
                     end[parent[k]] = std::max(end[parent[k]], end[k]);
+                if constexpr (kFunctions) {
+                    const uint32_t f = frame[k].value;
+                    if (self) {
+                        addCost(functionSelf[f], self[k]);
+                        addCost(functionTotal[f], outer[k] ? total[k] : 0);
+                    }
+                    if (callSites) {
+                        ++callSites[f];
+                        firstNode[f] = static_cast<NodeId>(k);
+                    }
+                }
             }
+        };
+        const auto sum = [&](std::size_t t) {
+            if (r.functions)
+                sumType.template operator()<true>(t);
+            else
+                sumType.template operator()<false>(t);
         };
         std::vector<std::future<void>> others;
         for (std::size_t t = 1; t < r.types; ++t)
             if (aside(nodes, kTakeAside))
-                others.push_back(std::async(std::launch::async, sumType, t));
+                others.push_back(std::async(std::launch::async, sum, t));
             else
-                sumType(t);
-        sumType(0);
+                sum(t);
+        sum(0);
         for (auto& f : others)
             f.get();
         return !cancelled.load();
@@ -453,15 +493,12 @@ private:
     const CallTree& tree;
     std::vector<Item>& items;
     SliceTree& out;
-    const int blockBits; ///< blocks of nodes: 64 to 128 of them, of at most 64 Ki nodes
-    const std::size_t blocks;
+    const std::size_t words; ///< of bits: 64 tree nodes a word, and a word for idOf(tree.size())
     /// few items against the tree's size: the marked nodes are listed, not mapped
     const bool listed = items.size() * kListedBelow < tree.size();
-    std::vector<NodeId> list;            ///< listed: the marked nodes in preorder
-    const uint64_t* bits = nullptr;      ///< per 64 tree nodes: their marks (listSources())
-    const uint32_t* before = nullptr;    ///< per 64 tree nodes: the marked nodes before them
-    std::vector<uint8_t>& keep;          ///< not listed: per tree node, 1 when marked
-    std::vector<std::size_t> blockNodes; ///< per block: the nodes marked
+    std::vector<NodeId> list;      ///< listed: the marked nodes in preorder
+    std::vector<uint64_t>& bits;   ///< per 64 tree nodes: their marks
+    std::vector<uint32_t>& before; ///< per 64 tree nodes: the marked nodes before them
     std::size_t nodes = 0, entries = 0;
 };
 

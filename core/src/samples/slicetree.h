@@ -42,6 +42,12 @@ struct SliceTree {
     std::vector<std::vector<int64_t>> self;  ///< [cost type][slice node]
     std::vector<std::vector<int64_t>> total; ///< [cost type][slice node]
     ThreadCosts entries;                     ///< per (thread, leaf): its costs, by slice node and thread
+    /// With SliceTreeRequest::functions, per frame of the profile: the self and total costs of its nodes
+    /// (a total counted in the nodes without an ancestor of the same frame), how many there are and the
+    /// first (where there are any)
+    std::vector<std::vector<int64_t>> functionSelf, functionTotal; ///< [cost type][frame]
+    std::vector<uint32_t> callSites;
+    std::vector<NodeId> firstNode;
 };
 
 /// The arrays of a slice: its tree's, and those it works in. Kept by SliceMemory between slices; the tree's
@@ -50,8 +56,8 @@ struct SliceBuffers {
     SliceTree tree;
     std::vector<PackedSliceItem> packed, packedSorting; ///< the items, and a buffer to sort them
     std::vector<SliceItem> wide, wideSorting;
-    std::vector<uint8_t> keep;    ///< the nodes marked
-    std::vector<uint64_t> bits;   ///< the same, a bit a node
+    std::vector<uint8_t> outer;   ///< per slice node: 1 when no ancestor has its frame (functions)
+    std::vector<uint64_t> bits;   ///< the nodes marked, a bit a node
     std::vector<uint32_t> before; ///< per 64 nodes: the marked nodes before them
     template <typename Item>
     std::vector<Item>& items() {
@@ -83,6 +89,9 @@ struct SliceTreeRequest {
     unsigned cores = 1;
     bool forced = false;
     const std::atomic<bool>* cancel = nullptr;
+    /// also the costs per function (SliceTree::functionSelf...), of the profile's `frames`
+    bool functions = false;
+    std::size_t frames = 0;
 };
 
 /// The slice's nodes (the items' leaves and their ancestors) in the profile tree's preorder, with their

@@ -157,6 +157,29 @@ bool sliceDetails(const Profile& profile, const ForEachSample& forEachSample, Ti
     return true;
 }
 
+/// The per-function costs a slice tree was made with, in the order of each function's first node (as
+/// functionCosts() gives them).
+std::vector<FunctionCost> functionsOf(const detail::SliceTree& tree, std::size_t types) {
+    std::vector<uint32_t> frames;
+    for (uint32_t f = 0; f < tree.callSites.size(); ++f)
+        if (tree.callSites[f] > 0)
+            frames.push_back(f);
+    std::sort(frames.begin(), frames.end(),
+              [&](uint32_t a, uint32_t b) { return tree.firstNode[a] < tree.firstNode[b]; });
+    std::vector<FunctionCost> out;
+    out.reserve(frames.size());
+    for (const uint32_t f : frames) {
+        FunctionCost& fc = out.emplace_back();
+        fc.frame = FrameId{f};
+        fc.callSites = tree.callSites[f];
+        for (std::size_t t = 0; t < types; ++t) {
+            fc.self.push_back(tree.functionSelf[t][f]);
+            fc.total.push_back(tree.functionTotal[t][f]);
+        }
+    }
+    return out;
+}
+
 } // namespace
 
 bool hasSliceDetails(const Profile& profile) {
@@ -254,7 +277,7 @@ std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest
         detail::trace("slice: samples collected");
         return detail::buildSliceTree<Item>({tree, store, types, *buffers, threadBits, keyBits,
                                              packed ? sampleBits : 0, cores, request.cores != 0,
-                                             request.cancel});
+                                             request.cancel, request.functions, profile.frames.size()});
     };
     const bool made = packed ? build.operator()<detail::PackedSliceItem>(
                                    [&](uint64_t key, std::size_t i) { return key << sampleBits | i; })
@@ -266,6 +289,8 @@ std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest
         out.threadCosts = std::move(built.entries);
         out.sourceNode = std::move(built.source);
         out.tree = CallTree::fromShape(std::move(built.shape), std::move(built.self), std::move(built.total));
+        if (request.functions)
+            out.functions = functionsOf(built, types);
         built = {};
     }
     if (request.memory)
@@ -351,6 +376,7 @@ Profile sliceProfile(const Profile& profile, TimeSlice slice) {
     for (std::size_t t = 0; t < p.threads.size(); ++t)
         p.threads[t].samples = t < slice.threadSamples.size() ? slice.threadSamples[t] : 0;
     p.tree = std::move(slice.tree);
+    p.functions = std::move(slice.functions);
     p.threadCosts = std::move(slice.threadCosts);
     if (slice.hasDetails) {
         p.lineCosts = std::move(slice.lineCosts);
@@ -409,7 +435,7 @@ void forEachArray(Buffers& a, Buffers& b, F&& f) {
     f(a.packedSorting, b.packedSorting);
     f(a.wide, b.wide);
     f(a.wideSorting, b.wideSorting);
-    f(a.keep, b.keep);
+    f(a.outer, b.outer);
     f(a.bits, b.bits);
     f(a.before, b.before);
 }

@@ -1,9 +1,11 @@
 // The sample store and its queries: a time range re-aggregated from the store equals importing the input cut
 // at the same timestamps; thread subsets; empty ranges; activity and on-stack series against direct counts.
 #include "patience.h"
+#include "scorch/analysis.h"
 #include "scorch/foldedwriter.h"
 #include "scorch/import.h"
 #include "scorch/samples.h"
+#include "scorch/transform.h"
 #include "testutil.h"
 
 #include <QProcess>
@@ -197,6 +199,13 @@ bool sameSlice(const Profile& a, const Profile& b) {
            a.threadCosts.cost == b.threadCosts.cost;
 }
 
+/// The same per-function costs, in the same order.
+bool sameFunctions(const std::vector<FunctionCost>& a, const std::vector<FunctionCost>& b) {
+    return std::ranges::equal(a, b, [](const FunctionCost& x, const FunctionCost& y) {
+        return x.frame == y.frame && x.self == y.self && x.total == y.total && x.callSites == y.callSites;
+    });
+}
+
 /// Folded text (first cost type) of the samples in [aUs, bUs) microseconds since the first sample. Sliced on
 /// one thread and on two (the tree taken in two parts, each further cost type's totals summed on the other
 /// core), with the same result for every cost type; empty when they differ.
@@ -273,14 +282,22 @@ class TestSamples : public QObject {
             perThread += n;
         QCOMPARE(perThread, slice->samples);
         const Profile sliced = sliceProfile(full, *slice);
+        QVERIFY(slice->functions.empty() && sliced.functions.empty()); // (not asked for)
+        // its per-function costs, summed by a walk over its tree
+        const std::vector<FunctionCost> functions = functionCosts(sliced);
         // the same on one core and on two (the tree taken in two parts on two threads), with the samples
-        // keyed in one word each (where they fit, as here) or in 16-byte items (a very large recording's)
+        // keyed in one word each (where they fit, as here) or in 16-byte items (a very large recording's);
+        // and the per-function costs summed with the tree the same as by the walk
+        req.functions = true;
         for (const unsigned cores : {1u, 2u})
             for (const bool wide : {false, true}) {
                 req.cores = cores;
                 req.wideItems = wide;
-                QVERIFY2(sameSlice(sliceProfile(full, *sliceSamples(full, req)), sliced),
-                         (std::to_string(cores) + (wide ? " core(s), 16-byte items" : " core(s)")).c_str());
+                const std::string what =
+                    std::to_string(cores) + (wide ? " core(s), 16-byte items" : " core(s)");
+                const Profile p = sliceProfile(full, *sliceSamples(full, req));
+                QVERIFY2(sameSlice(p, sliced), what.c_str());
+                QVERIFY2(sameFunctions(p.functions, functions), what.c_str());
             }
         // the same reusing the arrays of the slices before (SliceMemory: larger or smaller, holding another
         // range's values), given back as a slice and as the profile of one; a cancelled slice leaves them
@@ -297,6 +314,7 @@ class TestSamples : public QObject {
                 QVERIFY(reused);
                 const std::string what = "reusing memory, " + std::to_string(cores) +
                                          (wide ? " core(s), 16-byte items" : " core(s)");
+                QVERIFY2(sameFunctions(reused->functions, functions), what.c_str());
                 if (cores == 1) {
                     QVERIFY2(sameSlice(sliceProfile(full, *reused), sliced), what.c_str());
                     m_memory->recycle(std::move(*reused));
@@ -364,6 +382,36 @@ private Q_SLOTS:
         compareCut(full, rs, a, z);                                            // everything
         compareCut(full, rs, a + (z - a) / 7, a + (z - a) * 6 / 7);            // most
         compareCut(full, rs, a + (z - a) / 3, a + (z - a) / 2, nullptr, true); // outside a third
+    }
+
+    // A slice's per-function costs are those of its tree as made: a transform of its profile's tree drops
+    // them, and functionCosts() sums the new tree's.
+    void functionsAfterTransform() {
+        if (!test::haveCorpus())
+            QSKIP("../shared/corpus is absent");
+        const Profile full =
+            importProfile((test::corpusDir() +
+                           QStringLiteral("/perf-script/inputs/speedscope/linux-perf/forks.linux-perf.txt"))
+                              .toStdString());
+        QVERIFY(full.samples);
+        SliceRequest req;
+        req.range = {0, full.samples->lastTime() / 2};
+        req.functions = true;
+        Profile sliced = sliceProfile(full, *sliceSamples(full, req));
+        QVERIFY(sliced.functions.size() > 1);
+        QVERIFY(sameFunctions(functionCosts(sliced), sliced.functions));
+        req.functions = false;
+        Profile walked = sliceProfile(full, *sliceSamples(full, req)); // (its functions summed by a walk)
+        QVERIFY(walked.functions.empty());
+        const FrameId hidden = sliced.functions[0].frame;
+        const std::vector<TreeTransform> hide = {{TreeTransform::Kind::Hide, hidden}};
+        applyTransforms(sliced, hide);
+        applyTransforms(walked, hide);
+        QVERIFY(sliced.functions.empty());
+        const std::vector<FunctionCost> after = functionCosts(walked);
+        QVERIFY(std::none_of(after.begin(), after.end(),
+                             [&](const FunctionCost& f) { return f.frame == hidden; }));
+        QVERIFY(sameFunctions(functionCosts(sliced), after));
     }
 
     void perfScriptCut_data() {
