@@ -201,13 +201,8 @@ public:
             allocateCosts();
         for (std::size_t g = 0; g < items.size(); ++g)
             entries += g == 0 || keyOf(g) != keyOf(g - 1);
-        if (r.functions) {
+        if (r.functions)
             detail::resizeHuge(r.buffers.outer, nodes);
-            out.functionSelf.assign(r.types, std::vector<int64_t>(r.frames, 0));
-            out.functionTotal.assign(r.types, std::vector<int64_t>(r.frames, 0));
-            out.callSites.assign(r.frames, 0);
-            out.firstNode.assign(r.frames, 0);
-        }
         detail::resizeHuge(out.shape.parent, nodes);
         detail::resizeHuge(out.shape.end, nodes);
         detail::resizeHuge(out.shape.depth, nodes);
@@ -434,59 +429,139 @@ private:
                        });
     }
 
+    /// What a part of the nodes adds up in sumTotals(): per frame, with functions; and what its nodes add to
+    /// the nodes before it (the ancestors of its first node, by depth).
+    struct TotalsPart {
+        std::vector<std::vector<int64_t>> functionSelf, functionTotal; ///< [cost type][frame]
+        std::vector<uint32_t> callSites;
+        std::vector<NodeId> firstNode;
+        std::vector<std::vector<int64_t>> carry; ///< [cost type][depth]: totals
+        std::vector<NodeId> carryEnd;            ///< [depth]: subtree ends
+    };
+
     /// Each node's total (its self cost plus its children's totals) and subtree end (its last child's),
-    /// added and taken from the last node back (a child comes after its parent): a cost type per thread,
-    /// the ends with the first. With functions, each node's self cost and, where it is the outermost of its
-    /// frame, its total (final when it is met) added to its frame's.
+    /// added and taken from the last node back (a child comes after its parent); with functions, each
+    /// node's self cost and, where it is the outermost of its frame, its total (final when it is met) added
+    /// to its frame's. In two halves on two threads for many nodes: the second half's sums for the
+    /// ancestors of its first node (in the first half) are carried and added up that path afterwards.
+    /// (Before, a cost type per thread: a tree of one cost type summed on one.)
     bool sumTotals() {
-        std::atomic<bool> cancelled{false};
-        const auto sumType = [&]<bool kFunctions>(std::size_t t) {
-            const NodeId* const parent = out.shape.parent.data();
-            int64_t* const total = t < r.types ? out.total[t].data() : nullptr; // (a tree without costs)
-            NodeId* const end = out.shape.end.data();
-            const FrameId* const frame = out.shape.frame.data();
-            const uint8_t* const outer = r.buffers.outer.data();
-            const int64_t* const self = kFunctions && total ? out.self[t].data() : nullptr;
-            int64_t* const functionSelf = self ? out.functionSelf[t].data() : nullptr;
-            int64_t* const functionTotal = self ? out.functionTotal[t].data() : nullptr;
-            uint32_t* const callSites = kFunctions && t == 0 ? out.callSites.data() : nullptr;
-            NodeId* const firstNode = kFunctions && t == 0 ? out.firstNode.data() : nullptr;
-            for (std::size_t k = nodes; k-- > 1;) {
-                if ((k & 0xffff) == 0 && cancelRequested(r.cancel))
-                    return cancelled.store(true);
-                if (total)
-                    addCost(total[parent[k]], total[k]);
-                if (t == 0)
-                    end[parent[k]] = std::max(end[parent[k]], end[k]);
-                if constexpr (kFunctions) {
-                    const uint32_t f = frame[k].value;
-                    if (self) {
-                        addCost(functionSelf[f], self[k]);
-                        addCost(functionTotal[f], outer[k] ? total[k] : 0);
-                    }
-                    if (callSites) {
-                        ++callSites[f];
-                        firstNode[f] = static_cast<NodeId>(k);
-                    }
-                }
+        const std::size_t split = aside(nodes, kTakeAside) && nodes > 2 ? nodes / 2 : nodes;
+        TotalsPart parts[2];
+        const auto sumPart = [&](std::size_t from, std::size_t to) {
+            TotalsPart& part = parts[from == 0 ? 0 : 1];
+            switch (r.types) {
+            case 1:
+                return r.functions ? sumRange<1, true>(from, to, part) : sumRange<1, false>(from, to, part);
+            case 2:
+                return r.functions ? sumRange<2, true>(from, to, part) : sumRange<2, false>(from, to, part);
+            default:
+                return r.functions ? sumRange<0, true>(from, to, part) : sumRange<0, false>(from, to, part);
             }
         };
-        const auto sum = [&](std::size_t t) {
-            if (r.functions)
-                sumType.template operator()<true>(t);
-            else
-                sumType.template operator()<false>(t);
-        };
-        std::vector<std::future<void>> others;
-        for (std::size_t t = 1; t < r.types; ++t)
-            if (aside(nodes, kTakeAside))
-                others.push_back(std::async(std::launch::async, sum, t));
-            else
-                sum(t);
-        sum(0);
-        for (auto& f : others)
-            f.get();
-        return !cancelled.load();
+        if (!inParts(split < nodes, nodes, split, sumPart))
+            return false;
+        if (split < nodes) // the second half's sums up the path to its first node
+            addCarried(split, parts[1], parts[0]);
+        if (!r.functions)
+            return true;
+        TotalsPart& sums = parts[0];
+        if (split < nodes)
+            for (std::size_t f = 0; f < r.frames; ++f) {
+                const TotalsPart& second = parts[1];
+                if (second.callSites[f] == 0)
+                    continue;
+                for (std::size_t t = 0; t < r.types; ++t) {
+                    addCost(sums.functionSelf[t][f], second.functionSelf[t][f]);
+                    addCost(sums.functionTotal[t][f], second.functionTotal[t][f]);
+                }
+                if (sums.callSites[f] == 0)
+                    sums.firstNode[f] = second.firstNode[f];
+                sums.callSites[f] += second.callSites[f];
+            }
+        out.functionSelf = std::move(sums.functionSelf);
+        out.functionTotal = std::move(sums.functionTotal);
+        out.callSites = std::move(sums.callSites);
+        out.firstNode = std::move(sums.firstNode);
+        return true;
+    }
+
+    /// sumTotals() for the nodes [from, to) (but the root), with kTypes cost types (0: r.types): the sums
+    /// for nodes before `from` go to part.carry.
+    template <std::size_t kTypes, bool kFunctions>
+    bool sumRange(std::size_t from, std::size_t to, TotalsPart& part) {
+        const std::size_t types = kTypes ? kTypes : r.types;
+        const NodeId* const parent = out.shape.parent.data();
+        const uint32_t* const depth = out.shape.depth.data();
+        NodeId* const end = out.shape.end.data();
+        const FrameId* const frame = out.shape.frame.data();
+        const uint8_t* const outer = r.buffers.outer.data();
+        std::vector<int64_t*> total(types), functionSelf(types), functionTotal(types), carry(types);
+        std::vector<const int64_t*> self(types);
+        const std::size_t carried = from < to ? depth[from] : 0; // (the depths of the ancestors of `from`)
+        part.carry.assign(types, std::vector<int64_t>(carried, 0));
+        part.carryEnd.assign(carried, 0);
+        if (kFunctions) {
+            part.functionSelf.assign(types, std::vector<int64_t>(r.frames, 0));
+            part.functionTotal.assign(types, std::vector<int64_t>(r.frames, 0));
+            part.callSites.assign(r.frames, 0);
+            part.firstNode.assign(r.frames, 0);
+        }
+        for (std::size_t t = 0; t < types; ++t) {
+            total[t] = out.total[t].data();
+            self[t] = out.self[t].data();
+            carry[t] = part.carry[t].data();
+            if (kFunctions) {
+                functionSelf[t] = part.functionSelf[t].data();
+                functionTotal[t] = part.functionTotal[t].data();
+            }
+        }
+        for (std::size_t k = to; k-- > std::max<std::size_t>(from, 1);) {
+            if ((k & 0xffff) == 0 && cancelRequested(r.cancel))
+                return false;
+            const NodeId p = parent[k];
+            if (p >= from) {
+                for (std::size_t t = 0; t < types; ++t)
+                    addCost(total[t][p], total[t][k]);
+                end[p] = std::max(end[p], end[k]);
+            } else { // (a child of an ancestor of `from`)
+                const uint32_t d = depth[k] - 1;
+                for (std::size_t t = 0; t < types; ++t)
+                    addCost(carry[t][d], total[t][k]);
+                part.carryEnd[d] = std::max(part.carryEnd[d], end[k]);
+            }
+            if constexpr (kFunctions) {
+                const uint32_t f = frame[k].value;
+                for (std::size_t t = 0; t < types; ++t) {
+                    addCost(functionSelf[t][f], self[t][k]);
+                    addCost(functionTotal[t][f], outer[k] ? total[t][k] : 0);
+                }
+                ++part.callSites[f];
+                part.firstNode[f] = static_cast<NodeId>(k);
+            }
+        }
+        return true;
+    }
+
+    /// Adds what the nodes from `from` on carried to the ancestors of `from` up the path (each gets its own
+    /// and its descendants' on the path), and to their frames' totals where they are outermost (`sums`: the
+    /// first part's, which added their totals without it).
+    void addCarried(std::size_t from, const TotalsPart& carried, TotalsPart& sums) {
+        std::vector<int64_t> running(r.types, 0);
+        NodeId runningEnd = 0;
+        for (NodeId p = out.shape.parent[from];; p = out.shape.parent[p]) {
+            const uint32_t d = out.shape.depth[p];
+            runningEnd = std::max(runningEnd, carried.carryEnd[d]);
+            out.shape.end[p] = std::max(out.shape.end[p], runningEnd);
+            for (std::size_t t = 0; t < r.types; ++t) {
+                addCost(running[t], carried.carry[t][d]);
+                addCost(out.total[t][p], running[t]);
+                if (r.functions && p != kRootNode && r.buffers.outer[p])
+                    addCost(sums.functionTotal[t][out.shape.frame[p].value], running[t]);
+            }
+            if (p == kRootNode)
+                break;
+        }
     }
 
     const SliceTreeRequest<Item>& r;
