@@ -64,29 +64,49 @@ bool sliceDetails(const Profile& profile, const ForEachSample& forEachSample, Ti
     const AddressCosts& ac = profile.addressCosts;
     const std::size_t lineTypes = lc.self.size(), addrTypes = ac.self.size();
     const std::size_t types = std::min(store.costTypeCount(), std::max(lineTypes, addrTypes));
-    std::vector<uint32_t> touched;
-    std::vector<std::vector<int64_t>> cost(types);
+    std::vector<std::vector<int64_t>> lineSelf(lineTypes, std::vector<int64_t>(lc.size(), 0));
+    std::vector<std::vector<int64_t>> lineTotal(lineTypes, std::vector<int64_t>(lc.size(), 0));
+    std::vector<std::vector<int64_t>> addrSelf(addrTypes, std::vector<int64_t>(ac.size(), 0));
     bool uniform = true;
     for (std::size_t t = 0; t < types; ++t)
         uniform = uniform && store.cost(t).uniform();
     if (uniform) {
-        // every cost type's samples cost the same (a sampled profile): each stack's samples counted, then
-        // the counts multiplied; one array access a sample
+        // every cost type's samples cost the same (a sampled profile): each stack's samples counted, the
+        // counts added to its entries, then multiplied by each type's cost (one addition a line reached,
+        // whatever the number of cost types)
         std::vector<uint32_t> samples(st.size(), 0);
         if (!forEachSample([&](std::size_t i) {
                 if (const uint32_t s = store.stack(i); s < st.size())
                     ++samples[s];
             }))
             return false;
-        for (uint32_t s = 0; s < st.size(); ++s)
-            if (samples[s])
-                touched.push_back(s);
+        detail::trace("slice details: samples per stack");
+        std::vector<int64_t> lineCount(lc.size(), 0), leafCount(lc.size(), 0), addrCount(ac.size(), 0);
+        for (uint32_t s = 0; s < st.size(); ++s) {
+            if ((s & 0xffff) == 0 && cancelRequested(cancel))
+                return false;
+            const int64_t n = samples[s];
+            if (n == 0)
+                continue;
+            for (uint32_t k = st.linesFirst[s]; k < st.linesFirst[s + 1]; ++k)
+                lineCount[st.lines[k]] += n;
+            if (const uint32_t e = st.leafLine[s]; e < lc.size())
+                leafCount[e] += n;
+            if (const uint32_t e = st.leafAddress[s]; e < ac.size())
+                addrCount[e] += n;
+        }
         for (std::size_t t = 0; t < types; ++t) {
-            cost[t].resize(touched.size());
-            for (std::size_t j = 0; j < touched.size(); ++j)
-                cost[t][j] = mulCost(store.cost(t).constant(), samples[touched[j]]);
+            const int64_t c = store.cost(t).constant();
+            for (std::size_t e = 0; t < lineTypes && e < lc.size(); ++e) {
+                lineTotal[t][e] = mulCost(c, lineCount[e]);
+                lineSelf[t][e] = mulCost(c, leafCount[e]);
+            }
+            for (std::size_t e = 0; t < addrTypes && e < ac.size(); ++e)
+                addrSelf[t][e] = mulCost(c, addrCount[e]);
         }
     } else {
+        std::vector<uint32_t> touched;
+        std::vector<std::vector<int64_t>> cost(types);
         std::vector<uint32_t> slot(st.size(), UINT32_MAX); // per stack: its place in touched
         if (!forEachSample([&](std::size_t i) {
                 const uint32_t s = store.stack(i);
@@ -102,24 +122,21 @@ bool sliceDetails(const Profile& profile, const ForEachSample& forEachSample, Ti
                     addCost(cost[t][slot[s]], store.cost(t)[i]);
             }))
             return false;
-    }
-    detail::trace("slice details: costs per stack");
-    std::vector<std::vector<int64_t>> lineSelf(lineTypes, std::vector<int64_t>(lc.size(), 0));
-    std::vector<std::vector<int64_t>> lineTotal(lineTypes, std::vector<int64_t>(lc.size(), 0));
-    std::vector<std::vector<int64_t>> addrSelf(addrTypes, std::vector<int64_t>(ac.size(), 0));
-    for (std::size_t j = 0; j < touched.size(); ++j) {
-        if ((j & 0xfff) == 0 && cancelRequested(cancel))
-            return false;
-        const uint32_t s = touched[j];
-        for (uint32_t k = st.linesFirst[s]; k < st.linesFirst[s + 1]; ++k)
-            for (std::size_t t = 0; t < types && t < lineTypes; ++t)
-                addCost(lineTotal[t][st.lines[k]], cost[t][j]);
-        if (const uint32_t e = st.leafLine[s]; e < lc.size())
-            for (std::size_t t = 0; t < types && t < lineTypes; ++t)
-                addCost(lineSelf[t][e], cost[t][j]);
-        if (const uint32_t e = st.leafAddress[s]; e < ac.size())
-            for (std::size_t t = 0; t < types && t < addrTypes; ++t)
-                addCost(addrSelf[t][e], cost[t][j]);
+        detail::trace("slice details: costs per stack");
+        for (std::size_t j = 0; j < touched.size(); ++j) {
+            if ((j & 0xfff) == 0 && cancelRequested(cancel))
+                return false;
+            const uint32_t s = touched[j];
+            for (uint32_t k = st.linesFirst[s]; k < st.linesFirst[s + 1]; ++k)
+                for (std::size_t t = 0; t < types && t < lineTypes; ++t)
+                    addCost(lineTotal[t][st.lines[k]], cost[t][j]);
+            if (const uint32_t e = st.leafLine[s]; e < lc.size())
+                for (std::size_t t = 0; t < types && t < lineTypes; ++t)
+                    addCost(lineSelf[t][e], cost[t][j]);
+            if (const uint32_t e = st.leafAddress[s]; e < ac.size())
+                for (std::size_t t = 0; t < types && t < addrTypes; ++t)
+                    addCost(addrSelf[t][e], cost[t][j]);
+        }
     }
     detail::trace("slice details: lines and instructions summed");
     // entry e has a cost of some type in `costs` ([type][entry])
