@@ -8,6 +8,7 @@
 #include "scorch/foldedwriter.h"
 #include "scorch/import.h"
 #include "scorch/perfdata.h"
+#include "scorch/samples.h"
 #include "scorch/symbolizer.h"
 #include "testutil.h"
 
@@ -21,8 +22,10 @@
 #include <atomic>
 #include <bit>
 #include <cstdlib>
+#include <map>
 #include <random>
 #include <sstream>
+#include <tuple>
 
 using namespace scorch;
 using scorch::test::canRecord;
@@ -277,6 +280,70 @@ private Q_SLOTS:
         qInfo("frame pointers: %zu of %zu samples have perf script's stack", a.same, a.samples);
         QVERIFY(a.samples > 200);
         QVERIFY(a.same * 100 >= a.samples * 99);
+    }
+
+    // A time range's source-line and instruction costs and those of the rest of the recording add up to
+    // the whole recording's, entry by entry, for ranges of one sample (whose stacks are listed and walked,
+    // against the pass over all the profile's stacks for the rest).
+    void rangeDetailsAddUp() {
+        if (m_fp.isEmpty())
+            QSKIP("perf record does not work here");
+        const Profile p = importProfile(m_fp.toStdString());
+        QVERIFY(p.samples && hasSliceDetails(p));
+        const std::size_t n = p.samples->size();
+        // (a range of fewer samples than a quarter of the stacks lists its stacks; hotLeaf's and warmLeaf's
+        // loops alone are more than four instructions, each a stack)
+        QVERIFY2(p.stacks.size() > 4, std::to_string(p.stacks.size()).c_str());
+        using Key = std::tuple<uint32_t, uint64_t, uint64_t>; // (frame, file or module, line or offset)
+        using Sums = std::map<Key, std::vector<int64_t>>;     // self and total per cost type
+        const auto sums = [](const Profile& q) {
+            Sums out;
+            const LineCosts& lc = q.lineCosts;
+            for (std::size_t e = 0; e < lc.size(); ++e)
+                for (std::size_t t = 0; t < lc.self.size(); ++t) {
+                    std::vector<int64_t>& v = out[{lc.frame[e].value, lc.file[e].value, lc.line[e]}];
+                    v.push_back(lc.self[t][e]);
+                    v.push_back(lc.total[t][e]);
+                }
+            const AddressCosts& ac = q.addressCosts;
+            for (std::size_t e = 0; e < ac.size(); ++e)
+                for (std::size_t t = 0; t < ac.self.size(); ++t)
+                    out[{ac.frame[e].value, uint64_t{1} << 40 | ac.module[e], ac.offset[e]}].push_back(
+                        ac.self[t][e]);
+            return out;
+        };
+        const Sums all = sums(p);
+        QVERIFY(!all.empty());
+        const auto check = [&](std::size_t first, std::size_t count) {
+            SliceRequest req;
+            req.range = {p.samples->time(first), p.samples->time(first + count - 1) + 1};
+            req.details = true;
+            const std::optional<TimeSlice> in = sliceSamples(p, req);
+            req.outside = true;
+            const std::optional<TimeSlice> rest = sliceSamples(p, req);
+            QVERIFY(in && rest && in->hasDetails && rest->hasDetails);
+            QVERIFY(in->samples >= count && in->samples * 4 < p.stacks.size());
+            Sums sum = sums(sliceProfile(p, *in));
+            QVERIFY(!sum.empty());
+            for (const auto& [key, v] : sums(sliceProfile(p, *rest))) {
+                std::vector<int64_t>& s = sum[key];
+                s.resize(v.size(), 0);
+                for (std::size_t i = 0; i < v.size(); ++i)
+                    s[i] += v[i];
+            }
+            for (auto it = sum.begin(); it != sum.end();) // (entries with no cost: not in the whole's either)
+                it = std::all_of(it->second.begin(), it->second.end(), [](int64_t x) { return x == 0; })
+                         ? sum.erase(it)
+                         : std::next(it);
+            Sums whole = all;
+            for (auto it = whole.begin(); it != whole.end();)
+                it = std::all_of(it->second.begin(), it->second.end(), [](int64_t x) { return x == 0; })
+                         ? whole.erase(it)
+                         : std::next(it);
+            QVERIFY(sum == whole);
+        };
+        for (const std::size_t at : {std::size_t{0}, n / 5, n / 2, n - 1})
+            check(at, 1);
     }
 
     void dwarfRecording() {
