@@ -34,6 +34,9 @@ double median(std::vector<double> v) {
 
 /// The median time of f() over `runs` runs; with `after`, called after each run and not counted in it, the
 /// median time of that in *afterMs.
+/// The fastest and slowest run of the last timeMs() (this VM's speed varies by tens of per cent).
+double g_fastest = 0, g_slowest = 0;
+
 double timeMs(int runs, const std::function<void()>& f, const std::function<void()>& after = {},
               double* afterMs = nullptr) {
     std::vector<double> ms, msAfter;
@@ -50,6 +53,8 @@ double timeMs(int runs, const std::function<void()>& f, const std::function<void
     }
     if (afterMs && !msAfter.empty())
         *afterMs = median(msAfter);
+    g_fastest = *std::min_element(ms.begin(), ms.end());
+    g_slowest = *std::max_element(ms.begin(), ms.end());
     return median(ms);
 }
 
@@ -138,8 +143,10 @@ int main(int argc, char** argv) {
                 s.reset();
             },
             &freeMs);
-        std::printf("slice %-22s %9llu samples -> %8zu nodes: %8.2f ms (median of %d; freeing it %.2f ms)\n",
-                    what, static_cast<unsigned long long>(samples), nodes, ms, runs, freeMs);
+        std::printf("slice %-22s %9llu samples -> %8zu nodes: %8.2f ms (median of %d, %.1f-%.1f; freeing it "
+                    "%.2f ms)\n",
+                    what, static_cast<unsigned long long>(samples), nodes, ms, runs, g_fastest, g_slowest,
+                    freeMs);
     };
     slice({span / 4, span / 4 + span / 2}, {}, "middle half");
     slice({span / 4, span / 4 + span / 2}, {}, "middle half, reusing", false, true);
@@ -154,7 +161,8 @@ int main(int argc, char** argv) {
     // what the window does for a range: the slice with its lines and instructions (where kept), the Profile
     // the views are given, and the per-function costs the Functions table shows
     // (the window's slices reuse the memory of those before: sliceProfile() with a SliceMemory)
-    auto windowSlice = [&](TimeRange r, const char* what) {
+    // (without `reuse`, each slice in new memory, as the first after a pause)
+    auto windowSlice = [&](TimeRange r, const char* what, bool reuse = true) {
         auto memory = std::make_shared<SliceMemory>();
         SliceRequest req;
         req.range = r;
@@ -178,13 +186,20 @@ int main(int argc, char** argv) {
                 profileMs = std::chrono::duration<double, std::milli>(c - b).count();
                 functionsMs = std::chrono::duration<double, std::milli>(d - c).count();
             },
-            [&] { p.reset(); });
-        std::printf(
-            "window's %-20s %zu functions: %8.2f ms (median of %d; the last: slice %.1f, profile %.1f, "
-            "function costs %.1f)\n",
-            what, functions, ms, runs, sliceMs, profileMs, functionsMs);
+            [&] {
+                p.reset();
+                if (!reuse) {
+                    memory->clear();
+                    memory = std::make_shared<SliceMemory>();
+                    req.memory = memory.get();
+                }
+            });
+        std::printf("window's %-20s %zu functions: %8.2f ms (median of %d, %.1f-%.1f; the last: slice %.1f, "
+                    "profile %.1f, function costs %.1f)\n",
+                    what, functions, ms, runs, g_fastest, g_slowest, sliceMs, profileMs, functionsMs);
     };
     windowSlice({span / 4, span / 4 + span / 2}, "middle half");
+    windowSlice({span / 4, span / 4 + span / 2}, "half, new memory", false);
     windowSlice({span / 2, span / 2 + span / 100}, "1% (middle)");
 
     std::vector<uint32_t> half;

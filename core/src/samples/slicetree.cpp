@@ -217,10 +217,10 @@ public:
     }
 
     /// 4: the slice's nodes and their arrays, in passes that each walk their arrays in order, in two halves
-    /// on two threads when there are many: the marked nodes in preorder (their profile nodes, and a bitmap of
-    /// them that gives a node's slice id: the marked nodes before it); the (thread, leaf) entries of the
-    /// sorted items; each node's depth, frame, parent (the node met last one level up) and self cost (its
-    /// entries'); then the totals and subtree ends from the last node back, a cost type per thread. The
+    /// on two threads when there are many: the marked nodes in preorder (their profile nodes; the bitmap of
+    /// them gives a node's slice id: the marked nodes before it); the (thread, leaf) entries of the sorted
+    /// items; each node's depth, frame, parent (the node met last one level up) and self cost (its
+    /// entries'); then the totals and subtree ends (and per-function costs) from the last node back. The
     /// marked nodes include every ancestor of each, so the slice keeps the tree's preorder. (The walk this
     /// replaces kept the open path, with branches per node on the data: 32 ns a node here, now about 15.)
     /// False when cancelled.

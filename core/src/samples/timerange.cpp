@@ -52,10 +52,10 @@ std::vector<uint32_t> threadList(const SampleStore& store, std::span<const uint3
     return all;
 }
 
-/// The line and instruction costs of the samples `forEachSample(f)` calls f with, by index, returning false
-/// when cancelled (TimeSlice::lineCosts, addressCosts): their
-/// costs summed per stack, then added to each stack's line entries (total), its leaf line (self) and its
-/// leaf instruction; the profile's entries these reach, in its order. False when cancelled.
+/// The line and instruction costs of the `sampleCount` (at most) samples `forEachSample(f)` calls f with, by
+/// index, returning false when cancelled (TimeSlice::lineCosts, addressCosts): their costs (or, all costs
+/// uniform, their number) summed per stack, then added to each stack's line entries (total), its leaf line
+/// (self) and its leaf instruction; the profile's entries these reach, in its order. False when cancelled.
 template <typename ForEachSample>
 bool sliceDetails(const Profile& profile, const ForEachSample& forEachSample, std::size_t sampleCount,
                   TimeSlice& out, const std::atomic<bool>* cancel) {
