@@ -355,6 +355,7 @@ private:
                     end = tree.subtreeEnd(*a);
         }
         uint32_t deepest = 0;
+        std::vector<int64_t> sums(kTypes ? 0 : types); // (a node's self costs, kTypes 0: any number of types)
         for (std::size_t k = from; k < to; ++k) {
             if ((k & 0xffff) == 0 && cancelRequested(r.cancel))
                 return false;
@@ -373,9 +374,8 @@ private:
                 end = outermost && n != kRootNode ? tree.subtreeEnd(n) : end;
             }
             int64_t sum[kTypes ? kTypes : 1] = {};
-            std::vector<int64_t> sums; // (kTypes 0: any number)
             if constexpr (kTypes == 0)
-                sums.assign(types, 0);
+                std::fill(sums.begin(), sums.end(), 0);
             for (; e < entryCount && entryNode[e] == k; ++e)
                 for (std::size_t t = 0; t < types; ++t)
                     addCost(kTypes ? sum[t] : sums[t], entryCost[t][e]);
