@@ -448,30 +448,44 @@ private Q_SLOTS:
         QCOMPARE(m.tree.grandTotal(static_cast<std::size_t>(m.costTypeIndex("off-cpu"))), totalBefore);
         QVERIFY(recordingNote(m, "context switches").find(" 0 came back") == std::string::npos);
         // a thread loses its last switch-in and everything after it: the first thread (in the text's order)
-        // with a sched_switch sample (its going off-CPU) before its last switch-in. Not simply the first
-        // thread seen: on a busy machine that can be one whose only switch-in is its first record.
-        std::map<int64_t, qsizetype> lastInOf, firstOutOf;
+        // whose last switch-out (a sched_switch of its own, not of a dying thread) has a switch-in after it.
+        // A switch-in is the thread's own PERF_RECORD_SWITCH IN, or another thread's sched_switch naming it
+        // as next_pid (on a busy machine a sibling thread often hands its CPU over directly). From that
+        // switch-in on, the thread's records are dropped and the next_pid of the others' switches to it
+        // becomes 0 (the idle task): its last switch-out stays open.
+        const auto nextPidIs = [](const QByteArray& line, int64_t tid) {
+            return line.contains("sched:sched_switch") &&
+                   line.contains(" next_pid=" + QByteArray::number(tid) + ' ');
+        };
+        std::map<int64_t, qsizetype> lastOutOf;
         std::vector<int64_t> order;
         int64_t lastTime = 0;
         for (qsizetype i = 0; i < lines.size(); ++i) {
             const ScriptHeader h = scriptHeader(lines[i]);
-            if (h.tid > 0 && !lastInOf.contains(h.tid) && !firstOutOf.contains(h.tid))
+            if (h.tid > 0 && std::find(order.begin(), order.end(), h.tid) == order.end())
                 order.push_back(h.tid);
-            if (h.tid > 0 && h.switchIn)
-                lastInOf[h.tid] = i;
-            if (h.tid > 0 && lines[i].contains("sched:sched_switch") && !firstOutOf.contains(h.tid))
-                firstOutOf[h.tid] = i;
+            const qsizetype state = lines[i].indexOf(" prev_state=");
+            if (h.tid > 0 && lines[i].contains("sched:sched_switch") && state >= 0 &&
+                lines[i].indexOf(" prev_pid=" + QByteArray::number(h.tid) + ' ') >= 0 &&
+                !QByteArray("XZ").contains(lines[i].at(state + 12)))
+                lastOutOf[h.tid] = i;
             lastTime = std::max(lastTime, h.timeNs);
         }
         int64_t mainTid = -1, inTime = -1;
         qsizetype lastIn = -1;
-        for (const int64_t tid : order)
-            if (lastInOf.contains(tid) && firstOutOf.contains(tid) && firstOutOf[tid] < lastInOf[tid]) {
+        for (const int64_t tid : order) {
+            if (!lastOutOf.contains(tid))
+                continue;
+            for (qsizetype i = lastOutOf[tid] + 1; i < lines.size() && lastIn < 0; ++i) {
+                const ScriptHeader h = scriptHeader(lines[i]);
+                if ((h.tid == tid && h.switchIn) || nextPidIs(lines[i], tid))
+                    lastIn = i, inTime = h.timeNs;
+            }
+            if (lastIn > 0) {
                 mainTid = tid;
-                lastIn = lastInOf[tid];
-                inTime = scriptHeader(lines[lastIn]).timeNs;
                 break;
             }
+        }
         QVERIFY(lastIn > 0);
         QList<QByteArray> cut;
         bool dropping = false; // inside a dropped sample's frame lines
@@ -479,8 +493,12 @@ private Q_SLOTS:
             const ScriptHeader h = scriptHeader(lines[i]);
             if (h.tid > 0)
                 dropping = i >= lastIn && h.tid == mainTid;
-            if (!dropping)
-                cut << lines[i];
+            if (dropping)
+                continue;
+            QByteArray line = lines[i];
+            if (i >= lastIn && nextPidIs(line, mainTid))
+                line.replace(" next_pid=" + QByteArray::number(mainTid) + ' ', " next_pid=0 ");
+            cut << line;
         }
         const Profile after = fromScript(cut.join('\n'));
         QVERIFY(hasWarning(after, "without a switch-in"));
