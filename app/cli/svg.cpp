@@ -61,8 +61,10 @@ int run(const Command& command, const Args& args) {
         if (const std::string error = chooseCostType(p, profile.event, choice); !error.empty())
             return fail(error);
         options.costType = choice.type;
-        if (reverse) // every stack flipped: the functions where cost was spent at the base
-            p.tree = bottomUpTree(p, p.tree), p.functions.clear();
+        if (reverse) { // every stack flipped: the functions where cost was spent at the base
+            p.tree = bottomUpTree(p, p.tree);
+            p.functions.clear(); // (the old tree's)
+        }
         return writeOutput(output, file, [&](std::ostream& out) { writeFlameGraphSvg(p, options, out); });
     });
 }

@@ -147,8 +147,7 @@ public:
             });
         if (!marked)
             return false;
-        for (std::size_t w = 0; w < words; nodes += bitsSet(bits[w++]))
-            before[w] = static_cast<uint32_t>(nodes);
+        countMarks();
         detail::trace("slice: marked");
         return true;
     }
@@ -256,6 +255,13 @@ private:
         return second.get() && first;
     }
 
+    /// The marked nodes before each word of `bits` (`before`), and in all (`nodes`).
+    void countMarks() {
+        nodes = 0;
+        for (std::size_t w = 0; w < words; nodes += bitsSet(bits[w++]))
+            before[w] = static_cast<uint32_t>(nodes);
+    }
+
     /// The slice id of tree node n (n may be tree.size()): the number of marked nodes before it.
     NodeId idOf(NodeId n) const {
         const uint64_t below = (uint64_t{1} << (n & 63)) - 1;
@@ -272,8 +278,7 @@ private:
             std::fill(bits.begin(), bits.end(), 0);
             for (const NodeId n : list)
                 bits[n / 64] |= uint64_t{1} << (n % 64);
-            for (std::size_t w = 0, k = 0; w < words; k += bitsSet(bits[w++]))
-                before[w] = static_cast<uint32_t>(k);
+            countMarks();
             return true;
         }
         // the second half from the word holding the middle node on
