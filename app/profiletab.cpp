@@ -48,13 +48,15 @@ ProfileTab::ProfileTab(const QString& path, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_stack);
-    // the memory kept for the next slice is freed once no range has been sliced for a while (the range
-    // shown gives its arrays back when it is replaced)
+    // the memory kept for the next slice is given to the kernel lazily once no range has been sliced for a
+    // while (SliceMemory::release(): it takes the pages when it needs them; until then the next drag writes
+    // them again without mapping new memory, which on a VM can cost ten times more); freed for a new profile
+    // and with the tab. (The range shown gives its arrays back when it is replaced.)
     m_sliceMemoryTimer = new QTimer(this);
     m_sliceMemoryTimer->setSingleShot(true);
     m_sliceMemoryTimer->setInterval(3000);
     connect(m_sliceMemoryTimer, &QTimer::timeout, this,
-            [this] { backgroundPool()->start([memory = m_sliceMemory] { memory->clear(); }); });
+            [this] { backgroundPool()->start([memory = m_sliceMemory] { memory->release(); }); });
     showMessage(QStyle::SP_BrowserReload, tr("Loading %1…").arg(QFileInfo(path).fileName()));
 
     connect(m_loader, &ProfileLoader::progress, this, &ProfileTab::onProgress);
@@ -345,7 +347,7 @@ void ProfileTab::setTimeRange(std::optional<TimeRange> range) {
     m_range = range;
     if (!range || !m_profile->samples) {
         dropSlices();
-        freeSliceMemory();
+        m_sliceMemoryTimer->start(); // (the range shown gives its arrays back below)
         m_panel->replaceProfile(m_profile);
         m_detailProfile = m_profile;
         m_source->setCosts(m_profile);

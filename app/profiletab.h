@@ -117,7 +117,7 @@ private:
     void setTimeRange(std::optional<TimeRange> range);
     void startSlice(TimeRange range);
     void dropSlices();
-    void freeSliceMemory(); // drops the memory kept for slices (a new profile, no range)
+    void freeSliceMemory(); // drops the memory kept for slices (a new profile)
     void compareRanges(TimeRange before, std::optional<TimeRange> after);
     void updateChartSizes();
 
@@ -136,8 +136,8 @@ private:
     // the range asked for while a slice ran (a selection being dragged): sliced when that one is shown
     std::optional<TimeRange> m_pendingRange;
     // the arrays of the range shown before, for the next slice to reuse (fresh memory costs more than the
-    // slice's own work on a VM); freed a few seconds after the last slice (m_sliceMemoryTimer) and when the
-    // range is cleared
+    // slice's own work on a VM); given to the kernel lazily a few seconds after the last slice or the range
+    // cleared (m_sliceMemoryTimer, SliceMemory::release()), freed for a new profile and with the tab
     std::shared_ptr<SliceMemory> m_sliceMemory = std::make_shared<SliceMemory>();
     class QTimer* m_sliceMemoryTimer = nullptr;
     // the profile whose line and instruction costs the Source and Disassembly tabs show: the whole one, or

@@ -1,14 +1,18 @@
 // bench_timerange: the time dimension on a real recording: the sample store's size, how long re-aggregating
 // a time range takes, how long the timeline's bucket queries take, and the peak RSS of it all.
 //
-//   build/tests/bench/bench_timerange FILE [--runs N] [--buckets N]
+//   build/tests/bench/bench_timerange FILE [--runs N] [--buckets N] [--pause S]
 //
 // Imports FILE (perf.data, a Scorch recording or perf script text; not timed), then prints the store's bytes
 // per sample, the median time of sliceSamples() (and apart from it, of freeing its result) for the middle
 // half and a 1% range of the recording (and for half of the threads over the whole time), of activitySeries()
 // for all threads at N buckets (default 2000, a wide timeline) over the whole and over 1% of the recording,
-// of onStackSeries() for the busiest depth-2 frame, and the process's peak RSS (VmHWM). Targets (issue 13,
-// fp-large: 1.17 M samples, 4.6 M nodes, 2 cores): half range <= 100 ms, 1% <= 10 ms.
+// of onStackSeries() for the busiest depth-2 frame, and the process's peak RSS (VmHWM). The window's path for
+// a range (slice, Profile, per-function costs) is timed for the first range after the import, for ranges
+// reusing the memory of those before (a drag), in new memory, and after a pause of S seconds (default 5; 0:
+// not timed) with the memory kept freed or given to the kernel lazily (SliceMemory::release()), as the window
+// does: on a VM whose host takes a guest's free memory back, freed memory comes back slowly. Targets (issue
+// 13, fp-large: 1.17 M samples, 4.6 M nodes, 2 cores): half range <= 100 ms, 1% <= 10 ms.
 #include "scorch/analysis.h"
 #include "scorch/import.h"
 #include "scorch/samples.h"
@@ -21,6 +25,7 @@
 #include <fstream>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace scorch;
@@ -72,16 +77,19 @@ int main(int argc, char** argv) {
     std::string file;
     int runs = 9;
     std::size_t buckets = 2000;
+    int pause = 5;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--runs") && i + 1 < argc)
             runs = std::max(1, std::atoi(argv[++i]));
         else if (!std::strcmp(argv[i], "--buckets") && i + 1 < argc)
             buckets = static_cast<std::size_t>(std::max(1, std::atoi(argv[++i])));
+        else if (!std::strcmp(argv[i], "--pause") && i + 1 < argc)
+            pause = std::max(0, std::atoi(argv[++i]));
         else
             file = argv[i];
     }
     if (file.empty()) {
-        std::fprintf(stderr, "usage: bench_timerange FILE [--runs N] [--buckets N]\n");
+        std::fprintf(stderr, "usage: bench_timerange FILE [--runs N] [--buckets N] [--pause S]\n");
         return 2;
     }
     const auto t0 = std::chrono::steady_clock::now();
@@ -114,6 +122,58 @@ int main(int argc, char** argv) {
                 (st.linesFirst.size() + st.lines.size() + st.leafLine.size() + st.leafAddress.size()) * 4) /
                 1e6);
     }
+    // what the window does for a range: the slice with its lines and instructions (where kept), the Profile
+    // the views are given, and the per-function costs the Functions table shows
+    // (the window's slices reuse the memory of those before: sliceProfile() with a SliceMemory)
+    enum class Memory {
+        Reused,        // the memory of the slice before (a drag)
+        New,           // each slice in new memory, freed right after
+        PauseFreed,    // a pause after each: the memory kept freed (the window before 2026-11-27)
+        PauseReleased, // a pause after each: the memory kept given to the kernel lazily (the window now)
+    };
+    auto windowSlice = [&](TimeRange r, const char* what, Memory how = Memory::Reused, int times = 0) {
+        auto memory = std::make_shared<SliceMemory>();
+        SliceRequest req;
+        req.range = r;
+        req.details = true;
+        req.functions = true;
+        req.memory = memory.get();
+        std::shared_ptr<const Profile> p;
+        std::size_t functions = 0;
+        double sliceMs = 0, profileMs = 0, functionsMs = 0;
+        const double ms = timeMs(
+            times ? times : runs,
+            [&] {
+                const auto a = std::chrono::steady_clock::now();
+                std::optional<TimeSlice> s = sliceSamples(profile, req);
+                const auto b = std::chrono::steady_clock::now();
+                p = sliceProfile(profile, std::move(*s), memory);
+                const auto c = std::chrono::steady_clock::now();
+                functions = functionCosts(*p).size();
+                const auto d = std::chrono::steady_clock::now();
+                sliceMs = std::chrono::duration<double, std::milli>(b - a).count();
+                profileMs = std::chrono::duration<double, std::milli>(c - b).count();
+                functionsMs = std::chrono::duration<double, std::milli>(d - c).count();
+            },
+            [&] {
+                p.reset();
+                if (how == Memory::New || how == Memory::PauseFreed) {
+                    memory->clear();
+                    memory = std::make_shared<SliceMemory>();
+                    req.memory = memory.get();
+                } else if (how == Memory::PauseReleased) {
+                    memory->release();
+                }
+                if (how == Memory::PauseFreed || how == Memory::PauseReleased)
+                    std::this_thread::sleep_for(std::chrono::seconds(pause));
+            });
+        std::printf("window's %-24s %zu functions: %8.2f ms (median of %d, %.1f-%.1f; the last: slice %.1f, "
+                    "profile %.1f, function costs %.1f)\n",
+                    what, functions, ms, times ? times : runs, g_fastest, g_slowest, sliceMs, profileMs,
+                    functionsMs);
+    };
+    // (the first slice after the import: its memory is new to the process)
+    windowSlice({span / 4, span / 4 + span / 2}, "half, the first", Memory::New, 1);
     // With `reuse`, each slice reuses the memory of the one before (SliceMemory), as the window's slices do
     // while a selection is dragged; without, each maps in new memory.
     auto slice = [&](TimeRange r, std::vector<uint32_t> threads, const char* what, bool details = false,
@@ -158,48 +218,13 @@ int main(int argc, char** argv) {
         slice({span / 4, span / 4 + span / 2}, {}, "half + lines, reusing", true, true);
         slice({span / 2, span / 2 + span / 100}, {}, "1% + lines", true);
     }
-    // what the window does for a range: the slice with its lines and instructions (where kept), the Profile
-    // the views are given, and the per-function costs the Functions table shows
-    // (the window's slices reuse the memory of those before: sliceProfile() with a SliceMemory)
-    // (without `reuse`, each slice in new memory, as the first after a pause)
-    auto windowSlice = [&](TimeRange r, const char* what, bool reuse = true) {
-        auto memory = std::make_shared<SliceMemory>();
-        SliceRequest req;
-        req.range = r;
-        req.details = true;
-        req.functions = true;
-        req.memory = memory.get();
-        std::shared_ptr<const Profile> p;
-        std::size_t functions = 0;
-        double sliceMs = 0, profileMs = 0, functionsMs = 0;
-        const double ms = timeMs(
-            runs,
-            [&] {
-                const auto a = std::chrono::steady_clock::now();
-                std::optional<TimeSlice> s = sliceSamples(profile, req);
-                const auto b = std::chrono::steady_clock::now();
-                p = sliceProfile(profile, std::move(*s), memory);
-                const auto c = std::chrono::steady_clock::now();
-                functions = functionCosts(*p).size();
-                const auto d = std::chrono::steady_clock::now();
-                sliceMs = std::chrono::duration<double, std::milli>(b - a).count();
-                profileMs = std::chrono::duration<double, std::milli>(c - b).count();
-                functionsMs = std::chrono::duration<double, std::milli>(d - c).count();
-            },
-            [&] {
-                p.reset();
-                if (!reuse) {
-                    memory->clear();
-                    memory = std::make_shared<SliceMemory>();
-                    req.memory = memory.get();
-                }
-            });
-        std::printf("window's %-20s %zu functions: %8.2f ms (median of %d, %.1f-%.1f; the last: slice %.1f, "
-                    "profile %.1f, function costs %.1f)\n",
-                    what, functions, ms, runs, g_fastest, g_slowest, sliceMs, profileMs, functionsMs);
-    };
     windowSlice({span / 4, span / 4 + span / 2}, "middle half");
-    windowSlice({span / 4, span / 4 + span / 2}, "half, new memory", false);
+    windowSlice({span / 4, span / 4 + span / 2}, "half, new memory", Memory::New);
+    if (pause > 0) {
+        const int times = std::min(runs, 5);
+        windowSlice({span / 4, span / 4 + span / 2}, "half, pause, freed", Memory::PauseFreed, times);
+        windowSlice({span / 4, span / 4 + span / 2}, "half, pause, released", Memory::PauseReleased, times);
+    }
     windowSlice({span / 2, span / 2 + span / 100}, "1% (middle)");
 
     std::vector<uint32_t> half;

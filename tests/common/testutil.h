@@ -10,11 +10,22 @@
 #include <QString>
 #include <QTest>
 
+#include <fstream>
 #include <initializer_list>
 #include <map>
 #include <string>
 
 namespace scorch::test {
+
+/// The process's pages given to the kernel lazily (MADV_FREE) and not yet taken back, in kB
+/// (/proc/self/smaps_rollup); -1 when unknown.
+inline long long lazyFreeKb() {
+    std::ifstream in("/proc/self/smaps_rollup");
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind("LazyFree:", 0) == 0)
+            return std::stoll(line.substr(9));
+    return -1;
+}
 
 /// A profile from folded-stack text, e.g. "main;a;b 3\nmain;c 1\n".
 inline Profile fromFolded(const std::string& text, const ImportOptions& options = {}) {

@@ -336,6 +336,14 @@ void forEachArray(Buffers& a, Buffers& b, F&& f) {
     f(a.before, b.before);
 }
 template <typename T>
+void releaseArray(std::vector<T>& v) {
+    detail::freeLazily(v.data(), v.capacity() * sizeof(T));
+}
+void releaseArray(std::vector<std::vector<int64_t>>& v) {
+    for (auto& c : v)
+        releaseArray(c);
+}
+template <typename T>
 std::size_t capacityBytes(const std::vector<T>& v) {
     return v.capacity() * sizeof(T);
 }
@@ -381,6 +389,13 @@ void SliceMemory::recycle(Profile&& slice) {
 
 void SliceMemory::clear() {
     std::unique_ptr<detail::SliceBuffers> freed = take();
+}
+
+void SliceMemory::release() {
+    std::lock_guard lock(m_mutex);
+    if (!m_buffers)
+        return;
+    forEachArray(*m_buffers, *m_buffers, [](auto& x, const auto&) { releaseArray(x); });
 }
 
 std::size_t SliceMemory::bytes() const {

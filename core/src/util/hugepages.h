@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace scorch::detail {
@@ -23,6 +24,24 @@ inline void advisePages(const void* p, std::size_t bytes, int advice) {
     const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(p) & ~(page - 1);
     const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(p) + bytes + page - 1) & ~(page - 1);
     ::madvise(reinterpret_cast<void*>(begin), end - begin, advice);
+}
+
+/// The whole 4 KiB pages inside [p, p + bytes): [first, end), empty (first >= end) where there is none.
+inline std::pair<std::uintptr_t, std::uintptr_t> innerPages(std::uintptr_t p, std::size_t bytes) {
+    constexpr std::uintptr_t page = 4096;
+    return {(p + page - 1) & ~(page - 1), (p + bytes) & ~(page - 1)};
+}
+
+/// Gives the whole pages inside [p, p + bytes) to the kernel lazily (MADV_FREE; nothing below 4 MiB): it
+/// takes them when it runs short of memory, and until then they stay mapped, so that writing them again
+/// costs no page fault. Their contents are undefined afterwards (an old value or zero). Rounded in, not out:
+/// the bytes of a neighbouring allocation sharing the first or last page are not touched.
+inline void freeLazily(const void* p, std::size_t bytes) {
+    if (bytes < (std::size_t(4) << 20))
+        return;
+    const auto [begin, end] = innerPages(reinterpret_cast<std::uintptr_t>(p), bytes);
+    if (end > begin)
+        ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_FREE);
 }
 
 /// The capacity to reserve for n elements of `size` bytes: from 4 MiB on, rounded up so that the bytes asked

@@ -1,0 +1,52 @@
+// The page helpers of core/src/util/hugepages.h: freeLazily() gives the kernel only the whole pages inside
+// the bytes it is given (never a page that a neighbouring allocation shares) and nothing for small arrays.
+#include "testutil.h"
+#include "util/hugepages.h"
+
+#include <QTest>
+
+#include <sys/mman.h>
+
+#include <cstring>
+#include <string>
+
+class TestHugePages : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void freeLazilyRoundsIn() {
+        constexpr std::size_t page = 4096, bytes = std::size_t(8) << 20;
+        // a mapping of our own in 4 KiB pages (no huge page to split), every page written (resident)
+        char* base = static_cast<char*>(
+            ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+        QVERIFY(base != MAP_FAILED);
+        ::madvise(base, bytes, MADV_NOHUGEPAGE);
+        std::memset(base, 7, bytes);
+        const long long before = scorch::test::lazyFreeKb();
+        QVERIFY(before >= 0);
+        // under 4 MiB: nothing
+        scorch::detail::freeLazily(base, (std::size_t(4) << 20) - 1);
+        QCOMPARE(scorch::test::lazyFreeKb(), before);
+        // 100 bytes in and 6 MiB long: the pages from the second on, the last one (partly outside) not (the
+        // kernel counts a few pages later: it marks them in batches)
+        scorch::detail::freeLazily(base + 100, std::size_t(6) << 20);
+        const long long freed = scorch::test::lazyFreeKb() - before,
+                        inside = ((std::size_t(6) << 20) - page) / 1024;
+        QVERIFY2(freed <= inside && freed >= inside - 256, std::to_string(freed).c_str());
+        ::munmap(base, bytes);
+    }
+
+    // The pages inside a range, rounded in at both ends
+    void innerPages() {
+        using scorch::detail::innerPages;
+        using Range = std::pair<std::uintptr_t, std::uintptr_t>;
+        QCOMPARE(innerPages(0x10000, 0x3000), Range(0x10000, 0x13000)); // whole pages
+        QCOMPARE(innerPages(0x10064, 0x3000), Range(0x11000, 0x13000)); // neither the first nor the last
+        QCOMPARE(innerPages(0x10000, 0x2fff), Range(0x10000, 0x12000)); // not the last
+        QCOMPARE(innerPages(0x10001, 0x1fff), Range(0x11000, 0x12000)); // the one whole page
+        const Range none = innerPages(0x10001, 0x1000);                 // inside two pages, none whole
+        QVERIFY(none.first >= none.second);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestHugePages)
+#include "tst_hugepages.moc"
