@@ -32,6 +32,9 @@ public:
     StringTable& operator=(StringTable&&) noexcept;
     ~StringTable();
 
+    /// The same strings under the same ids, copied without hashing them again (a slice's profile).
+    StringTable copy() const;
+
     StringId intern(std::string_view s);
     /// Id of s if it is already interned, else an empty id.
     StringId find(std::string_view s) const;

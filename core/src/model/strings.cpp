@@ -68,6 +68,28 @@ StringTable::StringTable(StringTable&&) noexcept = default;
 StringTable& StringTable::operator=(StringTable&&) noexcept = default;
 StringTable::~StringTable() = default;
 
+StringTable StringTable::copy() const {
+    StringTable t(m_hashing);
+    t.m_slots = m_slots; // (the same hashes and ids)
+    std::size_t bytes = 0;
+    for (const std::string_view v : m_views)
+        bytes += v.size();
+    t.m_views.reserve(m_views.size());
+    char* dst = nullptr;
+    if (bytes > 0) { // all of them in one allocation; a string interned later starts a new chunk
+        t.m_chunks.push_back(std::make_unique<char[]>(bytes));
+        dst = t.m_chunks.back().get();
+        t.m_bytes = bytes;
+    }
+    for (std::size_t i = 1; i < m_views.size(); ++i) {
+        if (!m_views[i].empty())
+            std::memcpy(dst, m_views[i].data(), m_views[i].size());
+        t.m_views.emplace_back(dst, m_views[i].size());
+        dst += m_views[i].size();
+    }
+    return t;
+}
+
 std::string_view StringTable::store(std::string_view s) {
     constexpr std::size_t kChunk = 256 * 1024;
     if (s.size() > kChunk / 4) { // a long string gets an allocation of its own

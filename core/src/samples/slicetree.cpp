@@ -165,10 +165,12 @@ public:
                 return false;
             if (g > 0 && leafOf(g) == leafOf(g - 1))
                 continue;
+            // (a node's depth is its child's less one: one read of the tree a new node, its parent)
             NodeId a = leafOf(g);
-            for (uint32_t d; (d = tree.depth(a)) >= path.size() || path[d] != a; a = tree.parent(a))
+            uint32_t d = tree.depth(a);
+            for (; d >= path.size() || path[d] != a; a = tree.parent(a), --d)
                 up.push_back(a);
-            path.resize(tree.depth(a) + 1);
+            path.resize(d + 1);
             for (; !up.empty(); up.pop_back()) {
                 path.push_back(up.back());
                 detail::pushHuge(list, up.back());

@@ -264,8 +264,7 @@ Profile sliceProfile(const Profile& profile, TimeSlice slice) {
     Profile p;
     p.meta = profile.meta;
     p.meta.samples = slice.samples;
-    for (std::size_t i = 1; i < profile.strings.size(); ++i) // same ids: interned in id order
-        p.strings.intern(profile.strings.view(StringId{static_cast<uint32_t>(i)}));
+    p.strings = profile.strings.copy();
     p.frames = profile.frames;
     p.costTypes = profile.costTypes;
     p.threads = profile.threads;

@@ -92,11 +92,17 @@ void reservePopulated(std::vector<T>& v, std::size_t n) {
     populate(v.data(), n * sizeof(T));
 }
 
+/// A full vector's buffer doubled (pushHuge()), out of line: the push itself inlines in a hot loop.
+template <typename T>
+[[gnu::noinline]] void growHuge(std::vector<T>& v) {
+    reserveHuge(v, v.capacity() < 512 ? 1024 : v.capacity() * 2);
+}
+
 /// v.push_back(x), a full vector growing (doubling) into a huge-page-advised buffer.
 template <typename T>
-void pushHuge(std::vector<T>& v, const T& x) {
-    if (v.size() == v.capacity())
-        reserveHuge(v, v.capacity() < 512 ? 1024 : v.capacity() * 2);
+inline void pushHuge(std::vector<T>& v, const T& x) {
+    if (v.size() == v.capacity()) [[unlikely]]
+        growHuge(v);
     v.push_back(x);
 }
 

@@ -50,6 +50,34 @@ private Q_SLOTS:
         QCOMPARE(t.view(t.intern(big)).size(), big.size());
     }
 
+    // A copy has the same strings under the same ids (sampled hashing too), its own storage, and interns on
+    // from there without touching the original
+    void stringTableCopy() {
+        for (const StringTable::Hashing hashing :
+             {StringTable::Hashing::Full, StringTable::Hashing::Sampled}) {
+            StringTable t(hashing);
+            for (int i = 0; i < 5000; ++i)
+                t.intern("name" + std::to_string(i) + std::string(i % 200, 'y'));
+            const std::string big(1 << 20, 'x');
+            const StringId bigId = t.intern(big);
+            const StringTable c = t.copy();
+            QCOMPARE(c.size(), t.size());
+            for (uint32_t i = 0; i < t.size(); ++i) {
+                QCOMPARE(c.view(StringId{i}), t.view(StringId{i}));
+                QVERIFY(i == 0 || c.view(StringId{i}).data() != t.view(StringId{i}).data());
+                QCOMPARE(c.find(t.view(StringId{i})).value, i);
+            }
+            QCOMPARE(c.view(bigId), std::string_view(big));
+            StringTable d = t.copy();
+            const StringId next = d.intern("new one");
+            QCOMPARE(next.value, uint32_t(t.size()));
+            QCOMPARE(d.intern("name17" + std::string(17, 'y')).value,
+                     t.find("name17" + std::string(17, 'y')).value);
+            QCOMPARE(t.find("new one").value, 0u);
+            QCOMPARE(d.view(next), std::string_view("new one"));
+        }
+    }
+
     void frameInterning() {
         StringTable s;
         FrameTable f;
