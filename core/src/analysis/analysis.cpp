@@ -1,6 +1,7 @@
 #include "scorch/analysis.h"
 #include "scorch/cancel.h"
 
+#include "model/outermost.h"
 #include "util/hugepages.h"
 
 #include <algorithm>
@@ -127,14 +128,7 @@ struct FunctionSums {
         self.assign(frames * types, 0);
         total.assign(frames * types, 0);
         callSites.assign(frames, 0);
-        std::vector<NodeId> outerEnd(frames, 0); // per frame: the end of its outermost occurrence met last
-        std::vector<NodeId> up;                  // the ancestors of `from` (not the root), from the root down
-        for (NodeId a = from < tree.size() ? tree.parent(from) : kRootNode; a != kRootNode;
-             a = tree.parent(a))
-            up.push_back(a);
-        for (auto a = up.rbegin(); a != up.rend(); ++a)
-            if (NodeId& end = outerEnd[tree.frame(*a).value]; end <= *a)
-                end = tree.subtreeEnd(*a);
+        detail::OutermostOfFrame outer(tree, frames, from);
         CancelPoll<65536> cancelled(cancel);
         for (NodeId n = from; n < to; ++n) {
             if (cancelled())
@@ -142,8 +136,7 @@ struct FunctionSums {
             const uint32_t f = tree.frame(n).value;
             if (callSites[f]++ == 0)
                 firstSeen.push_back(f);
-            const bool outermost = outerEnd[f] <= n;
-            outerEnd[f] = outermost ? tree.subtreeEnd(n) : outerEnd[f];
+            const bool outermost = outer.visit(n, f);
             for (std::size_t t = 0; t < types; ++t) {
                 addCost(self[f * types + t], tree.self(t, n));
                 addCost(total[f * types + t], outermost ? tree.total(t, n) : 0);

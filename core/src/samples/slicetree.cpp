@@ -2,6 +2,8 @@
 // tree in its preorder, on two cores for a large slice.
 #include "samples/slicetree.h"
 
+#include "model/outermost.h"
+
 #include "util/hugepages.h"
 #include "util/phasetimer.h"
 
@@ -348,19 +350,10 @@ private:
             std::lower_bound(entryNode.begin(), entryNode.end(), static_cast<NodeId>(from)) -
             entryNode.begin());
         const std::size_t entryCount = entryNode.size();
-        // with functions, whether each node is the outermost of its frame on its path: per frame, the end of
-        // the subtree (in the profile's ids) of its outermost node met last tells (a node before it is
-        // inside; the ancestors of the first node are met first), as in functionCosts() (analysis.cpp)
+        // with functions, whether each node is the outermost of its frame on its path (found in the profile's
+        // tree, as functionCosts() does)
         uint8_t* const outer = r.functions ? r.buffers.outer.data() : nullptr;
-        std::vector<NodeId> outerEnd(outer ? r.frames : 0, 0);
-        if (outer && from < to) {
-            std::vector<NodeId> up; // (the ancestors of the first node from the root down, without it)
-            for (NodeId a = tree.parent(source[from]); a != kRootNode; a = tree.parent(a))
-                up.push_back(a);
-            for (auto a = up.rbegin(); a != up.rend(); ++a)
-                if (NodeId& end = outerEnd[tree.frame(*a).value]; end <= *a)
-                    end = tree.subtreeEnd(*a);
-        }
+        OutermostOfFrame outermost(tree, outer ? r.frames : 0, from < to ? source[from] : kRootNode);
         uint32_t deepest = 0;
         std::vector<int64_t> sums(kTypes ? 0 : types); // (a node's self costs, kTypes 0: any number of types)
         for (std::size_t k = from; k < to; ++k) {
@@ -374,12 +367,8 @@ private:
             parentOut[k] = d ? path[d - 1] : kRootNode;
             path[d] = static_cast<NodeId>(k);
             endOut[k] = static_cast<NodeId>(k + 1);
-            if (outer) {
-                NodeId& end = outerEnd[frameOut[k].value];
-                const bool outermost = end <= n;
-                outer[k] = outermost;
-                end = outermost && n != kRootNode ? tree.subtreeEnd(n) : end;
-            }
+            if (outer) // (the root is in no function)
+                outer[k] = n != kRootNode && outermost.visit(n, frameOut[k].value);
             int64_t sum[kTypes ? kTypes : 1] = {};
             if constexpr (kTypes == 0)
                 std::fill(sums.begin(), sums.end(), 0);
