@@ -428,9 +428,7 @@ private:
     /// What a part of the nodes adds up in sumTotals(): per frame, with functions; and what its nodes add to
     /// the nodes before it (the ancestors of its first node, by depth).
     struct TotalsPart {
-        std::vector<std::vector<int64_t>> functionSelf, functionTotal; ///< [cost type][frame]
-        std::vector<uint32_t> callSites;
-        std::vector<NodeId> firstNode;
+        FrameSums functions;
         std::vector<std::vector<int64_t>> carry; ///< [cost type][depth]: totals
         std::vector<NodeId> carryEnd;            ///< [depth]: subtree ends
     };
@@ -461,24 +459,21 @@ private:
             addCarried(split, parts[1], parts[0]);
         if (!r.functions)
             return true;
-        TotalsPart& sums = parts[0];
+        FrameSums& sums = parts[0].functions;
         if (split < nodes)
             for (std::size_t f = 0; f < r.frames; ++f) {
-                const TotalsPart& second = parts[1];
+                const FrameSums& second = parts[1].functions;
                 if (second.callSites[f] == 0)
                     continue;
                 for (std::size_t t = 0; t < r.types; ++t) {
-                    addCost(sums.functionSelf[t][f], second.functionSelf[t][f]);
-                    addCost(sums.functionTotal[t][f], second.functionTotal[t][f]);
+                    addCost(sums.self[t][f], second.self[t][f]);
+                    addCost(sums.total[t][f], second.total[t][f]);
                 }
                 if (sums.callSites[f] == 0)
                     sums.firstNode[f] = second.firstNode[f];
                 sums.callSites[f] += second.callSites[f];
             }
-        out.functionSelf = std::move(sums.functionSelf);
-        out.functionTotal = std::move(sums.functionTotal);
-        out.callSites = std::move(sums.callSites);
-        out.firstNode = std::move(sums.firstNode);
+        out.functions = std::move(sums);
         return true;
     }
 
@@ -497,19 +492,20 @@ private:
         const std::size_t carried = from < to ? depth[from] : 0; // (the depths of the ancestors of `from`)
         part.carry.assign(types, std::vector<int64_t>(carried, 0));
         part.carryEnd.assign(carried, 0);
+        FrameSums& functions = part.functions;
         if (kFunctions) {
-            part.functionSelf.assign(types, std::vector<int64_t>(r.frames, 0));
-            part.functionTotal.assign(types, std::vector<int64_t>(r.frames, 0));
-            part.callSites.assign(r.frames, 0);
-            part.firstNode.assign(r.frames, 0);
+            functions.self.assign(types, std::vector<int64_t>(r.frames, 0));
+            functions.total.assign(types, std::vector<int64_t>(r.frames, 0));
+            functions.callSites.assign(r.frames, 0);
+            functions.firstNode.assign(r.frames, 0);
         }
         for (std::size_t t = 0; t < types; ++t) {
             total[t] = out.total[t].data();
             self[t] = out.self[t].data();
             carry[t] = part.carry[t].data();
             if (kFunctions) {
-                functionSelf[t] = part.functionSelf[t].data();
-                functionTotal[t] = part.functionTotal[t].data();
+                functionSelf[t] = functions.self[t].data();
+                functionTotal[t] = functions.total[t].data();
             }
         }
         for (std::size_t k = to; k-- > std::max<std::size_t>(from, 1);) {
@@ -532,8 +528,8 @@ private:
                     addCost(functionSelf[t][f], self[t][k]);
                     addCost(functionTotal[t][f], outer[k] ? total[t][k] : 0);
                 }
-                ++part.callSites[f];
-                part.firstNode[f] = static_cast<NodeId>(k);
+                ++functions.callSites[f];
+                functions.firstNode[f] = static_cast<NodeId>(k);
             }
         }
         return true;
@@ -553,7 +549,7 @@ private:
                 addCost(running[t], carried.carry[t][d]);
                 addCost(out.total[t][p], running[t]);
                 if (r.functions && p != kRootNode && r.buffers.outer[p])
-                    addCost(sums.functionTotal[t][out.shape.frame[p].value], running[t]);
+                    addCost(sums.functions.total[t][out.shape.frame[p].value], running[t]);
             }
             if (p == kRootNode)
                 break;

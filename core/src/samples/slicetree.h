@@ -36,18 +36,21 @@ inline uint32_t itemSample(PackedSliceItem x, int sampleBits) {
     return static_cast<uint32_t>(x & ((uint64_t{1} << sampleBits) - 1));
 }
 
+/// Per frame of a profile: the self and total costs of its nodes in a tree (a total counted in the nodes
+/// without an ancestor of the same frame), how many there are and the first (where there are any).
+struct FrameSums {
+    std::vector<std::vector<int64_t>> self, total; ///< [cost type][frame]
+    std::vector<uint32_t> callSites;
+    std::vector<NodeId> firstNode;
+};
+
 struct SliceTree {
     CallTree::Shape shape;
     std::vector<NodeId> source;              ///< per slice node: the profile's node
     std::vector<std::vector<int64_t>> self;  ///< [cost type][slice node]
     std::vector<std::vector<int64_t>> total; ///< [cost type][slice node]
     ThreadCosts entries;                     ///< per (thread, leaf): its costs, by slice node and thread
-    /// With SliceTreeRequest::functions, per frame of the profile: the self and total costs of its nodes
-    /// (a total counted in the nodes without an ancestor of the same frame), how many there are and the
-    /// first (where there are any)
-    std::vector<std::vector<int64_t>> functionSelf, functionTotal; ///< [cost type][frame]
-    std::vector<uint32_t> callSites;
-    std::vector<NodeId> firstNode;
+    FrameSums functions;                     ///< with SliceTreeRequest::functions
 };
 
 /// The arrays of a slice: its tree's, and those it works in. Kept by SliceMemory between slices; the tree's
@@ -89,7 +92,7 @@ struct SliceTreeRequest {
     unsigned cores = 1;
     bool forced = false;
     const std::atomic<bool>* cancel = nullptr;
-    /// also the costs per function (SliceTree::functionSelf...), of the profile's `frames`
+    /// also the costs per function (SliceTree::functions), of the profile's `frames`
     bool functions = false;
     std::size_t frames = 0;
 };

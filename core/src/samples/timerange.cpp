@@ -55,22 +55,22 @@ std::vector<uint32_t> threadList(const SampleStore& store, std::span<const uint3
 
 /// The per-function costs a slice tree was made with, in the order of each function's first node (as
 /// functionCosts() gives them).
-std::vector<FunctionCost> functionsOf(const detail::SliceTree& tree, std::size_t types) {
+std::vector<FunctionCost> functionsOf(const detail::FrameSums& sums, std::size_t types) {
     std::vector<uint32_t> frames;
-    for (uint32_t f = 0; f < tree.callSites.size(); ++f)
-        if (tree.callSites[f] > 0)
+    for (uint32_t f = 0; f < sums.callSites.size(); ++f)
+        if (sums.callSites[f] > 0)
             frames.push_back(f);
     std::sort(frames.begin(), frames.end(),
-              [&](uint32_t a, uint32_t b) { return tree.firstNode[a] < tree.firstNode[b]; });
+              [&](uint32_t a, uint32_t b) { return sums.firstNode[a] < sums.firstNode[b]; });
     std::vector<FunctionCost> out;
     out.reserve(frames.size());
     for (const uint32_t f : frames) {
         FunctionCost& fc = out.emplace_back();
         fc.frame = FrameId{f};
-        fc.callSites = tree.callSites[f];
+        fc.callSites = sums.callSites[f];
         for (std::size_t t = 0; t < types; ++t) {
-            fc.self.push_back(tree.functionSelf[t][f]);
-            fc.total.push_back(tree.functionTotal[t][f]);
+            fc.self.push_back(sums.self[t][f]);
+            fc.total.push_back(sums.total[t][f]);
         }
     }
     return out;
@@ -186,7 +186,7 @@ std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest
         out.sourceNode = std::move(built.source);
         out.tree = CallTree::fromShape(std::move(built.shape), std::move(built.self), std::move(built.total));
         if (request.functions)
-            out.functions = functionsOf(built, types);
+            out.functions = functionsOf(built.functions, types);
         built = {};
     }
     if (request.memory)
