@@ -220,12 +220,12 @@ int main(int argc, char** argv) {
     }
     windowSlice({span / 4, span / 4 + span / 2}, "middle half");
     windowSlice({span / 4, span / 4 + span / 2}, "half, new memory", Memory::New);
-    if (pause > 0) {
+    windowSlice({span / 2, span / 2 + span / 100}, "1% (middle)");
+    if (pause > 0) { // (last: the machine may run the queries after a pause slower for a while)
         const int times = std::min(runs, 5);
         windowSlice({span / 4, span / 4 + span / 2}, "half, pause, freed", Memory::PauseFreed, times);
         windowSlice({span / 4, span / 4 + span / 2}, "half, pause, released", Memory::PauseReleased, times);
     }
-    windowSlice({span / 2, span / 2 + span / 100}, "1% (middle)");
 
     std::vector<uint32_t> half;
     for (uint32_t t = 0; t < profile.threads.size(); t += 2)

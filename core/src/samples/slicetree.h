@@ -95,6 +95,8 @@ struct SliceTreeRequest {
     /// also the costs per function (SliceTree::functions), of the profile's `frames`
     bool functions = false;
     std::size_t frames = 0;
+    /// another thread sums the slice's line and instruction costs meanwhile
+    bool detailsAside = false;
 };
 
 /// The slice's nodes (the items' leaves and their ancestors) in the profile tree's preorder, with their

@@ -173,7 +173,8 @@ std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest
         detail::trace("slice: samples collected");
         return detail::buildSliceTree<Item>({tree, store, types, *buffers, threadBits, keyBits,
                                              packed ? sampleBits : 0, cores, request.cores != 0,
-                                             request.cancel, request.functions, profile.frames.size()});
+                                             request.cancel, request.functions, profile.frames.size(),
+                                             detailsAhead.valid()});
     };
     const bool made = packed ? build.operator()<detail::PackedSliceItem>(
                                    [&](uint64_t key, std::size_t i) { return key << sampleBits | i; })
