@@ -181,9 +181,10 @@ public:
     void clear();
     /// Keeps the arrays but gives their pages to the kernel lazily (MADV_FREE): it takes them back only when
     /// it runs short of memory, and until then the next slice writes them without a page fault. (Freed, they
-    /// come back as new memory: on a VM whose host reclaims a guest's free memory, as the 2-core test VM's
-    /// does within seconds, mapping a half slice of fp-large in again took 300-400 ms against 13 to write
-    /// it.) Their contents are undefined afterwards, as a recycled array's are anyway.
+    /// come back as new memory: on a VM whose host takes a guest's free memory back, as the 2-core test VM's
+    /// does within seconds, the window's path for a half range of fp-large took 200-250 ms 5 s after the
+    /// slice before with its memory freed, 110-125 ms with it released.) Their contents are undefined
+    /// afterwards, as a recycled array's are anyway.
     void release();
     /// The bytes of the arrays kept (their capacity).
     std::size_t bytes() const;

@@ -19,8 +19,9 @@ public:
     OutermostOfFrame(const CallTree& tree, std::size_t frames, NodeId first)
         : m_tree(tree)
         , m_end(frames, 0) {
+        // (no frames: a caller that does not ask; nothing to seed)
         if (frames == 0)
-            return;             // (nothing to tell: a caller that does not ask)
+            return;
         std::vector<NodeId> up; // (the ancestors of `first` but the root)
         for (NodeId a = first < tree.size() ? tree.parent(first) : kRootNode; a != kRootNode;
              a = tree.parent(a))
