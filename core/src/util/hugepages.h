@@ -16,10 +16,15 @@
 
 namespace scorch::detail {
 
+/// A page's bytes, and the size of the smallest array the helpers below advise the kernel about (a call
+/// costs more than a small array's pages).
+constexpr std::uintptr_t kPageBytes = 4096;
+constexpr std::size_t kAdviseFrom = std::size_t(4) << 20;
+
 /// madvise(advice) over the pages of [p, p + bytes), rounded out to whole pages; nothing below 4 MiB.
 inline void advisePages(const void* p, std::size_t bytes, int advice) {
-    constexpr std::uintptr_t page = 4096;
-    if (bytes < (std::size_t(4) << 20))
+    constexpr std::uintptr_t page = kPageBytes;
+    if (bytes < kAdviseFrom)
         return;
     const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(p) & ~(page - 1);
     const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(p) + bytes + page - 1) & ~(page - 1);
@@ -28,7 +33,7 @@ inline void advisePages(const void* p, std::size_t bytes, int advice) {
 
 /// The whole 4 KiB pages inside [p, p + bytes): [first, end), empty (first >= end) where there is none.
 inline std::pair<std::uintptr_t, std::uintptr_t> innerPages(std::uintptr_t p, std::size_t bytes) {
-    constexpr std::uintptr_t page = 4096;
+    constexpr std::uintptr_t page = kPageBytes;
     return {(p + page - 1) & ~(page - 1), (p + bytes) & ~(page - 1)};
 }
 
@@ -37,7 +42,7 @@ inline std::pair<std::uintptr_t, std::uintptr_t> innerPages(std::uintptr_t p, st
 /// costs no page fault. Their contents are undefined afterwards (an old value or zero). Rounded in, not out:
 /// the bytes of a neighbouring allocation sharing the first or last page are not touched.
 inline void freeLazily(const void* p, std::size_t bytes) {
-    if (bytes < (std::size_t(4) << 20))
+    if (bytes < kAdviseFrom)
         return;
     const auto [begin, end] = innerPages(reinterpret_cast<std::uintptr_t>(p), bytes);
     if (end > begin)
