@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 
 #include "cli/comparearguments.h"
+#include "common/heaptrim.h"
 #include "common/qtprofile.h"
 #include "compare/compareview.h"
 #include "comparedialog.h"
@@ -305,7 +306,8 @@ void MainWindow::closeTab(int index) {
     if (!t)
         return;
     m_tabs->removeTab(index);
-    delete t; // cancels a running load; its result is dropped
+    delete t;       // cancels a running load; its result is dropped
+    trimHeapSoon(); // (what the tab held)
     if (m_tabs->count() == 0)
         m_central->setCurrentWidget(m_welcome);
     updateStatus();

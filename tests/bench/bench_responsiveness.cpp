@@ -2,16 +2,19 @@
 // (they check behaviour only, see tst_mainwindow and tst_recorddialog):
 //
 //   QT_QPA_PLATFORM=offscreen build/tests/bench/bench_responsiveness [--megabytes N] [--file PROFILE]
-//                                                                    [--record SECONDS] [--target PROGRAM]
+//                                       [--record SECONDS] [--target PROGRAM] [--pause SECONDS]
 //
 // Import: opens a generated folded file of N MB (default 50), or PROFILE, in the main window and prints the
 // import time, the progress updates and the longest gap between two turns of the GUI event loop (a 5 ms
-// timer) from opening to the tables being filled. Typically ~30 ms for 50 MB on an idle machine.
+// timer) from opening to the tables being filled. Typically ~30 ms for 50 MB on an idle machine. Then,
+// SECONDS (default 5) later, the process's resident memory (after the heap trim 3 s after the last job).
 // Then, for a profile with per-sample times, a drag over the timeline: 40 selections 25 ms apart, from a
 // quarter of the recording to three quarters, each re-aggregated off the GUI thread (the newest wins),
 // printing how many were shown while dragging, how long after the last one its flame graph and tables were
-// shown, and the event loop's gaps. With SCORCH_SLOW_EVENTS set, every event that took the GUI thread over 16
-// ms is printed. Recording: records PROGRAM (default: the sampler test program) through File > Record… for
+// shown, and the event loop's gaps; the resident memory SECONDS after it, then how long one more range takes
+// to be shown with its tables (its memory comes back from the kernel). With SCORCH_SLOW_EVENTS set, every
+// event that took the GUI thread over 16 ms is printed; with SCORCH_NO_HEAP_TRIM set, the heap is never
+// trimmed. Recording: records PROGRAM (default: the sampler test program) through File > Record… for
 // SECONDS (default 5; 0 skips it) and prints when the live flame graph was updated and the longest interval
 // between two updates (the dialog aims at about one a second).
 #include "flame/flamegraphpanel.h"
@@ -45,6 +48,25 @@ using namespace scorch;
 
 namespace {
 
+/// "VmRSS x MB, RssAnon y MB, LazyFree z MB" of /proc/self/status and smaps_rollup (LazyFree: pages given
+/// back lazily, SliceMemory::release(), that the kernel has not taken yet).
+std::string residentMemory() {
+    std::string out;
+    for (const char* path : {"/proc/self/status", "/proc/self/smaps_rollup"}) {
+        QFile file(QString::fromLatin1(path));
+        if (!file.open(QIODevice::ReadOnly))
+            continue;
+        for (const QByteArray& line : file.readAll().split('\n'))
+            if (line.startsWith("VmRSS:") || line.startsWith("RssAnon:") || line.startsWith("LazyFree:"))
+                out +=
+                    (out.empty() ? "" : ", ") + line.left(line.indexOf(':')).toStdString() + " " +
+                    std::to_string(
+                        line.mid(line.indexOf(':') + 1).trimmed().split(' ').value(0).toLongLong() / 1024) +
+                    " MB";
+    }
+    return out.empty() ? "RSS unknown" : out;
+}
+
 /// Runs the event loop until `done` holds or `ms` passed; returns whether it holds.
 template <typename F>
 bool spinUntil(F done, int ms) {
@@ -58,7 +80,7 @@ bool spinUntil(F done, int ms) {
     return done();
 }
 
-int benchImport(const QString& path) {
+int benchImport(const QString& path, double pauseSeconds) {
     MainWindow w;
     w.resize(1400, 900);
     w.show();
@@ -96,6 +118,9 @@ int benchImport(const QString& path) {
                 qPrintable(path), static_cast<long long>(loadedAt), static_cast<long long>(clock.elapsed()),
                 updates, tab->profile()->tree.size(), static_cast<long long>(worst),
                 static_cast<long long>(worstAt));
+    spinUntil([] { return false; }, static_cast<int>(pauseSeconds * 1000));
+    std::printf("  %.1f s later (the heap trimmed after 3 s idle): %s\n", pauseSeconds,
+                residentMemory().c_str());
     std::fflush(stdout); // (before the drag's slow events on stderr)
     if (!tab->profile()->samples)
         return 0;
@@ -133,13 +158,17 @@ int benchImport(const QString& path) {
         }
     }
     const qint64 released = drag.elapsed();
-    const bool done = spinUntil(
-        [&] {
-            const auto data = tab->panel()->data();
-            return data && data->profile->meta.samples == expected && tab->tables()->tableData() &&
-                   tab->tables()->tableData()->chart == data;
-        },
-        600000);
+    // waits until the flame graph and tables of a range of `samples` samples are shown
+    const auto rangeShown = [tab](uint64_t samples) {
+        return spinUntil(
+            [&] {
+                const auto data = tab->panel()->data();
+                return data && data->profile->meta.samples == samples && tab->tables()->tableData() &&
+                       tab->tables()->tableData()->chart == data;
+            },
+            600000);
+    };
+    const bool done = rangeShown(expected);
     const qint64 finished = drag.elapsed();
     spinUntil([] { return false; }, 100);
     dragTick.stop();
@@ -155,7 +184,24 @@ int benchImport(const QString& path) {
         static_cast<long long>(finished - released), static_cast<long long>(at(0.5)),
         static_cast<long long>(at(0.9)), static_cast<long long>(at(0.99)),
         static_cast<long long>(gaps.empty() ? 0 : gaps.back()), gaps.size());
-    return done ? 0 : 1;
+    if (!done)
+        return 1;
+
+    // After a pause (the slice memory given back lazily and the heap trimmed, both 3 s after the last job):
+    // one range, the middle half shifted by an eighth, until its flame graph and tables are shown.
+    spinUntil([] { return false; }, static_cast<int>(pauseSeconds * 1000));
+    std::printf("  %.1f s after the drag: %s\n", pauseSeconds, residentMemory().c_str());
+    whole.range = TimeRange{length / 8, length / 8 + length / 2};
+    const uint64_t later = sliceSamples(*profile, whole)->samples;
+    spinUntil([] { return false; }, 200); // (that slice's memory freed)
+    QElapsedTimer clock2;
+    clock2.start();
+    timeline->setSelection(whole.range);
+    const bool shownLater = rangeShown(later);
+    std::printf("one range after the pause (%llu samples): shown with its tables after %lld ms; %s\n",
+                static_cast<unsigned long long>(later), static_cast<long long>(clock2.elapsed()),
+                residentMemory().c_str());
+    return shownLater ? 0 : 1;
 }
 
 int benchRecording(const QString& program, double seconds, const QString& dir) {
@@ -227,6 +273,7 @@ int main(int argc, char** argv) {
     int megabytes = 50;
     QString file;
     double recordSeconds = 5;
+    double pauseSeconds = 5;
     QString target = QStringLiteral(SCORCH_SAMPLER_TARGET);
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -238,9 +285,12 @@ int main(int argc, char** argv) {
             recordSeconds = std::atof(argv[++i]);
         else if (arg == "--target" && i + 1 < argc)
             target = QString::fromLocal8Bit(argv[++i]);
+        else if (arg == "--pause" && i + 1 < argc)
+            pauseSeconds = std::max(0.0, std::atof(argv[++i]));
         else {
             std::fprintf(stderr,
-                         "usage: %s [--megabytes N] [--file PROFILE] [--record SECONDS] [--target PROGRAM]\n",
+                         "usage: %s [--megabytes N] [--file PROFILE] [--record SECONDS] [--target PROGRAM] "
+                         "[--pause SECONDS]\n",
                          argv[0]);
             return 2;
         }
@@ -253,7 +303,7 @@ int main(int argc, char** argv) {
             return 1;
         }
     }
-    int status = benchImport(file);
+    int status = benchImport(file, pauseSeconds);
     if (recordSeconds > 0)
         status |= benchRecording(target, recordSeconds, dir.filePath(QStringLiteral("recordings")));
     return status;

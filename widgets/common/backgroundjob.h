@@ -5,6 +5,8 @@
 // the comparison view.
 #pragma once
 
+#include "common/heaptrim.h"
+
 #include <QMetaObject>
 #include <QObject>
 #include <QThreadPool>
@@ -32,7 +34,10 @@ void lowerThreadPriority();
 template <typename T>
 void releaseInBackground(std::shared_ptr<T>&& data) {
     if (data && data.use_count() == 1)
-        backgroundPool()->start([data = std::move(data)]() mutable { data.reset(); });
+        backgroundPool()->start([data = std::move(data)]() mutable {
+            data.reset();
+            trimHeapSoon();
+        });
     data.reset();
 }
 
@@ -99,6 +104,7 @@ public:
             run->finished = true;
             JobContext::postTo(
                 run, [task, result = std::move(result)]() mutable { task->second(std::move(result)); });
+            trimHeapSoon();
         });
     }
 

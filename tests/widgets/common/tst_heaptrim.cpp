@@ -1,0 +1,102 @@
+// The heap trim: memory that glibc keeps after it is freed goes back to the kernel (RssAnon drops), a
+// while after a background job ends or releaseInBackground() frees, once for a series of requests. Waits for
+// events (the count of trims), never asserts how long anything took.
+#include "common/backgroundjob.h"
+#include "common/heaptrim.h"
+#include "patience.h"
+
+#include <QElapsedTimer>
+#include <QTest>
+
+#include <malloc.h>
+
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace scorch;
+using scorch::test::kPatienceMs;
+
+namespace {
+
+std::size_t anonymousResidentMb() {
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("RssAnon:", 0) == 0)
+            return std::stoull(line.substr(8)) / 1024;
+    return 0;
+}
+
+/// Spins the event loop for `ms` (to see that something does NOT happen meanwhile).
+void spinFor(int ms) {
+    QElapsedTimer t;
+    t.start();
+    while (t.elapsed() < ms)
+        QTest::qWait(50);
+}
+
+} // namespace
+
+class TestHeapTrim : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    // Blocks freed in the middle of the heap stay resident until the trim gives their pages back.
+    void givesFreedHeapMemoryBack() {
+        // (blocks of 1 MiB from the heap, not mapped one by one, and no automatic trim of the heap's top)
+        QVERIFY(mallopt(M_MMAP_THRESHOLD, 256 << 20) == 1);
+        QVERIFY(mallopt(M_TRIM_THRESHOLD, 1 << 30) == 1);
+        constexpr std::size_t kBlocks = 96, kBlock = 1 << 20;
+        std::vector<std::unique_ptr<char[]>> blocks;
+        for (std::size_t b = 0; b < kBlocks; ++b) {
+            blocks.emplace_back(new char[kBlock]);
+            std::memset(blocks.back().get(), int(b), kBlock);
+        }
+        auto guard = std::make_unique<char[]>(4096); // above them: they are not the heap's top
+        const std::size_t used = anonymousResidentMb();
+        blocks.clear();
+        const std::size_t freed = anonymousResidentMb();
+        QVERIFY2(freed + 16 > used, "freeing gave the memory back already: the test shows nothing");
+        const std::size_t trims = heapTrims();
+        const std::size_t released = trimHeapNow();
+        QCOMPARE(heapTrims(), trims + 1);
+        QVERIFY2(released >= (kBlocks - 32) * kBlock, qPrintable(QString::number(released)));
+        QVERIFY(anonymousResidentMb() + (kBlocks - 32) <= freed);
+        QVERIFY(guard);
+    }
+
+    // A background job's end asks for a trim.
+    void trimsAfterAJobEnds() {
+        const std::size_t trims = heapTrims();
+        QObject owner;
+        BackgroundJob job(&owner);
+        bool delivered = false;
+        job.start([](JobContext&) { return std::vector<char>(1 << 20).size(); },
+                  [&delivered](std::size_t) { delivered = true; });
+        QTRY_VERIFY_WITH_TIMEOUT(delivered, kPatienceMs);
+        QTRY_VERIFY_WITH_TIMEOUT(heapTrims() > trims, kPatienceMs);
+    }
+
+    // So does freeing a last owner in the background.
+    void trimsAfterAFreeInTheBackground() {
+        const std::size_t trims = heapTrims();
+        auto data = std::make_shared<std::vector<char>>(1 << 20);
+        releaseInBackground(std::move(data));
+        QTRY_VERIFY_WITH_TIMEOUT(heapTrims() > trims, kPatienceMs);
+    }
+
+    // A series of requests gets one trim, after the last.
+    void trimsOnceForASeriesOfRequests() {
+        const std::size_t trims = heapTrims();
+        for (int i = 0; i < 5; ++i)
+            trimHeapSoon();
+        QTRY_VERIFY_WITH_TIMEOUT(heapTrims() > trims, kPatienceMs);
+        spinFor(4000); // (a trim per request would have come by now; a later one can only come later still)
+        QCOMPARE(heapTrims(), trims + 1);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestHeapTrim)
+#include "tst_heaptrim.moc"

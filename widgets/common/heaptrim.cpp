@@ -1,0 +1,75 @@
+#include "common/heaptrim.h"
+
+#include "common/backgroundjob.h"
+
+#include <QCoreApplication>
+#include <QTimer>
+
+#include <malloc.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+namespace scorch {
+
+namespace {
+
+constexpr int kIdleMs = 3000;
+std::atomic<std::size_t> g_trims{0};
+
+/// RssAnon of /proc/self/status in bytes; 0 when unreadable.
+std::size_t anonymousResidentBytes() {
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("RssAnon:", 0) == 0)
+            return std::strtoull(line.c_str() + 8, nullptr, 10) * 1024;
+    return 0;
+}
+
+/// The single-shot timer, made on the GUI thread the first time it is started.
+QTimer* idleTimer() {
+    static QTimer* timer = [] {
+        auto* t = new QTimer(QCoreApplication::instance());
+        t->setSingleShot(true);
+        t->setInterval(kIdleMs);
+        QObject::connect(t, &QTimer::timeout, [] { backgroundPool()->start([] { trimHeapNow(); }); });
+        return t;
+    }();
+    return timer;
+}
+
+} // namespace
+
+void trimHeapSoon() {
+    static const bool off = std::getenv("SCORCH_NO_HEAP_TRIM") != nullptr; // (to measure without)
+    QCoreApplication* app = QCoreApplication::instance();
+    if (!app || off)
+        return;
+    QMetaObject::invokeMethod(
+        app, [] { idleTimer()->start(); }, Qt::QueuedConnection);
+}
+
+std::size_t trimHeapNow() {
+    const std::size_t before = anonymousResidentBytes();
+    const auto start = std::chrono::steady_clock::now();
+    malloc_trim(0);
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    const std::size_t after = anonymousResidentBytes();
+    ++g_trims;
+    if (std::getenv("SCORCH_TRACE"))
+        std::fprintf(stderr, "scorch-trace heap trimmed in %.1f ms: RssAnon %zu -> %zu MB\n", ms,
+                     before >> 20, after >> 20);
+    return before > after ? before - after : 0;
+}
+
+std::size_t heapTrims() {
+    return g_trims.load();
+}
+
+} // namespace scorch
