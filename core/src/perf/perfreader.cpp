@@ -421,9 +421,12 @@ private:
             m_control.progress(std::min<uint64_t>(pos, m_total ? m_total : pos), m_total);
         if (m_control.partial && !m_state.pipeMode() && m_state.samples() > 0) {
             const auto now = std::chrono::steady_clock::now();
-            if (std::chrono::duration<double>(now - m_lastPartial).count() >= m_control.partialInterval) {
+            if (std::chrono::duration<double>(now - m_lastPartial).count() >= m_partialWait) {
                 m_control.partial(m_state.snapshot(m_control.cancel));
                 m_lastPartial = std::chrono::steady_clock::now();
+                // (a snapshot of a large profile takes the reader's thread for most of a second)
+                m_partialWait =
+                    partialWait(m_control, std::chrono::duration<double>(m_lastPartial - now).count());
             }
         }
     }
@@ -452,7 +455,13 @@ private:
     uint64_t m_pos = 0;      ///< the record being read
     uint64_t m_released = 0; ///< file pages before this offset were dropped
     std::chrono::steady_clock::time_point m_start, m_lastPartial;
+    double m_partialWait = m_control.partialInterval; // seconds from one snapshot to the next
 };
+
+double partialWait(const ImportControl& control, double snapshotSeconds) {
+    const double share = std::clamp(control.partialShare, 0.01, 1.0);
+    return std::max(control.partialInterval, snapshotSeconds * (1 - share) / share);
+}
 
 Profile importPerfDataNative(std::string_view data, const std::string& compression, const std::string& name,
                              const ImportOptions& options, const ImportControl& control, bool releasable) {

@@ -30,6 +30,10 @@ Profile importPerfDataNative(std::string_view data, const std::string& compressi
                              const ImportOptions& options, const ImportControl& control,
                              bool releasable = false);
 
+/// How long after a snapshot that took `snapshotSeconds` the next may be made (ImportControl::partialInterval
+/// and partialShare), in seconds.
+double partialWait(const ImportControl& control, double snapshotSeconds);
+
 /// perf.data (PERFILE2, or the old PERFFILE), by its magic: the sniffer of the importer table
 /// (import/import.cpp).
 bool sniffPerfData(std::string_view head);

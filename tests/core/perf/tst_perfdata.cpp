@@ -2,6 +2,7 @@
 // recordings made here (frame pointers and --call-graph dwarf) compared with `perf script` on the same file,
 // the corpus file, truncated and corrupt files, cancellation, progressive snapshots and the fallback.
 #include "patience.h"
+#include "perf/perfreader.h"
 #include "recordtestutil.h"
 #include "scorch/analysis.h"
 #include "scorch/bytesource.h"
@@ -574,6 +575,7 @@ private Q_SLOTS:
             total = t;
         };
         control.partialInterval = 0; // every progress step
+        control.partialShare = 1;
         control.partial = [&](Profile&& p) {
             partialSamples.push_back(p.meta.samples);
         };
@@ -584,6 +586,23 @@ private Q_SLOTS:
         // depends on how perf wrote the rounds, so only their content is checked here.
         for (uint64_t n : partialSamples)
             QVERIFY(n > 0 && n <= p.meta.samples);
+    }
+
+    // Snapshots take at most ImportControl::partialShare of the reading's time: the wait after one is its
+    // cost times (1 - share) / share, and never below partialInterval.
+    void partialWaitKeepsTheShare() {
+        ImportControl control;
+        QCOMPARE(control.partialInterval, 0.5);
+        QCOMPARE(control.partialShare, 0.25);
+        QCOMPARE(detail::partialWait(control, 0.1), 0.5);     // a small snapshot: the interval
+        QCOMPARE(detail::partialWait(control, 0.6), 0.6 * 3); // fp-large's: three times its cost
+        control.partialShare = 1;                             // (as the tests ask: every step)
+        control.partialInterval = 0;
+        QCOMPARE(detail::partialWait(control, 0.6), 0.0);
+        control.partialShare = 0; // (kept above 1%)
+        QCOMPARE(detail::partialWait(control, 0.5), 0.5 * 99);
+        control.partialShare = 2;
+        QCOMPARE(detail::partialWait(control, 0.5), 0.0);
     }
 
     // Issue 15: `perf record -c N` (a fixed period: the samples carry no PERF_SAMPLE_PERIOD): every sample
