@@ -54,6 +54,7 @@ int runGui(int argc, char** argv) {
 
 int main(int argc, char** argv) {
     scorch::cli::enableHugePageMalloc(argv); // may re-execute the program once, before anything is done
+    scorch::cli::fixMallocMapThreshold();
     if (scorch::cli::isHeadlessCommand(argc, argv))
         return scorch::cli::run(argc, argv);
     if (argc >= 2 && std::string_view(argv[1]) == "--diff") {

@@ -97,7 +97,8 @@ int run(int argc, char** argv) {
     growStandardOutputPipe();
     const std::string_view name = argv[1];
     if (name == "--version") {
-        std::printf("scorch %s\n%s\n", SCORCH_VERSION, hugePageMallocStatus().c_str());
+        std::printf("scorch %s\n%s\n%s\n", SCORCH_VERSION, hugePageMallocStatus().c_str(),
+                    mallocMapThresholdStatus().c_str());
         return 0;
     }
     if (name == "help" || name == "--help" || name == "-h") {

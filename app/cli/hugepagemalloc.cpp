@@ -2,6 +2,8 @@
 
 #include "cli/ownexecutable.h"
 
+#include <malloc.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <optional>
@@ -18,6 +20,9 @@ constexpr std::string_view kTunable = "glibc.malloc.hugetlb";
 
 enum class State { NotTried, On, UserSet, ThpNever, Failed };
 State g_state = State::NotTried;
+enum class Threshold { NotTried, Fixed, UserSet, Failed };
+Threshold g_threshold = Threshold::NotTried;
+constexpr int kMapThreshold = 4 << 20;
 
 /// Sets GLIBC_TUNABLES to `value`, or unsets it.
 void putBack(const std::optional<std::string>& value) {
@@ -78,6 +83,28 @@ std::string hugePageMallocStatus() {
         break;
     }
     return "huge pages:    off";
+}
+
+void fixMallocMapThreshold() {
+    const char* env = std::getenv("GLIBC_TUNABLES");
+    if (env && std::string_view(env).find("glibc.malloc.mmap_threshold") != std::string_view::npos)
+        g_threshold = Threshold::UserSet;
+    else
+        g_threshold = mallopt(M_MMAP_THRESHOLD, kMapThreshold) == 1 ? Threshold::Fixed : Threshold::Failed;
+}
+
+std::string mallocMapThresholdStatus() {
+    switch (g_threshold) {
+    case Threshold::Fixed:
+        return "large blocks:  mapped apart from 4 MiB on, given back when freed";
+    case Threshold::UserSet:
+        return "large blocks:  as GLIBC_TUNABLES sets glibc.malloc.mmap_threshold";
+    case Threshold::Failed:
+        return "large blocks:  as glibc decides (mallopt failed)";
+    case Threshold::NotTried:
+        break;
+    }
+    return "large blocks:  as glibc decides";
 }
 
 } // namespace scorch::cli

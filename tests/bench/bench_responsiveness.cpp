@@ -38,6 +38,8 @@
 #include <QTemporaryDir>
 #include <QTimer>
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -269,6 +271,7 @@ private:
 };
 
 int main(int argc, char** argv) {
+    mallopt(M_MMAP_THRESHOLD, 4 << 20); // as the scorch executable's main() does (fixMallocMapThreshold())
     TimedApplication app(argc, argv);
     int megabytes = 50;
     QString file;

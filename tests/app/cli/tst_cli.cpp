@@ -34,6 +34,11 @@ private Q_SLOTS:
                                    ? "huge pages:    off (transparent huge pages are disabled"
                                    : "huge pages:    on for large allocations";
         QVERIFY2(v.out.contains(expected), v.out.constData());
+        // blocks of 4 MiB and more mapped apart, unless the user's GLIBC_TUNABLES sets the threshold
+        QVERIFY2(v.out.contains(qgetenv("GLIBC_TUNABLES").contains("glibc.malloc.mmap_threshold")
+                                    ? "large blocks:  as GLIBC_TUNABLES sets glibc.malloc.mmap_threshold"
+                                    : "large blocks:  mapped apart from 4 MiB on"),
+                 v.out.constData());
         const bool had = qEnvironmentVariableIsSet("GLIBC_TUNABLES");
         const QByteArray before = qgetenv("GLIBC_TUNABLES");
         qputenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=0"); // the user's choice wins: no re-execution
@@ -43,6 +48,15 @@ private Q_SLOTS:
         else
             qunsetenv("GLIBC_TUNABLES");
         QVERIFY2(off.out.contains("huge pages:    as GLIBC_TUNABLES sets"), off.out.constData());
+        QVERIFY2(off.out.contains("large blocks:  mapped apart from 4 MiB on"), off.out.constData());
+        qputenv("GLIBC_TUNABLES", "glibc.malloc.mmap_threshold=65536"); // likewise
+        const CliResult own = runScorch({QStringLiteral("--version")});
+        if (had)
+            qputenv("GLIBC_TUNABLES", before);
+        else
+            qunsetenv("GLIBC_TUNABLES");
+        QVERIFY2(own.out.contains("large blocks:  as GLIBC_TUNABLES sets glibc.malloc.mmap_threshold"),
+                 own.out.constData());
     }
 
     /// Output to a pipe leaves in 1 MiB writes; scorch grows the pipe to hold one (where the system allows).
