@@ -20,7 +20,18 @@ constexpr std::string_view kTunable = "glibc.malloc.hugetlb";
 
 enum class State { NotTried, On, UserSet, ThpNever, Failed };
 State g_state = State::NotTried;
-enum class Threshold { NotTried, Fixed, UserSet, Failed };
+enum class Threshold { NotTried, Fixed, UserSet, Sanitizer, Failed };
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kAddressSanitizer = true; // (clang)
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
 Threshold g_threshold = Threshold::NotTried;
 constexpr int kMapThreshold = 4 << 20;
 
@@ -89,6 +100,8 @@ void fixMallocMapThreshold() {
     const char* env = std::getenv("GLIBC_TUNABLES");
     if (env && std::string_view(env).find("glibc.malloc.mmap_threshold") != std::string_view::npos)
         g_threshold = Threshold::UserSet;
+    else if (kAddressSanitizer)
+        g_threshold = Threshold::Sanitizer;
     else
         g_threshold = mallopt(M_MMAP_THRESHOLD, kMapThreshold) == 1 ? Threshold::Fixed : Threshold::Failed;
 }
@@ -99,6 +112,8 @@ std::string mallocMapThresholdStatus() {
         return "large blocks:  mapped apart from 4 MiB on, given back when freed";
     case Threshold::UserSet:
         return "large blocks:  as GLIBC_TUNABLES sets glibc.malloc.mmap_threshold";
+    case Threshold::Sanitizer:
+        return "large blocks:  as AddressSanitizer's allocator decides";
     case Threshold::Failed:
         return "large blocks:  as glibc decides (mallopt failed)";
     case Threshold::NotTried:

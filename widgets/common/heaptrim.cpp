@@ -3,6 +3,7 @@
 #include "common/backgroundjob.h"
 
 #include <QCoreApplication>
+#include <QPointer>
 #include <QTimer>
 
 #include <malloc.h>
@@ -31,15 +32,16 @@ std::size_t anonymousResidentBytes() {
     return 0;
 }
 
-/// The single-shot timer, made on the GUI thread the first time it is started.
+/// The single-shot timer, made on the GUI thread the first time it is started (again if the application
+/// that owned it is gone).
 QTimer* idleTimer() {
-    static QTimer* timer = [] {
-        auto* t = new QTimer(QCoreApplication::instance());
-        t->setSingleShot(true);
-        t->setInterval(kIdleMs);
-        QObject::connect(t, &QTimer::timeout, [] { backgroundPool()->start([] { trimHeapNow(); }); });
-        return t;
-    }();
+    static QPointer<QTimer> timer;
+    if (!timer) {
+        timer = new QTimer(QCoreApplication::instance());
+        timer->setSingleShot(true);
+        timer->setInterval(kIdleMs);
+        QObject::connect(timer, &QTimer::timeout, [] { backgroundPool()->start([] { trimHeapNow(); }); });
+    }
     return timer;
 }
 

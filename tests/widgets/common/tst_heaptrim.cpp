@@ -45,8 +45,11 @@ class TestHeapTrim : public QObject {
 private Q_SLOTS:
     // Blocks freed in the middle of the heap stay resident until the trim gives their pages back.
     void givesFreedHeapMemoryBack() {
+#ifdef SCORCH_SANITIZED
+        QSKIP("ASan's allocator stands in for glibc's malloc here: there is no glibc heap to trim");
+#endif
         // (blocks of 1 MiB from the heap, not mapped one by one, and no automatic trim of the heap's top)
-        QVERIFY(mallopt(M_MMAP_THRESHOLD, 256 << 20) == 1);
+        QVERIFY(mallopt(M_MMAP_THRESHOLD, 16 << 20) == 1); // (glibc allows up to 32 MiB)
         QVERIFY(mallopt(M_TRIM_THRESHOLD, 1 << 30) == 1);
         constexpr std::size_t kBlocks = 96, kBlock = 1 << 20;
         std::vector<std::unique_ptr<char[]>> blocks;
