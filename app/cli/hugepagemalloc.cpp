@@ -44,6 +44,12 @@ void putBack(const std::optional<std::string>& value) {
     unsetenv(kSaved);
 }
 
+/// GLIBC_TUNABLES names `tunable`: the user's value wins.
+bool userSets(std::string_view tunable) {
+    const char* env = std::getenv("GLIBC_TUNABLES");
+    return env && std::string_view(env).find(tunable) != std::string_view::npos;
+}
+
 bool thpNever() {
     std::ifstream in("/sys/kernel/mm/transparent_hugepage/enabled");
     std::string line;
@@ -59,12 +65,12 @@ void enableHugePageMalloc(char** argv) {
         g_state = State::On;
         return;
     }
-    const char* env = std::getenv("GLIBC_TUNABLES");
-    const std::optional<std::string> old = env ? std::optional<std::string>(env) : std::nullopt;
-    if (old && old->find(kTunable) != std::string::npos) {
+    if (userSets(kTunable)) {
         g_state = State::UserSet;
         return;
     }
+    const char* env = std::getenv("GLIBC_TUNABLES");
+    const std::optional<std::string> old = env ? std::optional<std::string>(env) : std::nullopt;
     if (thpNever()) {
         g_state = State::ThpNever;
         return;
@@ -97,8 +103,7 @@ std::string hugePageMallocStatus() {
 }
 
 void fixMallocMapThreshold() {
-    const char* env = std::getenv("GLIBC_TUNABLES");
-    if (env && std::string_view(env).find("glibc.malloc.mmap_threshold") != std::string_view::npos)
+    if (userSets("glibc.malloc.mmap_threshold"))
         g_threshold = Threshold::UserSet;
     else if (kAddressSanitizer)
         g_threshold = Threshold::Sanitizer;

@@ -22,16 +22,6 @@ namespace {
 constexpr int kIdleMs = 3000;
 std::atomic<std::size_t> g_trims{0};
 
-/// RssAnon of /proc/self/status in bytes; 0 when unreadable.
-std::size_t anonymousResidentBytes() {
-    std::ifstream in("/proc/self/status");
-    std::string line;
-    while (std::getline(in, line))
-        if (line.rfind("RssAnon:", 0) == 0)
-            return std::strtoull(line.c_str() + 8, nullptr, 10) * 1024;
-    return 0;
-}
-
 /// The single-shot timer, made on the GUI thread the first time it is started (again if the application
 /// that owned it is gone).
 QTimer* idleTimer() {
@@ -72,6 +62,15 @@ std::size_t trimHeapNow() {
 
 std::size_t heapTrims() {
     return g_trims.load();
+}
+
+std::size_t anonymousResidentBytes() {
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("RssAnon:", 0) == 0)
+            return std::strtoull(line.c_str() + 8, nullptr, 10) * 1024;
+    return 0;
 }
 
 } // namespace scorch

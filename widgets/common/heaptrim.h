@@ -20,4 +20,7 @@ std::size_t trimHeapNow();
 /// How many times the heap has been trimmed (by either function) in this process.
 std::size_t heapTrims();
 
+/// RssAnon of /proc/self/status (the process's resident anonymous memory) in bytes; 0 when unreadable.
+std::size_t anonymousResidentBytes();
+
 } // namespace scorch
