@@ -8,7 +8,8 @@
 // half and a 1% range of the recording (and for half of the threads over the whole time), of activitySeries()
 // for all threads at N buckets (default 2000, a wide timeline) over the whole and over 1% of the recording,
 // of onStackSeries() for the busiest depth-2 frame, and the process's peak RSS (VmHWM). The window's path for
-// a range (slice, Profile, per-function costs) is timed for the first range after the import, for ranges
+// a range (slice, Profile, per-function costs) is timed for the first range after the import (in new
+// memory, and after SliceMemory::prepare() as the window does once a profile is shown), for ranges
 // reusing the memory of those before (a drag), in new memory, and after a pause of S seconds (default 5; 0:
 // not timed) with the memory kept freed or given to the kernel lazily (SliceMemory::release()), as the window
 // does: on a VM whose host takes a guest's free memory back, freed memory comes back slowly. Targets (issue
@@ -130,6 +131,7 @@ int main(int argc, char** argv) {
         New,           // each slice in new memory, freed right after
         PauseFreed,    // a pause after each: the memory kept freed (the window before 2026-11-27)
         PauseReleased, // a pause after each: the memory kept given to the kernel lazily (the window now)
+        Prepared,      // SliceMemory::prepare() before (the window once a profile is loaded; timed apart)
     };
     auto windowSlice = [&](TimeRange r, const char* what, Memory how = Memory::Reused, int times = 0) {
         auto memory = std::make_shared<SliceMemory>();
@@ -141,6 +143,14 @@ int main(int argc, char** argv) {
         std::shared_ptr<const Profile> p;
         std::size_t functions = 0;
         double sliceMs = 0, profileMs = 0, functionsMs = 0;
+        if (how == Memory::Prepared) {
+            const auto a = std::chrono::steady_clock::now();
+            memory->prepare(profile);
+            std::printf(
+                "prepare(): a slice of everything, %.1f MB kept, in %.1f ms\n",
+                static_cast<double>(memory->bytes()) / 1e6,
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count());
+        }
         const double ms = timeMs(
             times ? times : runs,
             [&] {
@@ -174,6 +184,8 @@ int main(int argc, char** argv) {
     };
     // (the first slice after the import: its memory is new to the process)
     windowSlice({span / 4, span / 4 + span / 2}, "half, the first", Memory::New, 1);
+    // (the same after prepare(), as the window does once the import is shown)
+    windowSlice({span / 4, span / 4 + span / 2}, "half, first, prepared", Memory::Prepared, 1);
     // With `reuse`, each slice reuses the memory of the one before (SliceMemory), as the window's slices do
     // while a selection is dragged; without, each maps in new memory.
     auto slice = [&](TimeRange r, std::vector<uint32_t> threads, const char* what, bool details = false,

@@ -46,7 +46,7 @@ void radixSort(std::vector<Item>& items, std::vector<Item>& tmp, int bits, int s
         });
         return;
     }
-    resizeHuge(tmp, items.size());
+    resizeHuge(tmp, items.size(), items.capacity());
     constexpr int kDigit = 11;
     constexpr std::size_t kDigits = std::size_t{1} << kDigit;
     const std::size_t n = items.size(), half = twoThreads ? n / 2 : n;
@@ -191,12 +191,14 @@ public:
         out.self.resize(r.types);
         out.total.resize(r.types);
         out.entries.cost.resize(r.types);
+        const std::size_t room = r.roomForAll ? tree.size() : 0,
+                          entryRoom = r.roomForAll ? r.store.size() : 0;
         const auto allocateCosts = [&] {
-            detail::resizeHuge(out.source, nodes);
+            detail::resizeHuge(out.source, nodes, room);
             for (auto& s : out.self)
-                detail::resizeHuge(s, nodes);
+                detail::resizeHuge(s, nodes, room);
             for (auto& s : out.total)
-                detail::resizeHuge(s, nodes);
+                detail::resizeHuge(s, nodes, room);
         };
         std::future<void> costsAllocated;
         if (aside(nodes, kTakeAside))
@@ -206,15 +208,15 @@ public:
         for (std::size_t g = 0; g < items.size(); ++g)
             entries += g == 0 || keyOf(g) != keyOf(g - 1);
         if (r.functions)
-            detail::resizeHuge(r.buffers.outer, nodes);
-        detail::resizeHuge(out.shape.parent, nodes);
-        detail::resizeHuge(out.shape.end, nodes);
-        detail::resizeHuge(out.shape.depth, nodes);
-        detail::resizeHuge(out.shape.frame, nodes);
-        detail::resizeHuge(out.entries.thread, entries);
-        detail::resizeHuge(out.entries.node, entries);
+            detail::resizeHuge(r.buffers.outer, nodes, room);
+        detail::resizeHuge(out.shape.parent, nodes, room);
+        detail::resizeHuge(out.shape.end, nodes, room);
+        detail::resizeHuge(out.shape.depth, nodes, room);
+        detail::resizeHuge(out.shape.frame, nodes, room);
+        detail::resizeHuge(out.entries.thread, entries, entryRoom);
+        detail::resizeHuge(out.entries.node, entries, entryRoom);
         for (auto& c : out.entries.cost)
-            detail::resizeHuge(c, entries);
+            detail::resizeHuge(c, entries, entryRoom);
         if (costsAllocated.valid())
             costsAllocated.get();
         detail::trace("slice: allocated");

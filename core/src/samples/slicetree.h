@@ -97,6 +97,9 @@ struct SliceTreeRequest {
     std::size_t frames = 0;
     /// another thread sums the slice's line and instruction costs meanwhile
     bool detailsAside = false;
+    /// one of a series (SliceMemory): a new array gets room for a slice of everything (the tree's nodes,
+    /// the store's samples), so that a larger slice later maps in only what it adds
+    bool roomForAll = false;
 };
 
 /// The slice's nodes (the items' leaves and their ancestors) in the profile tree's preorder, with their

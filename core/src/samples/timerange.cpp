@@ -12,6 +12,7 @@
 #include <bit>
 #include <cmath>
 #include <future>
+#include <limits>
 #include <stdexcept>
 #include <thread>
 
@@ -161,7 +162,9 @@ std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest
     const auto build = [&]<typename Item>(auto item) {
         std::vector<Item>& items = buffers->items<Item>();
         items.clear();
-        detail::reservePopulated(items, count);
+        if (count > items.capacity()) // (one of a series: room for all the samples, see roomForAll)
+            detail::reserveHuge(items, request.memory ? std::max(count, store.size()) : count);
+        detail::populate(items.data(), count * sizeof(Item));
         if (!forEachSample([&](std::size_t i) {
                 const uint32_t t = store.thread(i);
                 const NodeId n = store.node(i) < tree.size() ? store.node(i) : kRootNode;
@@ -174,7 +177,7 @@ std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest
         return detail::buildSliceTree<Item>({tree, store, types, *buffers, threadBits, keyBits,
                                              packed ? sampleBits : 0, cores, request.cores != 0,
                                              request.cancel, request.functions, profile.frames.size(),
-                                             detailsAhead.valid()});
+                                             detailsAhead.valid(), request.memory != nullptr});
     };
     const bool made = packed ? build.operator()<detail::PackedSliceItem>(
                                    [&](uint64_t key, std::size_t i) { return key << sampleBits | i; })
@@ -396,6 +399,22 @@ void SliceMemory::release() {
     if (!m_buffers)
         return;
     forEachArray(*m_buffers, *m_buffers, [](auto& x, const auto&) { releaseArray(x); });
+}
+
+bool SliceMemory::prepare(const Profile& profile, const std::atomic<bool>* cancel) {
+    if (!profile.samples || profile.samples->size() == 0)
+        return false;
+    SliceRequest request;
+    request.range = {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()};
+    request.cancel = cancel;
+    request.functions = true; // (as the window's slices: their arrays too)
+    request.cores = 1;
+    request.memory = this;
+    std::optional<TimeSlice> slice = sliceSamples(profile, request);
+    if (slice)
+        recycle(std::move(*slice));
+    release();
+    return slice.has_value();
 }
 
 std::size_t SliceMemory::bytes() const {

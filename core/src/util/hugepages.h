@@ -124,13 +124,17 @@ void assignHuge(std::vector<T>& v, std::size_t n, const T& value) {
 
 /// v sized n, a new buffer huge-page-advised and mapped in: the elements v had keep their values, the others
 /// are zero. For arrays about to be written in full, so that a recycled one is not written twice
-/// (SliceMemory).
+/// (SliceMemory). A new buffer has room for `room` elements where that is more than n, of which only the
+/// first n are mapped in: a later resize up to `room` stays in place and maps in only what it adds (the
+/// growing slices of a selection being dragged).
 template <typename T>
-void resizeHuge(std::vector<T>& v, std::size_t n) {
+void resizeHuge(std::vector<T>& v, std::size_t n, std::size_t room = 0) {
     if (n > v.capacity()) {
         std::vector<T>().swap(v);
-        reservePopulated(v, n);
+        reserveHuge(v, std::max(n, room));
     }
+    if (n > v.size())
+        populate(v.data() + v.size(), (n - v.size()) * sizeof(T));
     v.resize(n);
 }
 

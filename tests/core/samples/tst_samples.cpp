@@ -233,6 +233,23 @@ ImportOptions smallChunks() {
     return o;
 }
 
+/// 12 000 samples whose stacks part at their outermost frame, 50 frames deep under the process's node (a
+/// tree of 600 002 nodes), sample i at 1 + i / 1000 seconds and i % 1000 microseconds.
+Profile deepProfile() {
+    constexpr int kSamples = 12000, kDepth = 50;
+    std::string text;
+    text.reserve(std::size_t(kSamples) * kDepth * 32);
+    for (int i = 0; i < kSamples; ++i) {
+        char header[64];
+        std::snprintf(header, sizeof header, "prog 7 %d.%06d: 1 cycles:\n", 1 + i / 1000, i % 1000);
+        text += header;
+        for (int k = kDepth - 1; k >= 1; --k)
+            text += "\t" + std::to_string(1000 + k) + " f" + std::to_string(k) + " (/bin/prog)\n";
+        text += "\t400000 s" + std::to_string(i) + " (/bin/prog)\n\n";
+    }
+    return test::fromText(text, "deep.perf");
+}
+
 } // namespace
 
 class TestSamples : public QObject {
@@ -387,23 +404,11 @@ private Q_SLOTS:
     // SliceMemory::release() gives the pages of the arrays kept to the kernel lazily (they show as LazyFree
     // in /proc/self/smaps_rollup) and keeps the arrays: a slice made after reuses them and comes out the same
     void releasedMemory() {
-        // 12 000 samples whose stacks part at their outermost frame, 50 frames deep under the process's node:
-        // a tree of 600 002 nodes,
-        // the slice of all of it with cost arrays of 4.8 MB (pages are released from arrays of 4 MiB on)
-        constexpr int kSamples = 12000, kDepth = 50;
-        std::string text;
-        text.reserve(std::size_t(kSamples) * kDepth * 32);
-        for (int i = 0; i < kSamples; ++i) {
-            char header[64];
-            std::snprintf(header, sizeof header, "prog 7 %d.%06d: 1 cycles:\n", 1 + i / 1000, i % 1000);
-            text += header;
-            for (int k = kDepth - 1; k >= 1; --k)
-                text += "\t" + std::to_string(1000 + k) + " f" + std::to_string(k) + " (/bin/prog)\n";
-            text += "\t400000 s" + std::to_string(i) + " (/bin/prog)\n\n";
-        }
-        const Profile full = test::fromText(text, "deep.perf");
+        // the slice of all of deepProfile() with cost arrays of 4.8 MB (pages are released from arrays of 4
+        // MiB on)
+        const Profile full = deepProfile();
         QVERIFY(full.samples);
-        QCOMPARE(full.tree.size(), std::size_t(kSamples) * kDepth + 2);
+        QCOMPARE(full.tree.size(), std::size_t(600002));
         SliceRequest req;
         req.range = {0, full.samples->lastTime() + 1};
         const Profile expected = sliceProfile(full, *sliceSamples(full, req));
@@ -425,6 +430,81 @@ private Q_SLOTS:
         QVERIFY(sameSlice(sliceProfile(full, *again), expected));
         memory.recycle(std::move(*again));
         QCOMPARE(memory.bytes(), kept); // (the same arrays came back)
+    }
+
+    // SliceMemory::prepare() keeps the arrays of a slice of everything, given back lazily: a slice made after
+    // takes them (whatever its range) and comes out the same. A series' new arrays have room for everything:
+    // a larger slice after a smaller one grows them in place.
+    void preparedMemory() {
+        // (arrays of 4.8 MB a cost type; sample i at i / 1000 seconds and i % 1000 microseconds after the
+        // first)
+        const Profile full = deepProfile();
+        constexpr int64_t kSecond = 1000000000;
+        QVERIFY(full.samples);
+        const int64_t span = full.samples->lastTime() + 1;
+        const auto expect = [&](TimeRange r) {
+            SliceRequest req;
+            req.range = r;
+            req.functions = true;
+            return sliceProfile(full, *sliceSamples(full, req));
+        };
+        // (the parent, end, depth, frame and source arrays, 4 bytes a node, and self and total, 8)
+        const std::size_t allNodes = full.tree.size() * (5 * 4 + 2 * 8);
+
+        SliceMemory memory;
+        std::atomic<bool> cancelled{true};
+        QVERIFY(!memory.prepare(full, &cancelled));
+        const long long lazyBefore = test::lazyFreeKb();
+        QVERIFY(memory.prepare(full));
+        const std::size_t kept = memory.bytes();
+        QVERIFY2(kept >= allNodes, std::to_string(kept).c_str());
+        // given back lazily: at least the self and total arrays' pages
+        QVERIFY2(test::lazyFreeKb() - lazyBefore >=
+                     2 * 8 * static_cast<long long>(full.tree.size()) / 1024 - 256,
+                 (std::to_string(lazyBefore) + " -> " + std::to_string(test::lazyFreeKb()) + " kB").c_str());
+        SliceRequest req;
+        req.functions = true;
+        req.memory = &memory;
+        for (const TimeRange r : {TimeRange{span / 4, span * 3 / 4}, TimeRange{0, span},
+                                  TimeRange{5 * kSecond, 5 * kSecond + 100000}}) {
+            req.range = r;
+            std::optional<TimeSlice> s = sliceSamples(full, req);
+            QVERIFY(s);
+            const Profile expected = expect(r);
+            QVERIFY(sameSlice(sliceProfile(full, *s), expected));
+            QVERIFY(sameFunctions(s->functions, expected.functions));
+            memory.recycle(std::move(*s));
+            QCOMPARE(memory.bytes(), kept); // (the prepared arrays came back: none larger was needed)
+        }
+
+        // a series starting small: its arrays have room for everything, and the larger slices after fit (the
+        // buffer that sorts the samples comes with the first of more than 4096, with room for all of them)
+        SliceMemory series;
+        req.memory = &series;
+        std::size_t room = 0;
+        for (const TimeRange r :
+             {TimeRange{5 * kSecond, 5 * kSecond + 100000}, TimeRange{0, 4500 * kSecond / 1000}}) {
+            req.range = r; // (the first 100 samples of a second, the first 4500)
+            series.recycle(std::move(*sliceSamples(full, req)));
+            QVERIFY(series.bytes() >= room);
+            room = series.bytes();
+            QVERIFY2(room >= allNodes, std::to_string(room).c_str());
+        }
+        for (const TimeRange r : {TimeRange{span / 4, span * 3 / 4}, TimeRange{0, span}}) {
+            req.range = r;
+            std::optional<TimeSlice> s = sliceSamples(full, req);
+            QVERIFY(s);
+            QVERIFY(sameSlice(sliceProfile(full, *s), expect(r)));
+            series.recycle(std::move(*s));
+            QCOMPARE(series.bytes(), room);
+        }
+
+        // nothing to prepare without samples
+        Profile folded = test::fromText("a;b 3\na;c 2\n", "x.folded");
+        QVERIFY(!folded.samples);
+        SliceMemory none;
+        QVERIFY(!none.prepare(folded));
+        QCOMPARE(none.bytes(), std::size_t(0));
     }
 
     // A slice's per-function costs are those of its tree as made: a transform of its profile's tree drops
