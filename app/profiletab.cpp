@@ -4,6 +4,7 @@
 
 #include "scorch/flamecolors.h"
 
+#include "common/heaptrim.h"
 #include "common/layoutfence.h"
 #include "common/qtprofile.h"
 #include "disasm/disassemblyview.h"
@@ -296,6 +297,7 @@ void ProfileTab::showProfile(std::shared_ptr<const Profile> profile) {
     m_detailTabs->setVisible(sourceInfo || instructions);
     dropSlices();
     freeSliceMemory();
+    m_slicesPrepared = false;
     m_range.reset();
     m_panel->setProfile(m_profile); // emits dataChanged -> summary total and tables
     // an off-CPU profile opens drawn by wall time: the hot/cold chart of on- and off-CPU time together
@@ -376,6 +378,28 @@ void ProfileTab::freeSliceMemory() {
     // (a slice still shown gives its arrays to the old memory when it is let go of, which then frees them)
     backgroundPool()->start(
         [memory = std::exchange(m_sliceMemory, std::make_shared<SliceMemory>())] { memory->clear(); });
+}
+
+void ProfileTab::prepareSlices() {
+    // Once the loaded profile is shown with its tables, the memory of its ranges is mapped in ahead of the
+    // first one (SliceMemory::prepare(): a slice of everything, on one core at low priority); a range asked
+    // for meanwhile cancels it (startSlice() replaces the job). Its pages are given back lazily: they count
+    // in the RSS until the kernel needs them (fp-large: 400 MB), so not where they would take more than a
+    // quarter of the memory available. SCORCH_NO_SLICE_PREPARE=1 leaves it out (A/B in bench_responsiveness).
+    static const bool off = qEnvironmentVariableIntValue("SCORCH_NO_SLICE_PREPARE") != 0;
+    const std::shared_ptr<const TableData> tables = m_tables->tableData();
+    if (off || m_slicesPrepared || m_state != State::Loaded || !m_profile->samples || m_range ||
+        m_sliceRunning || !tables || tables->chart->profile != m_profile)
+        return;
+    m_slicesPrepared = true;
+    // (per node: shape and source 20 bytes, self and total 16 a cost type; per sample a key and its copy)
+    const std::size_t bytes =
+        m_profile->tree.size() * (20 + 16 * m_profile->costTypes.size()) + m_profile->samples->size() * 16;
+    if (bytes > availableMemoryBytes() / 4)
+        return;
+    m_sliceJob.start([profile = m_profile, memory = m_sliceMemory](
+                         const JobContext& job) { return memory->prepare(*profile, job.cancelFlag()); },
+                     [](bool) {});
 }
 
 void ProfileTab::startSlice(TimeRange range) {
@@ -518,6 +542,7 @@ void ProfileTab::rebuildTables(std::shared_ptr<const ChartData> data) {
                 rebuildTables(std::move(next)); // the tables show the older data meanwhile
                 return;
             }
+            prepareSlices();
             Q_EMIT tablesUpdated();
         });
 }

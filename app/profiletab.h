@@ -73,6 +73,8 @@ public:
     TimelinePanel* timeline() const { return m_timeline; }
     /// The time range the chart and tables show (std::nullopt: the whole profile).
     std::optional<TimeRange> timeRange() const { return m_range; }
+    /// The memory kept for the next time range's slice (mapped in once the profile is loaded and shown).
+    std::shared_ptr<const SliceMemory> sliceMemory() const { return m_sliceMemory; }
     /// The source of the selected function, beside the tables (shown for profiles with line costs, or on
     /// "Show Source").
     SourceView* sourceView() const { return m_source; }
@@ -118,6 +120,7 @@ private:
     void startSlice(TimeRange range);
     void dropSlices();
     void freeSliceMemory(); // drops the memory kept for slices (a new profile)
+    void prepareSlices();   // maps in the slices' memory once the loaded profile is shown
     void compareRanges(TimeRange before, std::optional<TimeRange> after);
     void updateChartSizes();
 
@@ -140,6 +143,7 @@ private:
     // cleared (m_sliceMemoryTimer, SliceMemory::release()), freed for a new profile and with the tab
     std::shared_ptr<SliceMemory> m_sliceMemory = std::make_shared<SliceMemory>();
     class QTimer* m_sliceMemoryTimer = nullptr;
+    bool m_slicesPrepared = false; // prepareSlices() ran for this profile
     // the profile whose line and instruction costs the Source and Disassembly tabs show: the whole one, or
     // the time range's slice
     std::shared_ptr<const Profile> m_detailProfile;

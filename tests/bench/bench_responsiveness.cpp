@@ -7,16 +7,17 @@
 // Import: opens a generated folded file of N MB (default 50), or PROFILE, in the main window and prints the
 // import time, the progress updates and the longest gap between two turns of the GUI event loop (a 5 ms
 // timer) from opening to the tables being filled. Typically ~30 ms for 50 MB on an idle machine. Then,
-// SECONDS (default 5) later, the process's resident memory (after the heap trim 3 s after the last job).
-// Then, for a profile with per-sample times, a drag over the timeline: 40 selections 25 ms apart, from a
-// quarter of the recording to three quarters, each re-aggregated off the GUI thread (the newest wins),
-// printing how many were shown while dragging, how long after the last one its flame graph and tables were
-// shown, and the event loop's gaps; the resident memory SECONDS after it, then how long one more range takes
-// to be shown with its tables (its memory comes back from the kernel). With SCORCH_SLOW_EVENTS set, every
-// event that took the GUI thread over 16 ms is printed; with SCORCH_NO_HEAP_TRIM set, the heap is never
-// trimmed. Recording: records PROGRAM (default: the sampler test program) through File > Record… for
-// SECONDS (default 5; 0 skips it) and prints when the live flame graph was updated and the longest interval
-// between two updates (the dialog aims at about one a second).
+// SECONDS (default 5) later, the process's resident memory (after the heap trim 3 s after the last job) and
+// the memory kept for slices (prepared once the profile is shown). Then, for a profile with per-sample
+// times, a drag over the timeline: 40 selections 25 ms apart, from a quarter of the recording to three
+// quarters, each re-aggregated off the GUI thread (the newest wins), printing how many were shown while
+// dragging, when the first was, how long after the last one its flame graph and tables were shown, and the
+// event loop's gaps; the resident memory SECONDS after it, then how long one more range takes to be shown,
+// its flame graph and with its tables. With SCORCH_SLOW_EVENTS set, every event that took the GUI thread over
+// 16 ms is printed; with SCORCH_NO_HEAP_TRIM set, the heap is never trimmed; with SCORCH_NO_SLICE_PREPARE
+// set, the slices' memory is not prepared (A/B). Recording: records PROGRAM (default: the sampler test
+// program) through File > Record… for SECONDS (default 5; 0 skips it) and prints when the live flame graph
+// was updated and the longest interval between two updates (the dialog aims at about one a second).
 #include "flame/flamegraphpanel.h"
 #include "largefolded.h"
 #include "mainwindow.h"
@@ -121,8 +122,9 @@ int benchImport(const QString& path, double pauseSeconds) {
                 updates, tab->profile()->tree.size(), static_cast<long long>(worst),
                 static_cast<long long>(worstAt));
     spinUntil([] { return false; }, static_cast<int>(pauseSeconds * 1000));
-    std::printf("  %.1f s later (the heap trimmed after 3 s idle): %s\n", pauseSeconds,
-                residentMemory().c_str());
+    std::printf("  %.1f s later (the heap trimmed after 3 s idle): %s; slice memory kept %.0f MB\n",
+                pauseSeconds, residentMemory().c_str(),
+                static_cast<double>(tab->sliceMemory()->bytes()) / 1e6);
     std::fflush(stdout); // (before the drag's slow events on stderr)
     if (!tab->profile()->samples)
         return 0;
@@ -149,11 +151,17 @@ int benchImport(const QString& path, double pauseSeconds) {
     });
     drag.start();
     dragTick.start(5);
-    int shown = 0; // flame graphs of a range shown while dragging
+    int shown = 0;          // flame graphs of a range shown while dragging
+    qint64 firstShown = -1; // when the first was
     std::shared_ptr<const ChartData> seen = tab->panel()->data();
     for (int move = 1; move <= kMoves; ++move) {
         timeline->setSelection(rangeAt(move));
-        spinUntil([] { return false; }, kStep);
+        const qint64 next = drag.elapsed() + kStep;
+        while (drag.elapsed() < next) { // (in 1 ms steps until the first range is shown)
+            spinUntil([] { return false; }, firstShown < 0 ? 1 : static_cast<int>(next - drag.elapsed()));
+            if (firstShown < 0 && tab->panel()->data() != seen)
+                firstShown = drag.elapsed();
+        }
         if (tab->panel()->data() != seen) {
             seen = tab->panel()->data();
             ++shown;
@@ -179,12 +187,13 @@ int benchImport(const QString& path, double pauseSeconds) {
         return gaps.empty() ? 0 : gaps[static_cast<std::size_t>(q * (gaps.size() - 1))];
     };
     std::printf(
-        "drag over the timeline: %d moves %d ms apart, %d flame graphs of a range shown while dragging;%s "
-        "last range (%llu samples) shown with its tables %lld ms after the last move\n"
+        "drag over the timeline: %d moves %d ms apart, %d flame graphs of a range shown while dragging, the "
+        "first %lld ms after the first move;%s last range (%llu samples) shown with its tables %lld ms after "
+        "the last move\n"
         "  event loop gaps: median %lld ms, p90 %lld ms, p99 %lld ms, longest %lld ms (%zu gaps)\n",
-        kMoves, kStep, shown, done ? "" : " NOT DONE;", static_cast<unsigned long long>(expected),
-        static_cast<long long>(finished - released), static_cast<long long>(at(0.5)),
-        static_cast<long long>(at(0.9)), static_cast<long long>(at(0.99)),
+        kMoves, kStep, shown, static_cast<long long>(firstShown), done ? "" : " NOT DONE;",
+        static_cast<unsigned long long>(expected), static_cast<long long>(finished - released),
+        static_cast<long long>(at(0.5)), static_cast<long long>(at(0.9)), static_cast<long long>(at(0.99)),
         static_cast<long long>(gaps.empty() ? 0 : gaps.back()), gaps.size());
     if (!done)
         return 1;
@@ -198,11 +207,15 @@ int benchImport(const QString& path, double pauseSeconds) {
     spinUntil([] { return false; }, 200); // (that slice's memory freed)
     QElapsedTimer clock2;
     clock2.start();
+    seen = tab->panel()->data();
     timeline->setSelection(whole.range);
+    spinUntil([&] { return tab->panel()->data() != seen; }, 600000);
+    const qint64 chartShown = clock2.elapsed();
     const bool shownLater = rangeShown(later);
-    std::printf("one range after the pause (%llu samples): shown with its tables after %lld ms; %s\n",
-                static_cast<unsigned long long>(later), static_cast<long long>(clock2.elapsed()),
-                residentMemory().c_str());
+    std::printf("one range after the pause (%llu samples): its flame graph shown after %lld ms, with its "
+                "tables after %lld ms; %s\n",
+                static_cast<unsigned long long>(later), static_cast<long long>(chartShown),
+                static_cast<long long>(clock2.elapsed()), residentMemory().c_str());
     return shownLater ? 0 : 1;
 }
 

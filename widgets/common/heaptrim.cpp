@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <string_view>
 
 namespace scorch {
 
@@ -64,13 +65,24 @@ std::size_t heapTrims() {
     return g_trims.load();
 }
 
-std::size_t anonymousResidentBytes() {
-    std::ifstream in("/proc/self/status");
+namespace {
+/// The "Key: N kB" line of a /proc file, in bytes; 0 when absent or unreadable.
+std::size_t kilobytesField(const char* path, std::string_view key) {
+    std::ifstream in(path);
     std::string line;
     while (std::getline(in, line))
-        if (line.rfind("RssAnon:", 0) == 0)
-            return std::strtoull(line.c_str() + 8, nullptr, 10) * 1024;
+        if (line.size() > key.size() && line.compare(0, key.size(), key) == 0 && line[key.size()] == ':')
+            return std::strtoull(line.c_str() + key.size() + 1, nullptr, 10) * 1024;
     return 0;
+}
+} // namespace
+
+std::size_t anonymousResidentBytes() {
+    return kilobytesField("/proc/self/status", "RssAnon");
+}
+
+std::size_t availableMemoryBytes() {
+    return kilobytesField("/proc/meminfo", "MemAvailable");
 }
 
 } // namespace scorch

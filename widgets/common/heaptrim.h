@@ -23,4 +23,7 @@ std::size_t heapTrims();
 /// RssAnon of /proc/self/status (the process's resident anonymous memory) in bytes; 0 when unreadable.
 std::size_t anonymousResidentBytes();
 
+/// MemAvailable of /proc/meminfo (what the kernel could give without swapping) in bytes; 0 when unreadable.
+std::size_t availableMemoryBytes();
+
 } // namespace scorch

@@ -359,6 +359,20 @@ private Q_SLOTS:
     /// Ranges asked for while one is re-aggregated (a selection being dragged) wait for it instead of
     /// cancelling it: the first is shown (cancelled at each move, none was shown until the mouse stopped),
     /// then the newest; the ones between may be skipped, and nothing else is shown.
+    /// Once the profile is loaded and shown, the memory of a slice of everything is mapped in for the first
+    /// range (SliceMemory::prepare()); a range sliced in it has the right totals.
+    void sliceMemoryPreparedOnceLoaded() {
+        auto tab = openTab();
+        QVERIFY(tab);
+        QTRY_VERIFY_WITH_TIMEOUT(tab->sliceMemory()->bytes() > 0, kPatienceMs);
+        // (the arrays for every node: parent, end, depth, frame and source, 4 bytes each)
+        QVERIFY(tab->sliceMemory()->bytes() >= tab->profile()->tree.size() * 20);
+        const TimeRange range{200 * kMs, 700 * kMs};
+        tab->timeline()->view()->setSelection(range);
+        QTRY_COMPARE_WITH_TIMEOUT(chartTotal(*tab), countIn(m_samples, range), kPatienceMs);
+        QTRY_VERIFY_WITH_TIMEOUT(tablesFollowChart(*tab), kPatienceMs);
+    }
+
     void rangesWhileOneIsSlicedWaitForIt() {
         auto tab = openTab();
         QVERIFY(tab);
