@@ -166,6 +166,13 @@ struct RawProfileBuilder::Impl {
     std::vector<uint64_t> moduleUnnamed;        ///< per module handle: samples spent in a nameless address
     std::vector<uint32_t> moduleStamp;          ///< per module handle: the stack that listed it last
 
+    /// The modules with samples into `meta.modules`, and a warning for each without symbols or debug info,
+    /// by share of the `samples` (from moduleSamples and moduleUnnamed).
+    void warnAboutModules(ProfileMeta& meta, const std::vector<ModuleReport>& reports,
+                          uint64_t samples) const;
+    /// From this many stacks in a build on, the tree's costs and arrays are made beside those of the leaves
+    /// and modules.
+    static constexpr std::size_t kDeltasAside = 20000;
     /// The self costs of the resolved ELF leaf addresses so far (Profile::addressCosts).
     /// `entryOf`, if given, receives each address id's entry (UINT32_MAX: none).
     AddressCosts addressCosts(const std::vector<ModuleReport>& reports,
@@ -383,6 +390,49 @@ void RawProfileBuilder::Impl::resolve(std::span<const Symbolizer::Request> reque
         }
         addrCount.push_back(static_cast<uint32_t>(f.size()));
     }
+}
+
+void RawProfileBuilder::Impl::warnAboutModules(ProfileMeta& meta, const std::vector<ModuleReport>& reports,
+                                               uint64_t samples2) const {
+    std::vector<std::pair<uint64_t, std::size_t>> bad;
+    for (std::size_t m = 0; m < moduleSamples.size() && m < reports.size(); ++m)
+        if (!reports[m].problem.empty() && moduleSamples[m] > 0)
+            bad.emplace_back(moduleSamples[m], m);
+    std::stable_sort(bad.begin(), bad.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+    std::vector<std::string>
+        serious; // over kSeriousShare of the samples: ahead of the rest, never capped away
+    meta.modules.clear();
+    for (std::size_t m = 0; m < moduleSamples.size() && m < reports.size(); ++m)
+        if (moduleSamples[m] > 0) {
+            meta.modules.push_back(reports[m]);
+            meta.modules.back().samples = moduleSamples[m];
+        }
+    std::stable_sort(meta.modules.begin(), meta.modules.end(),
+                     [](const ModuleReport& x, const ModuleReport& y) { return x.samples > y.samples; });
+    for (const auto& [count, m] : bad) {
+        const ModuleReport& r = reports[m];
+        const auto percent = [&](uint64_t n) {
+            char text[32];
+            std::snprintf(text, sizeof text, "%.1f%%",
+                          samples2 ? 100.0 * static_cast<double>(n) / static_cast<double>(samples2) : 0.0);
+            return std::string(text);
+        };
+        std::string message = r.path + ": " + r.problem + " (" + percent(count) + " of samples): ";
+        if (r.unresolved == 0 && r.hasSymbols)
+            message += "file:line unknown";
+        else if (r.unresolved >= r.addresses)
+            message += "functions unknown";
+        else
+            message += "file:line unknown, " + std::to_string(r.unresolved) + " of " +
+                       std::to_string(r.addresses) + " addresses without a function name, " +
+                       percent(moduleUnnamed[m]) + " of the samples spent in them";
+        if (warningKind(message) != WarningKind::Note) // the same rule as the window's banner
+            serious.push_back(std::move(message));
+        else
+            meta.warn(std::move(message));
+    }
+    for (std::string& message : serious) // the biggest share first, after the truncation or lost samples
+        warnSerious(meta, std::move(message));
 }
 
 AddressCosts RawProfileBuilder::Impl::addressCosts(const std::vector<ModuleReport>& reports,
@@ -740,7 +790,6 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
     const std::size_t nt = types2.size();
     accountedCost.resize(nt);
     leafCost.resize(nt);
-    std::vector<int64_t> costs(nt);
     {
         // where each new stack's frames go: at most so many (runs of unresolved addresses become one frame)
         NewStacks fresh;
@@ -802,84 +851,69 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
         detail::trace("stacks added");
     } // (the expanded frames freed)
     std::vector<uint32_t>().swap(newAddrs);
+    // each delta's new samples and costs (deltaCost becomes the costs since the last snapshot)
+    std::vector<uint64_t> deltaSamples(deltas.size());
+    for (std::size_t t = 0; t < nt; ++t)
+        accountedCost[t].resize(expanded, 0);
     for (std::size_t i = 0; i < deltas.size(); ++i) {
         const Delta& x = deltas[i];
-        const uint64_t dn = x.count - accountedCount[x.stack];
+        deltaSamples[i] = x.count - accountedCount[x.stack];
         accountedCount[x.stack] = x.count;
         for (std::size_t t = 0; t < nt; ++t) {
-            accountedCost[t].resize(expanded, 0);
-            costs[t] = subCost(deltaCost[i * nt + t], accountedCost[t][x.stack]);
-            accountedCost[t][x.stack] = deltaCost[i * nt + t];
+            const int64_t all = deltaCost[i * nt + t];
+            deltaCost[i * nt + t] = subCost(all, accountedCost[t][x.stack]);
+            accountedCost[t][x.stack] = all;
         }
-        tree.addCost(x.stack, dn, costs);
-        if (const uint32_t leaf = stackLeaf[x.stack]; leaf != UINT32_MAX) {
-            for (std::size_t t = 0; t < nt; ++t) {
-                if (leafCost[t].size() <= leaf)
-                    leafCost[t].resize(addrFirst.size(), 0);
-                addCost(leafCost[t][leaf], costs[t]);
-            }
-            // the samples were spent where no function name tells
-            if (addrModule[leaf] < moduleUnnamed.size() && resolved[addrFirst[leaf]].unresolved)
-                moduleUnnamed[addrModule[leaf]] += dn;
-        }
-        const uint32_t end = x.stack + 1 < stackModulesFirst.size()
-                                 ? stackModulesFirst[x.stack + 1]
-                                 : static_cast<uint32_t>(stackModules.size());
-        for (uint32_t k = stackModulesFirst[x.stack]; k < end; ++k)
-            moduleSamples[stackModules[k]] += dn;
     }
-
+    const auto costsOf = [&](std::size_t i) {
+        return std::span<const int64_t>(deltaCost.data() + i * nt, nt);
+    };
+    // Two parts, on two threads for many stacks (the second core idled here: on fp-large ~0.3 s of one
+    // core's work each): the tree's costs and its final arrays; and the costs per leaf address and module,
+    // the module warnings and the per-instruction costs.
     meta.samples = samples2;
     if (time2) {
         meta.timeStart = tMin;
         meta.timeEnd = tMax;
     }
-    // modules without symbols or debug info, by share of samples
     const std::vector<ModuleReport> reports = symbolizer.report();
-    std::vector<std::pair<uint64_t, std::size_t>> bad;
-    for (std::size_t m = 0; m < moduleSamples.size() && m < reports.size(); ++m)
-        if (!reports[m].problem.empty() && moduleSamples[m] > 0)
-            bad.emplace_back(moduleSamples[m], m);
-    std::stable_sort(bad.begin(), bad.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
-    std::vector<std::string>
-        serious; // over kSeriousShare of the samples: ahead of the rest, never capped away
-    meta.modules.clear();
-    for (std::size_t m = 0; m < moduleSamples.size() && m < reports.size(); ++m)
-        if (moduleSamples[m] > 0) {
-            meta.modules.push_back(reports[m]);
-            meta.modules.back().samples = moduleSamples[m];
-        }
-    std::stable_sort(meta.modules.begin(), meta.modules.end(),
-                     [](const ModuleReport& x, const ModuleReport& y) { return x.samples > y.samples; });
-    for (const auto& [count, m] : bad) {
-        const ModuleReport& r = reports[m];
-        const auto percent = [&](uint64_t n) {
-            char text[32];
-            std::snprintf(text, sizeof text, "%.1f%%",
-                          samples2 ? 100.0 * static_cast<double>(n) / static_cast<double>(samples2) : 0.0);
-            return std::string(text);
-        };
-        std::string message = r.path + ": " + r.problem + " (" + percent(count) + " of samples): ";
-        if (r.unresolved == 0 && r.hasSymbols)
-            message += "file:line unknown";
-        else if (r.unresolved >= r.addresses)
-            message += "functions unknown";
-        else
-            message += "file:line unknown, " + std::to_string(r.unresolved) + " of " +
-                       std::to_string(r.addresses) + " addresses without a function name, " +
-                       percent(moduleUnnamed[m]) + " of the samples spent in them";
-        if (warningKind(message) != WarningKind::Note) // the same rule as the window's banner
-            serious.push_back(std::move(message));
-        else
-            meta.warn(std::move(message));
-    }
-    for (std::string& message : serious) // the biggest share first, after the truncation or lost samples
-        warnSerious(meta, std::move(message));
     // the final profile of a timed recording keeps its stacks: a time range's lines and instructions
     const bool keepStacks = final && timed2 == samples2 && samples2 > 0;
-    Profile profile = tree.profile(std::move(meta), keepStacks, final);
     std::vector<uint32_t> addressEntry;
-    profile.addressCosts = addressCosts(reports, keepStacks ? &addressEntry : nullptr);
+    const auto leavesAndModules = [&]() -> AddressCosts {
+        for (std::size_t i = 0; i < deltas.size(); ++i) {
+            const Delta& x = deltas[i];
+            const uint64_t dn = deltaSamples[i];
+            if (const uint32_t leaf = stackLeaf[x.stack]; leaf != UINT32_MAX) {
+                for (std::size_t t = 0; t < nt; ++t) {
+                    if (leafCost[t].size() <= leaf)
+                        leafCost[t].resize(addrFirst.size(), 0);
+                    addCost(leafCost[t][leaf], costsOf(i)[t]);
+                }
+                // the samples were spent where no function name tells
+                if (addrModule[leaf] < moduleUnnamed.size() && resolved[addrFirst[leaf]].unresolved)
+                    moduleUnnamed[addrModule[leaf]] += dn;
+            }
+            const uint32_t end = x.stack + 1 < stackModulesFirst.size()
+                                     ? stackModulesFirst[x.stack + 1]
+                                     : static_cast<uint32_t>(stackModules.size());
+            for (uint32_t k = stackModulesFirst[x.stack]; k < end; ++k)
+                moduleSamples[stackModules[k]] += dn;
+        }
+        warnAboutModules(meta, reports, samples2);
+        return addressCosts(reports, keepStacks ? &addressEntry : nullptr);
+    };
+    std::future<AddressCosts> aside;
+    if (deltas.size() >= kDeltasAside)
+        aside = std::async(std::launch::async, leavesAndModules);
+    AddressCosts addressCostsMade = aside.valid() ? AddressCosts() : leavesAndModules();
+    for (std::size_t i = 0; i < deltas.size(); ++i)
+        tree.addCost(deltas[i].stack, deltaSamples[i], costsOf(i));
+    Profile profile = tree.profile(ProfileMeta(), keepStacks, final);
+    if (aside.valid())
+        addressCostsMade = aside.get();
+    profile.meta = std::move(meta);
+    profile.addressCosts = std::move(addressCostsMade);
     if (keepStacks)
         for (uint32_t s = 0; s < profile.stacks.size() && s < stackLeaf.size(); ++s)
             if (const uint32_t a = stackLeaf[s]; a < addressEntry.size())

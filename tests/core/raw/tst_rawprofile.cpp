@@ -363,6 +363,9 @@ private Q_SLOTS:
             requests.push_back({f.module, f.address, f.returnAddress});
         const auto poolFrames = sym.symbolize(requests); // the reference's symbols, looked up once
         std::set<std::pair<uint32_t, std::vector<std::size_t>>> distinct;
+        // per module: the samples with a frame in it; the cost of the samples ending at a named address
+        std::map<std::string, uint64_t> moduleSamples;
+        int64_t namedLeafCost = 0;
         for (int batch = 0; batch < 3; ++batch) {
             for (int i = 0; i < batchSamples; ++i) {
                 std::vector<std::size_t> picks(static_cast<std::size_t>(minDepth) + next() % depthRange);
@@ -375,6 +378,13 @@ private Q_SLOTS:
                 distinct.insert({t, picks});
                 const CostValue c{cpu, static_cast<int64_t>(1 + next() % 100)};
                 raw.addSample(threads[t], leafFirst, {&c, 1});
+                std::set<std::string> modules;
+                for (const std::size_t k : picks)
+                    modules.emplace(sym.modulePath(pool[k].module));
+                for (const std::string& m : modules)
+                    ++moduleSamples[m];
+                if (!poolFrames[picks[0]].front().function.empty())
+                    namedLeafCost += c.value;
 
                 std::vector<FrameId> path{roots[t]};
                 std::vector<SourceLine> lines{{}};
@@ -428,6 +438,17 @@ private Q_SLOTS:
         QCOMPARE(mine.threads.size(), std::size_t(2));
         QCOMPARE(mine.threads[0].samples + mine.threads[1].samples, uint64_t(3) * uint64_t(batchSamples));
         QCOMPARE(mine.threads[0].samples, expected.threads[0].samples);
+        // the samples per module, and the costs of the instructions the samples ended at (made beside the
+        // tree's arrays on another thread for the large batch)
+        std::map<std::string, uint64_t> reported;
+        for (const ModuleReport& m : mine.meta.modules)
+            reported[m.path] = m.samples;
+        QVERIFY(reported == moduleSamples);
+        int64_t addressed = 0;
+        for (const int64_t c : mine.addressCosts.self.at(0))
+            addressed += c;
+        QCOMPARE(addressed, namedLeafCost);
+        QVERIFY(namedLeafCost > 0);
     }
 
     void symbolizingAheadGivesTheSameProfile() { // and merging samples on a pipeline thread
