@@ -392,10 +392,7 @@ void ProfileTab::prepareSlices() {
         m_sliceRunning || !tables || tables->chart->profile != m_profile)
         return;
     m_slicesPrepared = true;
-    // (per node: shape and source 20 bytes, self and total 16 a cost type; per sample a key and its copy)
-    const std::size_t bytes =
-        m_profile->tree.size() * (20 + 16 * m_profile->costTypes.size()) + m_profile->samples->size() * 16;
-    if (bytes > availableMemoryBytes() / 4)
+    if (SliceMemory::preparedBytes(*m_profile) > availableMemoryBytes() / 4)
         return;
     m_sliceJob.start([profile = m_profile, memory = m_sliceMemory](
                          const JobContext& job) { return memory->prepare(*profile, job.cancelFlag()); },

@@ -195,6 +195,9 @@ public:
     /// memory.) The pages count in the process's RSS until the kernel, short of memory, takes them. False
     /// when cancelled or when the profile has no samples.
     bool prepare(const Profile& profile, const std::atomic<bool>* cancel = nullptr);
+    /// About the bytes prepare() keeps for `profile` (per node its shape and source, 20 bytes, and self and
+    /// total, 16 a cost type; per sample a key and its sorting copy, 16): for deciding whether to.
+    static std::size_t preparedBytes(const Profile& profile);
 
 private:
     friend std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest& request);

@@ -167,9 +167,8 @@ struct RawProfileBuilder::Impl {
     std::vector<uint32_t> moduleStamp;          ///< per module handle: the stack that listed it last
 
     /// The modules with samples into `meta.modules`, and a warning for each without symbols or debug info,
-    /// by share of the `samples` (from moduleSamples and moduleUnnamed).
-    void warnAboutModules(ProfileMeta& meta, const std::vector<ModuleReport>& reports,
-                          uint64_t samples) const;
+    /// by share of the `total` samples (from moduleSamples and moduleUnnamed).
+    void warnAboutModules(ProfileMeta& meta, const std::vector<ModuleReport>& reports, uint64_t total) const;
     /// From this many stacks in a build on, the tree's costs and arrays are made beside those of the leaves
     /// and modules.
     static constexpr std::size_t kDeltasAside = 20000;
@@ -393,7 +392,7 @@ void RawProfileBuilder::Impl::resolve(std::span<const Symbolizer::Request> reque
 }
 
 void RawProfileBuilder::Impl::warnAboutModules(ProfileMeta& meta, const std::vector<ModuleReport>& reports,
-                                               uint64_t samples2) const {
+                                               uint64_t total) const {
     std::vector<std::pair<uint64_t, std::size_t>> bad;
     for (std::size_t m = 0; m < moduleSamples.size() && m < reports.size(); ++m)
         if (!reports[m].problem.empty() && moduleSamples[m] > 0)
@@ -414,7 +413,7 @@ void RawProfileBuilder::Impl::warnAboutModules(ProfileMeta& meta, const std::vec
         const auto percent = [&](uint64_t n) {
             char text[32];
             std::snprintf(text, sizeof text, "%.1f%%",
-                          samples2 ? 100.0 * static_cast<double>(n) / static_cast<double>(samples2) : 0.0);
+                          total ? 100.0 * static_cast<double>(n) / static_cast<double>(total) : 0.0);
             return std::string(text);
         };
         std::string message = r.path + ": " + r.problem + " (" + percent(count) + " of samples): ";

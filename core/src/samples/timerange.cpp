@@ -417,6 +417,11 @@ bool SliceMemory::prepare(const Profile& profile, const std::atomic<bool>* cance
     return slice.has_value();
 }
 
+std::size_t SliceMemory::preparedBytes(const Profile& profile) {
+    const std::size_t samples = profile.samples ? profile.samples->size() : 0;
+    return profile.tree.size() * (20 + 16 * profile.costTypes.size()) + samples * 16;
+}
+
 std::size_t SliceMemory::bytes() const {
     std::lock_guard lock(m_mutex);
     if (!m_buffers)

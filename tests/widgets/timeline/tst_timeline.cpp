@@ -356,9 +356,6 @@ private Q_SLOTS:
         QVERIFY(!tables->tableData()->bottomUp);
     }
 
-    /// Ranges asked for while one is re-aggregated (a selection being dragged) wait for it instead of
-    /// cancelling it: the first is shown (cancelled at each move, none was shown until the mouse stopped),
-    /// then the newest; the ones between may be skipped, and nothing else is shown.
     /// Once the profile is loaded and shown, the memory of a slice of everything is mapped in for the first
     /// range (SliceMemory::prepare()); a range sliced in it has the right totals.
     void sliceMemoryPreparedOnceLoaded() {
@@ -373,6 +370,9 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(tablesFollowChart(*tab), kPatienceMs);
     }
 
+    /// Ranges asked for while one is re-aggregated (a selection being dragged) wait for it instead of
+    /// cancelling it: the first is shown (cancelled at each move, none was shown until the mouse stopped),
+    /// then the newest; the ones between may be skipped, and nothing else is shown.
     void rangesWhileOneIsSlicedWaitForIt() {
         auto tab = openTab();
         QVERIFY(tab);
