@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -28,7 +29,14 @@ public:
         bool releasable = false;
     };
     virtual Mapping mapping() { return {}; }
+    /// After mapping(): the offset from which the mapped bytes were lost because the file shrank meanwhile
+    /// (they read as zeros then, instead of ending the process with SIGBUS), or nothing.
+    virtual std::optional<uint64_t> mappingLostFrom() const { return std::nullopt; }
 };
+
+/// The error for a mapped input that lost bytes from `offset` on: "NAME: the file shrank while it was read
+/// (...)". Throws ImportError when `source` lost any, else does nothing.
+void throwIfMappingLost(const ByteSource& source, const std::string& name);
 
 /// Opens a file ("-" = standard input) and wraps it in a decompressor when its magic bytes say so.
 /// Throws ImportError naming the file when it cannot be opened.

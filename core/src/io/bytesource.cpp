@@ -2,6 +2,8 @@
 
 #include "scorch/import.h"
 
+#include "util/mapguard.h"
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -40,6 +42,7 @@ public:
         , m_total(m_memory.size())
         , m_isMemory(true) {}
     ~RawSource() override {
+        m_guard.stop();
         if (m_map)
             ::munmap(m_map, m_total);
         if (m_owned && m_fd >= 0)
@@ -54,6 +57,7 @@ public:
                 return {};
             ::madvise(p, m_total, MADV_SEQUENTIAL);
             m_map = p;
+            m_guard.watch(p, m_total);
         }
         if (!m_map)
             return {};
@@ -70,6 +74,7 @@ public:
     }
     uint64_t consumed() const override { return m_consumed; }
     uint64_t totalSize() const override { return m_total; }
+    std::optional<uint64_t> mappingLostFrom() const override { return m_guard.lostFrom(); }
     /// Fills the look-ahead buffer with up to n bytes and returns them (not consumed).
     std::string_view peek(std::size_t n) {
         while (m_peek.size() < n) {
@@ -110,6 +115,7 @@ private:
     bool m_isMemory = false;
     bool m_regular = false;
     void* m_map = nullptr;
+    detail::MappingGuard m_guard;
     std::string m_peek;
     std::size_t m_peekPos = 0;
 };
@@ -291,6 +297,12 @@ std::unique_ptr<ByteSource> wrap(std::unique_ptr<RawSource> raw, const std::stri
 }
 
 } // namespace
+
+void throwIfMappingLost(const ByteSource& source, const std::string& name) {
+    if (const auto lost = source.mappingLostFrom())
+        fail(name, "the file shrank while it was read (its bytes from offset " + std::to_string(*lost) +
+                       " on are gone; was it written again?)");
+}
 
 std::unique_ptr<ByteSource> openByteSource(const std::string& path) {
     if (path == "-")

@@ -490,7 +490,14 @@ forEachPerfDataSample(const std::string& path,
     const ImportControl control;
     detail::PerfDataReader reader(mapping.bytes, path, options, control, mapping.bytes.size());
     reader.state().setSampleHook(sample);
-    return reader.run(source->compression(), false).meta;
+    try {
+        ProfileMeta meta = reader.run(source->compression(), false).meta;
+        throwIfMappingLost(*source, path);
+        return meta;
+    } catch (const ImportError&) {
+        throwIfMappingLost(*source, path); // zeros where the file was cut may have failed the read
+        throw;
+    }
 }
 
 } // namespace scorch

@@ -188,6 +188,45 @@ private Q_SLOTS:
         QCOMPARE(p.meta.warnings.at(1).line, uint64_t(7));
     }
 
+    /// A file is parsed from its memory mapping: cut short while that happens (written again, as by a second
+    /// `perf script > file`), it is an error naming the file and where its bytes went missing, not the
+    /// SIGBUS that reading the lost pages raises. The cut is made on the first progress step, before any
+    /// chunk is parsed; small chunks spread the lost pages over both workers.
+    void fileShrinkingWhileReadIsAnError() {
+        QTemporaryDir dir;
+        std::string text;
+        for (int i = 0; text.size() < (3u << 20); ++i)
+            text += "main;work;step" + std::to_string(i % 997) + ";leaf" + std::to_string(i % 13) + " 1\n";
+        const QString path = writeFile(dir, "shrinking.folded", QByteArray::fromStdString(text));
+        const std::string file = path.toStdString();
+        ImportOptions options;
+        options.chunkBytes = 64 << 10;
+        options.threads = 2;
+        // intact, the same file reads whole
+        const Profile whole = importProfile(file, options);
+        QCOMPARE(whole.tree.grandTotal(0), int64_t(std::count(text.begin(), text.end(), '\n')));
+
+        constexpr qint64 kept = 100000;
+        bool cut = false;
+        ImportControl control;
+        control.progress = [&](uint64_t, uint64_t) {
+            if (!cut)
+                cut = QFile::resize(path, kept);
+        };
+        try {
+            importProfile(file, options, control);
+            QFAIL("a file cut short while read was accepted");
+        } catch (const ImportError& e) {
+            const std::string what = e.what();
+            const std::string head = file + ": the file shrank while it was read (its bytes from offset ";
+            QVERIFY2(what.starts_with(head), e.what());
+            const uint64_t lost = std::stoull(what.substr(head.size()));
+            // the first page wholly past the new end, or a later one
+            QVERIFY2(lost % 4096 == 0 && lost >= kept && lost < text.size(), e.what());
+        }
+        QVERIFY(cut);
+    }
+
     void unreadablePaths() {
         QString e = importError("/nonexistent/dir/profile.perf");
         QVERIFY2(e.contains(QStringLiteral("/nonexistent/dir/profile.perf")) &&

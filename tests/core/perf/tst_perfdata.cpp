@@ -588,6 +588,39 @@ private Q_SLOTS:
             QVERIFY(n > 0 && n <= p.meta.samples);
     }
 
+    // perf.data is read from its memory mapping: a recording cut short while read (`perf record -o` the same
+    // file again) is an error naming the file and where its bytes went missing, not the SIGBUS that reading
+    // the lost pages raises. The cut is made at the first progress step inside the records, at a page
+    // boundary before the reader's position.
+    void fileShrinkingWhileReadIsAnError() {
+        if (m_fp.isEmpty())
+            QSKIP("perf record does not work here");
+        const QString path = m_dir.filePath(QStringLiteral("shrinking.data"));
+        QFile::remove(path);
+        QVERIFY(QFile::copy(m_fp, path));
+        const auto size = static_cast<uint64_t>(QFileInfo(path).size());
+        uint64_t kept = 0;
+        ImportControl control;
+        control.progress = [&](uint64_t done, uint64_t) {
+            if (kept == 0 && done >= 8192 && done < size) {
+                kept = (done - 4096) & ~uint64_t(4095);
+                QVERIFY(QFile::resize(path, static_cast<qint64>(kept)));
+            }
+        };
+        try {
+            importProfile(path.toStdString(), {}, control);
+            QFAIL("a recording cut short while read was accepted");
+        } catch (const ImportError& e) {
+            const std::string what = e.what();
+            const std::string head =
+                path.toStdString() + ": the file shrank while it was read (its bytes from offset ";
+            QVERIFY2(what.starts_with(head), e.what());
+            const uint64_t lost = std::stoull(what.substr(head.size()));
+            QVERIFY2(lost % 4096 == 0 && lost >= kept && lost < size, e.what());
+        }
+        QVERIFY2(kept > 0, "no progress step inside the records");
+    }
+
     // Snapshots take at most ImportControl::partialShare of the reading's time: the wait after one is its
     // cost times (1 - share) / share, and never below partialInterval.
     void partialWaitKeepsTheShare() {
