@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,9 +35,11 @@ public:
     virtual std::optional<uint64_t> mappingLostFrom() const { return std::nullopt; }
 };
 
-/// The error for a mapped input that lost bytes from `offset` on: "NAME: the file shrank while it was read
-/// (...)". Throws ImportError when `source` lost any, else does nothing.
-void throwIfMappingLost(const ByteSource& source, const std::string& name);
+/// Runs `read`, which reads `source`'s mapping(). Where the mapping lost bytes meanwhile (the file shrank),
+/// throws ImportError "NAME: the file shrank while it was read (...)" instead of returning, or instead of
+/// what `read` threw (the zeros it read may have failed it); a cancellation (ImportCancelled) passes
+/// unchanged.
+void readMapping(const ByteSource& source, const std::string& name, const std::function<void()>& read);
 
 /// Opens a file ("-" = standard input) and wraps it in a decompressor when its magic bytes say so.
 /// Throws ImportError naming the file when it cannot be opened.

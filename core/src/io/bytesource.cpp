@@ -298,10 +298,21 @@ std::unique_ptr<ByteSource> wrap(std::unique_ptr<RawSource> raw, const std::stri
 
 } // namespace
 
-void throwIfMappingLost(const ByteSource& source, const std::string& name) {
-    if (const auto lost = source.mappingLostFrom())
-        fail(name, "the file shrank while it was read (its bytes from offset " + std::to_string(*lost) +
-                       " on are gone; was it written again?)");
+void readMapping(const ByteSource& source, const std::string& name, const std::function<void()>& read) {
+    const auto checkLost = [&] {
+        if (const auto lost = source.mappingLostFrom())
+            fail(name, "the file shrank while it was read (its bytes from offset " + std::to_string(*lost) +
+                           " on are gone; was it written again?)");
+    };
+    try {
+        read();
+    } catch (const ImportCancelled&) {
+        throw;
+    } catch (...) {
+        checkLost();
+        throw;
+    }
+    checkLost();
 }
 
 std::unique_ptr<ByteSource> openByteSource(const std::string& path) {

@@ -15,7 +15,6 @@
 #include <mutex>
 #include <sys/mman.h>
 #include <thread>
-#include <unistd.h>
 
 namespace scorch::detail {
 
@@ -208,9 +207,7 @@ struct OwnedChunk {
 /// the mapping ends): the parsed part of a multi-GB input need not stay resident. The kernel maps them again
 /// from the page cache should they be touched.
 void releasePages(std::string_view text) {
-    static const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-    const auto begin = (reinterpret_cast<uintptr_t>(text.data()) + page - 1) & ~(page - 1);
-    const auto end = (reinterpret_cast<uintptr_t>(text.data()) + text.size()) & ~(page - 1);
+    const auto [begin, end] = innerPages(reinterpret_cast<uintptr_t>(text.data()), text.size());
     if (end > begin)
         ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
 }
@@ -326,12 +323,9 @@ private:
     std::vector<std::thread> m_threads;
 };
 
-} // namespace
-
-PipelineResult runPipeline(ByteSource& source, std::string head, Boundary boundary,
-                           const std::function<std::unique_ptr<ChunkParser>()>& makeParser,
-                           const ImportOptions& options, const ImportControl& control,
-                           const std::string& name) {
+PipelineResult runPipelineOnce(ByteSource& source, std::string head, Boundary boundary,
+                               const std::function<std::unique_ptr<ChunkParser>()>& makeParser,
+                               const ImportOptions& options, const ImportControl& control) {
     const auto cancelled = [&] {
         return cancelRequested(control.cancel);
     };
@@ -499,7 +493,6 @@ PipelineResult runPipeline(ByteSource& source, std::string head, Boundary bounda
         if (workers) {
             workers->finish();
             trace("pipeline: workers done");
-            throwIfMappingLost(source, name);
             if (workers->error())
                 std::rethrow_exception(workers->error());
             if (cancelled())
@@ -515,12 +508,23 @@ PipelineResult runPipeline(ByteSource& source, std::string head, Boundary bounda
             workers->stop();
             workers->finish();
         }
-        throwIfMappingLost(source, name); // zeros where the file was cut may have failed the parse
         throw;
     }
-    throwIfMappingLost(source, name);
     result.diagnostics.merge(std::move(readerDiagnostics));
     result.bytes = bytes;
+    return result;
+}
+
+} // namespace
+
+PipelineResult runPipeline(ByteSource& source, std::string head, Boundary boundary,
+                           const std::function<std::unique_ptr<ChunkParser>()>& makeParser,
+                           const ImportOptions& options, const ImportControl& control,
+                           const std::string& name) {
+    PipelineResult result;
+    readMapping(source, name, [&] {
+        result = runPipelineOnce(source, std::move(head), boundary, makeParser, options, control);
+    });
     return result;
 }
 

@@ -302,12 +302,13 @@ Profile importPerfDataOrFallback(ByteSource& source, std::string head, const std
         data = owned;
     }
     try {
-        Profile p = importPerfDataNative(data, source.compression(), name, options, control,
-                                         !mapping.bytes.empty() && mapping.releasable);
-        throwIfMappingLost(source, name);
+        Profile p;
+        readMapping(source, name, [&] {
+            p = importPerfDataNative(data, source.compression(), name, options, control,
+                                     !mapping.bytes.empty() && mapping.releasable);
+        });
         return p;
     } catch (const PerfDataUnsupported& e) {
-        throwIfMappingLost(source, name);
         // perf needs a file: the input itself when it is a plain file, otherwise a temporary copy.
         struct stat st {};
         const bool plainFile = !mapping.bytes.empty() && mapping.releasable &&
@@ -332,11 +333,6 @@ Profile importPerfDataOrFallback(ByteSource& source, std::string head, const std
         }();
         p.meta.warnFirst(std::string(e.what()) + ": read through `perf script` instead");
         return p;
-    } catch (const ImportCancelled&) {
-        throw;
-    } catch (...) {
-        throwIfMappingLost(source, name); // zeros where the file was cut may have failed the read
-        throw;
     }
 }
 

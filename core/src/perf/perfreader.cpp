@@ -490,14 +490,9 @@ forEachPerfDataSample(const std::string& path,
     const ImportControl control;
     detail::PerfDataReader reader(mapping.bytes, path, options, control, mapping.bytes.size());
     reader.state().setSampleHook(sample);
-    try {
-        ProfileMeta meta = reader.run(source->compression(), false).meta;
-        throwIfMappingLost(*source, path);
-        return meta;
-    } catch (const ImportError&) {
-        throwIfMappingLost(*source, path); // zeros where the file was cut may have failed the read
-        throw;
-    }
+    ProfileMeta meta;
+    readMapping(*source, path, [&] { meta = reader.run(source->compression(), false).meta; });
+    return meta;
 }
 
 } // namespace scorch
