@@ -315,10 +315,27 @@ private Q_SLOTS:
         };
         const Sums all = sums(p);
         QVERIFY(!all.empty());
-        const auto check = [&](std::size_t first, std::size_t count) {
+        const auto rangeOf = [&](std::size_t first, std::size_t count) {
             SliceRequest req;
             req.range = {p.samples->time(first), p.samples->time(first + count - 1) + 1};
             req.details = true;
+            return req;
+        };
+        // A sample whose stack has no line and no instruction cost (its leaf in the kernel, or at an address
+        // without a function name: the recording's first and last samples may be) gives nothing to compare:
+        // from each position, the nearest sample inward that has them is checked.
+        const auto withDetails = [&](std::size_t at, bool forward) {
+            for (std::size_t i = at; i < n; i = forward ? i + 1 : i - 1) {
+                const std::optional<TimeSlice> one = sliceSamples(p, rangeOf(i, 1));
+                if (one && one->samples == 1 && !sums(sliceProfile(p, *one)).empty())
+                    return i;
+                if (!forward && i == 0)
+                    break;
+            }
+            return n;
+        };
+        const auto check = [&](std::size_t first, std::size_t count) {
+            SliceRequest req = rangeOf(first, count);
             const std::optional<TimeSlice> in = sliceSamples(p, req);
             req.outside = true;
             const std::optional<TimeSlice> rest = sliceSamples(p, req);
@@ -343,8 +360,12 @@ private Q_SLOTS:
                          : std::next(it);
             QVERIFY(sum == whole);
         };
-        for (const std::size_t at : {std::size_t{0}, n / 5, n / 2, n - 1})
-            check(at, 1);
+        for (const auto& [at, forward] : {std::pair{std::size_t{0}, true}, std::pair{n / 5, true},
+                                          std::pair{n / 2, true}, std::pair{n - 1, false}}) {
+            const std::size_t i = withDetails(at, forward);
+            QVERIFY2(i < n, "no sample with line or instruction costs");
+            check(i, 1);
+        }
     }
 
     void dwarfRecording() {
