@@ -1,12 +1,15 @@
 // Internal: phase timestamps on stderr when the environment variable SCORCH_TRACE is set (to anything), for
 // finding where the time of an import goes without a profiler:
 //   SCORCH_TRACE=1 scorch info recording.data
-// prints "scorch-trace   12.3 ms [thread] what" lines, milliseconds since the first trace call.
+// prints "scorch-trace   12.3 ms [thread] what (rss 45 MB, 20 MB of it mapped files; peak 60 MB)" lines:
+// milliseconds since the first trace call, the process's resident and peak resident memory then (VmRSS,
+// VmHWM).
 #pragma once
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <thread>
@@ -18,14 +21,33 @@ inline bool traceEnabled() {
     return on;
 }
 
+/// " (rss X MB, Y MB of it mapped files; peak Z MB)" from /proc/self/status, empty where it cannot be read.
+inline std::string residentMemory() {
+    std::ifstream status("/proc/self/status");
+    long rss = -1, peak = -1, file = 0;
+    for (std::string line; std::getline(status, line);) {
+        if (line.rfind("VmRSS:", 0) == 0)
+            rss = std::atol(line.c_str() + 6);
+        else if (line.rfind("VmHWM:", 0) == 0)
+            peak = std::atol(line.c_str() + 6);
+        else if (line.rfind("RssFile:", 0) == 0)
+            file = std::atol(line.c_str() + 8);
+    }
+    if (rss < 0 || peak < 0)
+        return {};
+    return " (rss " + std::to_string(rss / 1024) + " MB, " + std::to_string(file / 1024) +
+           " MB of it mapped files; peak " + std::to_string(peak / 1024) + " MB)";
+}
+
 inline void trace(const std::string& what) {
     if (!traceEnabled())
         return;
     static const auto start = std::chrono::steady_clock::now();
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    std::fprintf(stderr, "scorch-trace %8.1f ms [%04zx] %s\n", ms,
-                 std::hash<std::thread::id>()(std::this_thread::get_id()) & 0xffff, what.c_str());
+    std::fprintf(stderr, "scorch-trace %8.1f ms [%04zx] %s%s\n", ms,
+                 std::hash<std::thread::id>()(std::this_thread::get_id()) & 0xffff, what.c_str(),
+                 residentMemory().c_str());
 }
 
 } // namespace scorch::detail
