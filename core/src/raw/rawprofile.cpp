@@ -9,6 +9,7 @@
 #include "raw/samplepipeline.h"
 #include "util/hash.h"
 #include "util/hugepages.h"
+#include "util/mappedarray.h"
 #include "util/phasetimer.h"
 #include "util/textutil.h"
 
@@ -136,7 +137,7 @@ struct RawProfileBuilder::Impl {
         bool dirty; ///< samples arrived since the last snapshot
     };
     std::vector<Stack> stacks;
-    std::vector<uint32_t> stackAddrs;            ///< root -> leaf address ids, concatenated
+    detail::MappedArray<uint32_t> stackAddrs;    ///< root -> leaf address ids, concatenated
     bool finished = false;                       ///< finish() freed what adding samples needs
     std::vector<std::vector<int64_t>> stackCost; ///< [type][stack]
     detail::IndexTable stackTable;
@@ -629,7 +630,7 @@ void RawProfileBuilder::Impl::addSampleLocked(uint32_t thread, std::span<const R
         s = static_cast<uint32_t>(stacks.size());
         stacks.push_back({thread, static_cast<uint32_t>(stackAddrs.size()), static_cast<uint32_t>(ids.size()),
                           0, h, false});
-        stackAddrs.insert(stackAddrs.end(), ids.begin(), ids.end());
+        stackAddrs.append(ids);
         for (auto& c : stackCost)
             c.push_back(0);
         stackTable.insert(slot, h, s, [&](uint32_t i) { return stacks[i].hash; });
@@ -834,7 +835,7 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
             // what only finding and adding raw stacks needs goes before the tree's arrays are made (on
             // fp-large, 44 M address ids: 176 MB off the peak)
             finished = true;
-            std::vector<uint32_t>().swap(stackAddrs);
+            stackAddrs.release();
             stackTable = detail::IndexTable(16);
             addrIndex = FrameIndex();
         }

@@ -1,14 +1,18 @@
 // The page helpers of core/src/util/hugepages.h: freeLazily() gives the kernel only the whole pages inside
 // the bytes it is given (never a page that a neighbouring allocation shares) and nothing for small arrays.
+// MappedArray (util/mappedarray.h) keeps its elements as its mapping grows and moves.
 #include "testutil.h"
 #include "util/hugepages.h"
+#include "util/mappedarray.h"
 
 #include <QTest>
 
 #include <sys/mman.h>
 
 #include <cstring>
+#include <numeric>
 #include <string>
+#include <vector>
 
 class TestHugePages : public QObject {
     Q_OBJECT
@@ -45,6 +49,52 @@ private Q_SLOTS:
         QCOMPARE(innerPages(0x10001, 0x1fff), Range(0x11000, 0x12000)); // the one whole page
         const Range none = innerPages(0x10001, 0x1000);                 // inside two pages, none whole
         QVERIFY(none.first >= none.second);
+    }
+
+    void mappedArrayKeepsItsElementsAsItGrows() {
+        scorch::detail::MappedArray<uint32_t> a;
+        QVERIFY(a.empty());
+        a.append({}); // nothing: no mapping yet
+        QVERIFY(a.data() == nullptr);
+        // runs of 1 to 4 999 elements up to 40 MB: grown from 64 KiB through the huge-page sizes, moved by
+        // mremap() on the way (a neighbouring mapping leaves no room to grow in place)
+        std::vector<uint32_t> run;
+        uint32_t next = 0;
+        std::size_t moves = 0;
+        const uint32_t* before = nullptr;
+        std::vector<void*> neighbours;
+        for (uint32_t k = 1; a.size() < 10'000'000; k = k * 7 % 4999 + 1) {
+            run.resize(k);
+            std::iota(run.begin(), run.end(), next);
+            next += k;
+            a.append(run);
+            if (a.data() != before)
+                ++moves;
+            before = a.data();
+            if (neighbours.size() < 64) {
+                neighbours.push_back(::mmap(nullptr, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+                QVERIFY(neighbours.back() != MAP_FAILED);
+            }
+        }
+        for (void* p : neighbours)
+            ::munmap(p, 4096);
+        QVERIFY2(moves > 8, "the array never moved");
+        QCOMPARE(a.size(), std::size_t(next));
+        for (std::size_t i = 0; i < a.size(); ++i)
+            if (a[i] != i)
+                QFAIL(qPrintable(QString("element %1 is %2").arg(i).arg(a[i])));
+        a.push_back(7);
+        QCOMPARE(a[a.size() - 1], 7u);
+        // moved: the new owner has the elements, the old one nothing
+        scorch::detail::MappedArray<uint32_t> b = std::move(a);
+        QVERIFY(a.empty() && a.data() == nullptr);
+        QCOMPARE(b.size(), std::size_t(next) + 1);
+        QCOMPARE(b[12345], 12345u);
+        b.release();
+        QVERIFY(b.empty() && b.data() == nullptr);
+        b.push_back(3); // usable again
+        QCOMPARE(b.size(), std::size_t(1));
+        QCOMPARE(b[0], 3u);
     }
 };
 
