@@ -48,21 +48,32 @@ class FrameIndex {
 public:
     /// The id of `f`; when it is new, `fresh` becomes its id and `inserted` is set.
     uint32_t findOrInsert(const RawFrame& f, uint32_t fresh, bool& inserted) {
+        const uint64_t h = hashRaw(f);
+        const uint32_t ra = f.returnAddress ? 1 : 0;
+        // the frames of new stacks are mostly those of the stacks just before: found in a small table that
+        // stays in the cache before the big one is asked (on fp-large, 25 M lookups of 360 k frames)
+        Slot& recent = m_recent[(h >> 40) & (kRecent - 1)];
+        if (recent.tag != 0 && recent.address == f.address && recent.module == f.module.value &&
+            (recent.tag & 1) == ra) {
+            inserted = false;
+            return (recent.tag >> 1) - 1;
+        }
         if ((m_size + 1) * 2 > m_slots.size())
             grow();
         const std::size_t mask = m_slots.size() - 1;
-        const uint32_t ra = f.returnAddress ? 1 : 0;
-        for (std::size_t i = hashRaw(f) & mask;; i = (i + 1) & mask) {
+        for (std::size_t i = h & mask;; i = (i + 1) & mask) {
             Slot& s = m_slots[i];
             if (s.tag == 0) {
                 if (fresh >= kMaxId)
                     throw std::length_error("more distinct addresses than a raw profile can number");
                 s = {f.address, f.module.value, (fresh + 1) << 1 | ra};
+                recent = s;
                 ++m_size;
                 inserted = true;
                 return fresh;
             }
             if (s.address == f.address && s.module == f.module.value && (s.tag & 1) == ra) {
+                recent = s;
                 inserted = false;
                 return (s.tag >> 1) - 1;
             }
@@ -90,7 +101,9 @@ private:
         }
         m_slots.swap(bigger);
     }
+    static constexpr std::size_t kRecent = 4096; ///< 64 KiB
     std::vector<Slot> m_slots;
+    std::vector<Slot> m_recent = std::vector<Slot>(kRecent);
     std::size_t m_size = 0;
 };
 
@@ -262,7 +275,6 @@ struct RawProfileBuilder::Impl {
     }
     void addSampleLocked(uint32_t thread, std::span<const RawFrame> leafToRoot,
                          std::span<const CostValue> costs, double timeSeconds, int32_t cpu, uint64_t h);
-    std::vector<uint64_t> batchHashes; ///< pipelineSamples(): the stack hashes of the batch being merged
 
     void stopAhead() {
         {
@@ -571,19 +583,13 @@ uint32_t RawProfileBuilder::thread(std::string_view name, int64_t pid, int64_t t
 void RawProfileBuilder::pipelineSamples() {
     d->pipeline = std::make_unique<detail::SamplePipeline>([this](const auto& forEachSample) {
         std::lock_guard lock(d->data); // once per batch
-        // the batch's stack hashes first, their slots in the (big) stack table asked for meanwhile: merging
-        // the samples then finds them in the cache instead of waiting for each in turn
-        std::vector<uint64_t>& hashes = d->batchHashes;
-        hashes.clear();
-        forEachSample([&](uint32_t thread, std::span<const RawFrame> leafToRoot, std::span<const CostValue>,
-                          double, int32_t) {
-            hashes.push_back(Impl::stackHash(thread, leafToRoot));
-            d->stackTable.prefetch(hashes.back());
-        });
-        std::size_t i = 0;
+        // the slots of the batch's stacks in the (big) stack table asked for first: merging the samples
+        // then finds them in the cache instead of waiting for each in turn
+        forEachSample([&](uint32_t, std::span<const RawFrame>, std::span<const CostValue>, double, int32_t,
+                          uint64_t h) { d->stackTable.prefetch(h); });
         forEachSample([&](uint32_t thread, std::span<const RawFrame> leafToRoot,
-                          std::span<const CostValue> costs, double timeSeconds, int32_t cpu) {
-            d->addSampleLocked(thread, leafToRoot, costs, timeSeconds, cpu, hashes[i++]);
+                          std::span<const CostValue> costs, double timeSeconds, int32_t cpu, uint64_t h) {
+            d->addSampleLocked(thread, leafToRoot, costs, timeSeconds, cpu, h);
         });
     });
 }
@@ -591,7 +597,7 @@ void RawProfileBuilder::pipelineSamples() {
 void RawProfileBuilder::addSample(uint32_t thread, std::span<const RawFrame> leafToRoot,
                                   std::span<const CostValue> costs, double timeSeconds, int32_t cpu) {
     if (d->pipeline) {
-        d->pipeline->add(thread, leafToRoot, costs, timeSeconds, cpu);
+        d->pipeline->add(thread, leafToRoot, costs, timeSeconds, cpu, Impl::stackHash(thread, leafToRoot));
         return;
     }
     std::lock_guard lock(d->data);

@@ -19,9 +19,10 @@ SamplePipeline::~SamplePipeline() {
 }
 
 void SamplePipeline::add(uint32_t thread, std::span<const RawFrame> leafToRoot,
-                         std::span<const CostValue> costs, double timeSeconds, int32_t cpu) {
+                         std::span<const CostValue> costs, double timeSeconds, int32_t cpu,
+                         uint64_t stackHash) {
     m_filling.samples.push_back({thread, static_cast<uint32_t>(leafToRoot.size()),
-                                 static_cast<uint32_t>(costs.size()), cpu, timeSeconds});
+                                 static_cast<uint32_t>(costs.size()), cpu, timeSeconds, stackHash});
     m_filling.frames.insert(m_filling.frames.end(), leafToRoot.begin(), leafToRoot.end());
     m_filling.costs.insert(m_filling.costs.end(), costs.begin(), costs.end());
     if (m_filling.samples.size() >= kBatchSamples)
@@ -68,7 +69,8 @@ void SamplePipeline::consume() {
                 std::size_t frame = 0, cost = 0;
                 for (const Batch::Sample& s : work.samples) {
                     merge(s.thread, std::span<const RawFrame>(work.frames.data() + frame, s.frames),
-                          std::span<const CostValue>(work.costs.data() + cost, s.costs), s.time, s.cpu);
+                          std::span<const CostValue>(work.costs.data() + cost, s.costs), s.time, s.cpu,
+                          s.hash);
                     frame += s.frames;
                     cost += s.costs;
                 }

@@ -19,9 +19,11 @@ namespace scorch::detail {
 
 class SamplePipeline {
 public:
-    /// One sample as RawProfileBuilder::addSample() takes it.
+    /// One sample as RawProfileBuilder::addSample() takes it, and the hash of its stack that the producer
+    /// computed (the consumer merging the samples is the busier thread).
     using Merge = std::function<void(uint32_t thread, std::span<const RawFrame> leafToRoot,
-                                     std::span<const CostValue> costs, double timeSeconds, int32_t cpu)>;
+                                     std::span<const CostValue> costs, double timeSeconds, int32_t cpu,
+                                     uint64_t stackHash)>;
     /// `mergeBatch(f)` is called on the consumer thread once per batch; it calls f for each of the batch's
     /// samples in order (so that it can take its lock once per batch).
     using MergeBatch = std::function<void(const std::function<void(const Merge&)>& samples)>;
@@ -33,7 +35,7 @@ public:
 
     /// Producer thread only.
     void add(uint32_t thread, std::span<const RawFrame> leafToRoot, std::span<const CostValue> costs,
-             double timeSeconds, int32_t cpu);
+             double timeSeconds, int32_t cpu, uint64_t stackHash);
     /// Hands the filling batch to the consumer and waits until every sample added so far is merged
     /// (producer thread only). Rethrows what merging threw.
     void drain();
@@ -45,6 +47,7 @@ private:
             uint32_t thread, frames, costs;
             int32_t cpu;
             double time;
+            uint64_t hash;
         };
         std::vector<Sample> samples;
         std::vector<RawFrame> frames;
