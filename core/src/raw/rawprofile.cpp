@@ -853,7 +853,7 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
             refLine[r] = resolved[r].line;
         }
         tree.addStacks(fresh.path, std::span<const uint32_t>(fresh.refs.get(), fresh.refCount), refFrame,
-                       refLine);
+                       refLine, final);
         detail::trace("stacks added");
     } // (the expanded frames freed)
     std::vector<uint32_t>().swap(newAddrs);

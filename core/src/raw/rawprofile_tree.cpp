@@ -53,6 +53,8 @@ uint32_t IncrementalTree::newChild(uint32_t parent, FrameId frame) {
     const auto node = static_cast<uint32_t>(m_parent.size());
     m_parent.push_back(parent);
     m_frame.push_back(frame);
+    if (m_sealed)
+        return node;
     m_firstChild.push_back(0);
     m_nextSibling.push_back(m_firstChild[parent]);
     m_firstChild[parent] = node;
@@ -91,6 +93,9 @@ int64_t frameAt(const StackKey& k, std::size_t d, const uint32_t* refKey) {
     return d < k.size ? static_cast<int64_t>(refKey[k.path[d]]) : -1;
 }
 
+std::pair<std::size_t, std::size_t> partitionStacks(StackKey* a, std::size_t n, std::size_t depth,
+                                                    const uint32_t* refKey);
+
 /// Sorts stacks lexicographically by the keys of their frames, all equal in [0, depth): a multikey
 /// quicksort (Bentley and Sedgewick), which does not compare the long prefixes that stacks share again and
 /// again.
@@ -107,19 +112,7 @@ void sortStacks(StackKey* a, std::size_t n, std::size_t depth, const uint32_t* r
             return;
         }
         const int64_t pivot = frameAt(a[n / 2], depth, refKey);
-        std::size_t lt = 0, i = 0, gt = n;
-        while (i < gt) {
-            // the frames at `depth` of stacks far apart in memory: asked for ahead of their turn
-            if (i + 32 < gt)
-                __builtin_prefetch(a[i + 32].path + depth);
-            const int64_t v = frameAt(a[i], depth, refKey);
-            if (v < pivot)
-                std::swap(a[lt++], a[i++]);
-            else if (v > pivot)
-                std::swap(a[i], a[--gt]);
-            else
-                ++i;
-        }
+        const auto [lt, gt] = partitionStacks(a, n, depth, refKey);
         // recurse into the two smaller parts (at most n / 2 each: bounded recursion), loop on the largest;
         // the equal part goes on at the next frame, unless its stacks all end here (identical stacks)
         const std::size_t less = lt, equal = pivot < 0 ? 0 : gt - lt, more = n - gt;
@@ -144,13 +137,81 @@ void sortStacks(StackKey* a, std::size_t n, std::size_t depth, const uint32_t* r
     }
 }
 
+/// Moves the stacks of a[0, n), all equal in [0, depth), into three runs by their frame at `depth` against
+/// that of the middle stack: less, equal, more; returns where the equal run starts and ends.
+std::pair<std::size_t, std::size_t> partitionStacks(StackKey* a, std::size_t n, std::size_t depth,
+                                                    const uint32_t* refKey) {
+    const int64_t pivot = frameAt(a[n / 2], depth, refKey);
+    std::size_t lt = 0, i = 0, gt = n;
+    while (i < gt) {
+        // the frames at `depth` of stacks far apart in memory: asked for ahead of their turn
+        if (i + 32 < gt)
+            __builtin_prefetch(a[i + 32].path + depth);
+        const int64_t v = frameAt(a[i], depth, refKey);
+        if (v < pivot)
+            std::swap(a[lt++], a[i++]);
+        else if (v > pivot)
+            std::swap(a[i], a[--gt]);
+        else
+            ++i;
+    }
+    return {lt, gt};
+}
+
 /// From this many stacks on, they are sorted and their lines listed on two threads.
 constexpr std::size_t kStacksAside = 20000;
+
+/// sortStacks() on two threads: the largest unsorted run is split by partitionStacks() until none holds more
+/// than half of the stacks, then each thread sorts a share of the runs (the largest first, each to the thread
+/// with fewer stacks so far). The runs are disjoint and in order: sorted each, all are.
+void sortStacksOnTwoThreads(StackKey* a, std::size_t n, const uint32_t* refKey) {
+    struct Run {
+        StackKey* a;
+        std::size_t n, depth;
+    };
+    std::vector<Run> runs{{a, n, 0}};
+    for (;;) {
+        const auto largest =
+            std::max_element(runs.begin(), runs.end(), [](const Run& x, const Run& y) { return x.n < y.n; });
+        if (largest->n <= n / 2 || runs.size() > 4096)
+            break;
+        const Run r = *largest;
+        runs.erase(largest);
+        const auto [lt, gt] = partitionStacks(r.a, r.n, r.depth, refKey);
+        if (lt > 1)
+            runs.push_back({r.a, lt, r.depth});
+        // stacks that all end here are identical: sorted
+        if (gt - lt > 1 && frameAt(r.a[lt], r.depth, refKey) >= 0)
+            runs.push_back({r.a + lt, gt - lt, r.depth + 1});
+        if (r.n - gt > 1)
+            runs.push_back({r.a + gt, r.n - gt, r.depth});
+        if (runs.empty())
+            return;
+    }
+    std::sort(runs.begin(), runs.end(), [](const Run& x, const Run& y) { return x.n > y.n; });
+    std::vector<Run> mine, theirs;
+    std::size_t myStacks = 0, theirStacks = 0;
+    for (const Run& r : runs) {
+        (myStacks <= theirStacks ? mine : theirs).push_back(r);
+        (myStacks <= theirStacks ? myStacks : theirStacks) += r.n;
+    }
+    auto other = std::async(std::launch::async, [&] {
+        for (const Run& r : theirs)
+            sortStacks(r.a, r.n, r.depth, refKey);
+    });
+    for (const Run& r : mine)
+        sortStacks(r.a, r.n, r.depth, refKey);
+    other.get();
+}
 
 } // namespace
 
 void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<const uint32_t> refs,
-                                std::span<const FrameId> refFrame, std::span<const SourceLine> refLine) {
+                                std::span<const FrameId> refFrame, std::span<const SourceLine> refLine,
+                                bool last) {
+    if (m_sealed)
+        throw std::logic_error("IncrementalTree: stacks added after the last batch");
+    m_sealed = last;
     auto pathOf = [&](uint32_t k) {
         return refs.subspan(stacks[k].first, stacks[k].size);
     };
@@ -198,7 +259,10 @@ void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<co
     std::future<void> linesListed;
     if (stacks.size() >= kStacksAside)
         linesListed = std::async(std::launch::async, listLines);
-    sortStacks(keys.data(), keys.size(), 0, refKey.data());
+    if (stacks.size() >= kStacksAside)
+        sortStacksOnTwoThreads(keys.data(), keys.size(), refKey.data());
+    else
+        sortStacks(keys.data(), keys.size(), 0, refKey.data());
     // In sorted order, the stacks that share a prefix are adjacent: past the prefix shared with the previous
     // stack, a child of a node made in this batch is new too (no lookup); only nodes of earlier batches are
     // searched.
@@ -206,8 +270,10 @@ void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<co
     // at most one new node per frame
     reserveHuge(m_parent, firstNew + refs.size());
     reserveHuge(m_frame, firstNew + refs.size());
-    reserveHuge(m_firstChild, firstNew + refs.size());
-    reserveHuge(m_nextSibling, firstNew + refs.size());
+    if (!last) {
+        reserveHuge(m_firstChild, firstNew + refs.size());
+        reserveHuge(m_nextSibling, firstNew + refs.size());
+    }
     const bool intoEmpty = firstNew == 1;
     std::vector<uint32_t> leaf(stacks.size(), kRootNode);
     std::vector<uint32_t> nodes; // nodes[d]: the previous stack's node at depth d + 1

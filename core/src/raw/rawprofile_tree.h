@@ -30,9 +30,11 @@ public:
     /// refFrame[r] at source line refLine[r] (line 0 = unknown). The stacks get the ids nextStack() ..
     /// nextStack() + stacks.size() - 1 for addCost(), in the given order. The batch is inserted in
     /// lexicographic order of the frames, so that a stack reuses the nodes of the prefix it shares with the
-    /// previous one and only looks up the children of nodes from earlier batches.
+    /// previous one and only looks up the children of nodes from earlier batches. `last`: no batch follows
+    /// (std::logic_error if one does), so the new nodes are not linked into their parents' lists of children,
+    /// which only later batches would look up (8 bytes a node less memory written).
     void addStacks(std::span<const StackInput> stacks, std::span<const uint32_t> refs,
-                   std::span<const FrameId> refFrame, std::span<const SourceLine> refLine);
+                   std::span<const FrameId> refFrame, std::span<const SourceLine> refLine, bool last = false);
     uint32_t nextStack() const { return static_cast<uint32_t>(m_stacks.size()); }
     /// Adds `samples` samples of a stack costing `costs[type]`.
     void addCost(uint32_t stack, uint64_t samples, std::span<const int64_t> costs);
@@ -64,6 +66,7 @@ private:
     std::vector<FrameId> m_frame;
     // children as singly linked sibling lists (0 = none: the root is nobody's child)
     std::vector<uint32_t> m_firstChild, m_nextSibling;
+    bool m_sealed = false; ///< the last batch is in: new nodes are not linked as children
     /// The nodes are in CallTree's order (preorder, name-sorted siblings): true while all of them came from
     /// one batch into the empty tree.
     bool m_preorder = false;
