@@ -6,7 +6,9 @@
 #include "util/phasetimer.h"
 
 #include <algorithm>
+#include <condition_variable>
 #include <future>
+#include <mutex>
 #include <numeric>
 #include <stdexcept>
 
@@ -161,46 +163,55 @@ std::pair<std::size_t, std::size_t> partitionStacks(StackKey* a, std::size_t n, 
 /// From this many stacks on, they are sorted and their lines listed on two threads.
 constexpr std::size_t kStacksAside = 20000;
 
-/// sortStacks() on two threads: the largest unsorted run is split by partitionStacks() until none holds more
-/// than half of the stacks, then each thread sorts a share of the runs (the largest first, each to the thread
-/// with fewer stacks so far). The runs are disjoint and in order: sorted each, all are.
+/// sortStacks() on two threads. The runs still to sort are in a pool both threads take the largest from: a
+/// run of more than 1/64 of the stacks is split by partitionStacks() (its parts go back into the pool), a
+/// smaller one is sorted by sortStacks(). The runs are disjoint and in order: sorted each, all are. (Work
+/// grows with a run's stacks times their shared depth, so dealing out the runs by count left one thread with
+/// three quarters of it on fp-large.)
 void sortStacksOnTwoThreads(StackKey* a, std::size_t n, const uint32_t* refKey) {
     struct Run {
         StackKey* a;
         std::size_t n, depth;
     };
-    std::vector<Run> runs{{a, n, 0}};
-    for (;;) {
-        const auto largest =
-            std::max_element(runs.begin(), runs.end(), [](const Run& x, const Run& y) { return x.n < y.n; });
-        if (largest->n <= n / 2 || runs.size() > 4096)
-            break;
-        const Run r = *largest;
-        runs.erase(largest);
-        const auto [lt, gt] = partitionStacks(r.a, r.n, r.depth, refKey);
-        if (lt > 1)
-            runs.push_back({r.a, lt, r.depth});
-        // stacks that all end here are identical: sorted
-        if (gt - lt > 1 && frameAt(r.a[lt], r.depth, refKey) >= 0)
-            runs.push_back({r.a + lt, gt - lt, r.depth + 1});
-        if (r.n - gt > 1)
-            runs.push_back({r.a + gt, r.n - gt, r.depth});
-        if (runs.empty())
-            return;
-    }
-    std::sort(runs.begin(), runs.end(), [](const Run& x, const Run& y) { return x.n > y.n; });
-    std::vector<Run> mine, theirs;
-    std::size_t myStacks = 0, theirStacks = 0;
-    for (const Run& r : runs) {
-        (myStacks <= theirStacks ? mine : theirs).push_back(r);
-        (myStacks <= theirStacks ? myStacks : theirStacks) += r.n;
-    }
-    auto other = std::async(std::launch::async, [&] {
-        for (const Run& r : theirs)
-            sortStacks(r.a, r.n, r.depth, refKey);
-    });
-    for (const Run& r : mine)
-        sortStacks(r.a, r.n, r.depth, refKey);
+    const std::size_t grain = std::max<std::size_t>(n / 64, 1024);
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::vector<Run> pool{{a, n, 0}};
+    int busy = 0; // threads splitting or sorting a run
+    const auto work = [&] {
+        std::unique_lock lock(mutex);
+        for (;;) {
+            changed.wait(lock, [&] { return !pool.empty() || busy == 0; });
+            if (pool.empty())
+                return; // nothing left, nobody making more
+            const auto largest = std::max_element(pool.begin(), pool.end(),
+                                                  [](const Run& x, const Run& y) { return x.n < y.n; });
+            const Run r = *largest;
+            pool.erase(largest);
+            ++busy;
+            lock.unlock();
+            Run parts[3];
+            std::size_t count = 0;
+            if (r.n > grain) {
+                const auto [lt, gt] = partitionStacks(r.a, r.n, r.depth, refKey);
+                if (lt > 1)
+                    parts[count++] = {r.a, lt, r.depth};
+                // stacks that all end here are identical: sorted
+                if (gt - lt > 1 && frameAt(r.a[lt], r.depth, refKey) >= 0)
+                    parts[count++] = {r.a + lt, gt - lt, r.depth + 1};
+                if (r.n - gt > 1)
+                    parts[count++] = {r.a + gt, r.n - gt, r.depth};
+            } else {
+                sortStacks(r.a, r.n, r.depth, refKey);
+            }
+            lock.lock();
+            pool.insert(pool.end(), parts, parts + count);
+            --busy;
+            changed.notify_all();
+        }
+    };
+    auto other = std::async(std::launch::async, work);
+    work();
     other.get();
 }
 
@@ -263,6 +274,7 @@ void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<co
         sortStacksOnTwoThreads(keys.data(), keys.size(), refKey.data());
     else
         sortStacks(keys.data(), keys.size(), 0, refKey.data());
+    trace("tree: stacks sorted");
     // In sorted order, the stacks that share a prefix are adjacent: past the prefix shared with the previous
     // stack, a child of a node made in this batch is new too (no lookup); only nodes of earlier batches are
     // searched.
