@@ -136,6 +136,12 @@ public:
                                                     const std::atomic<bool>* cancel = nullptr,
                                                     unsigned maxThreads = 0);
 
+    /// Empties the per-module caches of symbolized addresses and returns how many it held: for a caller that
+    /// has taken what it needs and asks no more, so that their memory is free for what it builds next. Loaded
+    /// modules, paths and reports stay (an address asked again is looked up again, and counted again in its
+    /// module's report).
+    std::size_t forgetAddresses();
+
     std::string_view modulePath(ModuleHandle module) const;
     /// The file of an ELF module as the symbolizer finds it (recorded path under the sysroot, relative to
     /// options.relativeBase, search paths by file name, build-id directories, perf's build-id cache; the

@@ -29,6 +29,10 @@
 #include <unordered_map>
 #include <utility>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 namespace scorch {
 
 using detail::hashInt;
@@ -778,6 +782,15 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
         throw ImportCancelled();
     }
 
+    // The final build asks the symbolizer for no more addresses (their frames are in `resolved`): its cache
+    // goes, and for a big one the heap's free pages go back to the kernel before the tree's arrays are made
+    // (fp-large: 100 000 cached addresses, peak RSS 640 -> 617 MiB; below, the trim's cost weighs more: on
+    // fp-medium, 30 000 addresses, ~7 ms of 250 for 11 MiB; on fp-small ~3 ms for 7 MiB).
+    if (final && symbolizer.forgetAddresses() >= 50000) {
+#ifdef __GLIBC__
+        malloc_trim(0);
+#endif
+    }
     detail::trace("build the tree");
     // expand the new stacks (sorted, without gaps: the tree numbers them alike), add all new costs
     tree.setCostTypes(types2);

@@ -565,6 +565,22 @@ ModuleType Symbolizer::moduleType(ModuleHandle module) const {
     return m ? m->kind : ModuleType::Elf;
 }
 
+std::size_t Symbolizer::forgetAddresses() {
+    std::vector<Module*> all;
+    {
+        std::lock_guard lock(d->registry);
+        for (const auto& m : d->modules)
+            all.push_back(m.get());
+    }
+    std::size_t forgotten = 0;
+    for (Module* m : all) {
+        std::lock_guard lock(m->mutex);
+        forgotten += m->cache.size();
+        std::unordered_map<uint64_t, std::vector<SymbolFrame>>().swap(m->cache);
+    }
+    return forgotten;
+}
+
 std::vector<ModuleReport> Symbolizer::report() const {
     std::vector<Module*> all;
     {

@@ -197,6 +197,21 @@ private Q_SLOTS:
         QCOMPARE(again[1].at(1).line, result[1].at(1).line);
         for (const ModuleReport& r : sym.report())
             QCOMPARE(r.addresses, uint64_t(1));
+        // forgotten: the two cached addresses (one a module) go; asked again, they are looked up again (the
+        // same frames) and counted again
+        QCOMPARE(sym.forgetAddresses(), std::size_t(2));
+        QCOMPARE(sym.forgetAddresses(), std::size_t(0));
+        const auto third = sym.symbolize(requests);
+        for (std::size_t i = 0; i < result.size(); ++i) {
+            QCOMPARE(third[i].size(), result[i].size());
+            for (std::size_t k = 0; k < result[i].size(); ++k) {
+                QCOMPARE(third[i][k].function, result[i][k].function);
+                QCOMPARE(third[i][k].line, result[i][k].line);
+            }
+        }
+        for (const ModuleReport& r : sym.report())
+            QCOMPARE(r.addresses, uint64_t(2));
+        QCOMPARE(sym.forgetAddresses(), std::size_t(2));
     }
 
     void buildIdMismatchAndSearchPaths() {
