@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <exception>
 #include <future>
 #include <mutex>
 #include <numeric>
@@ -95,8 +96,26 @@ int64_t frameAt(const StackKey& k, std::size_t d, const uint32_t* refKey) {
     return d < k.size ? static_cast<int64_t>(refKey[k.path[d]]) : -1;
 }
 
+/// Moves the stacks of a[0, n), all equal in [0, depth), into three runs by their frame at `depth` against
+/// that of the middle stack: less, equal, more; returns where the equal run starts and ends.
 std::pair<std::size_t, std::size_t> partitionStacks(StackKey* a, std::size_t n, std::size_t depth,
-                                                    const uint32_t* refKey);
+                                                    const uint32_t* refKey) {
+    const int64_t pivot = frameAt(a[n / 2], depth, refKey);
+    std::size_t lt = 0, i = 0, gt = n;
+    while (i < gt) {
+        // the frames at `depth` of stacks far apart in memory: asked for ahead of their turn
+        if (i + 32 < gt)
+            __builtin_prefetch(a[i + 32].path + depth);
+        const int64_t v = frameAt(a[i], depth, refKey);
+        if (v < pivot)
+            std::swap(a[lt++], a[i++]);
+        else if (v > pivot)
+            std::swap(a[i], a[--gt]);
+        else
+            ++i;
+    }
+    return {lt, gt};
+}
 
 /// Sorts stacks lexicographically by the keys of their frames, all equal in [0, depth): a multikey
 /// quicksort (Bentley and Sedgewick), which does not compare the long prefixes that stacks share again and
@@ -139,27 +158,6 @@ void sortStacks(StackKey* a, std::size_t n, std::size_t depth, const uint32_t* r
     }
 }
 
-/// Moves the stacks of a[0, n), all equal in [0, depth), into three runs by their frame at `depth` against
-/// that of the middle stack: less, equal, more; returns where the equal run starts and ends.
-std::pair<std::size_t, std::size_t> partitionStacks(StackKey* a, std::size_t n, std::size_t depth,
-                                                    const uint32_t* refKey) {
-    const int64_t pivot = frameAt(a[n / 2], depth, refKey);
-    std::size_t lt = 0, i = 0, gt = n;
-    while (i < gt) {
-        // the frames at `depth` of stacks far apart in memory: asked for ahead of their turn
-        if (i + 32 < gt)
-            __builtin_prefetch(a[i + 32].path + depth);
-        const int64_t v = frameAt(a[i], depth, refKey);
-        if (v < pivot)
-            std::swap(a[lt++], a[i++]);
-        else if (v > pivot)
-            std::swap(a[i], a[--gt]);
-        else
-            ++i;
-    }
-    return {lt, gt};
-}
-
 /// From this many stacks on, they are sorted and their lines listed on two threads.
 constexpr std::size_t kStacksAside = 20000;
 
@@ -177,13 +175,14 @@ void sortStacksOnTwoThreads(StackKey* a, std::size_t n, const uint32_t* refKey) 
     std::mutex mutex;
     std::condition_variable changed;
     std::vector<Run> pool{{a, n, 0}};
-    int busy = 0; // threads splitting or sorting a run
+    int busy = 0;               // threads splitting or sorting a run
+    std::exception_ptr failure; // the first thread's exception (then both stop)
     const auto work = [&] {
         std::unique_lock lock(mutex);
         for (;;) {
-            changed.wait(lock, [&] { return !pool.empty() || busy == 0; });
-            if (pool.empty())
-                return; // nothing left, nobody making more
+            changed.wait(lock, [&] { return failure || !pool.empty() || busy == 0; });
+            if (failure || pool.empty())
+                return; // failed, or nothing left and nobody making more
             const auto largest = std::max_element(pool.begin(), pool.end(),
                                                   [](const Run& x, const Run& y) { return x.n < y.n; });
             const Run r = *largest;
@@ -192,20 +191,27 @@ void sortStacksOnTwoThreads(StackKey* a, std::size_t n, const uint32_t* refKey) 
             lock.unlock();
             Run parts[3];
             std::size_t count = 0;
-            if (r.n > grain) {
-                const auto [lt, gt] = partitionStacks(r.a, r.n, r.depth, refKey);
-                if (lt > 1)
-                    parts[count++] = {r.a, lt, r.depth};
-                // stacks that all end here are identical: sorted
-                if (gt - lt > 1 && frameAt(r.a[lt], r.depth, refKey) >= 0)
-                    parts[count++] = {r.a + lt, gt - lt, r.depth + 1};
-                if (r.n - gt > 1)
-                    parts[count++] = {r.a + gt, r.n - gt, r.depth};
-            } else {
-                sortStacks(r.a, r.n, r.depth, refKey);
+            try {
+                if (r.n > grain) {
+                    const auto [lt, gt] = partitionStacks(r.a, r.n, r.depth, refKey);
+                    if (lt > 1)
+                        parts[count++] = {r.a, lt, r.depth};
+                    // stacks that all end here are identical: sorted
+                    if (gt - lt > 1 && frameAt(r.a[lt], r.depth, refKey) >= 0)
+                        parts[count++] = {r.a + lt, gt - lt, r.depth + 1};
+                    if (r.n - gt > 1)
+                        parts[count++] = {r.a + gt, r.n - gt, r.depth};
+                } else {
+                    sortStacks(r.a, r.n, r.depth, refKey);
+                }
+                lock.lock();
+                pool.insert(pool.end(), parts, parts + count);
+            } catch (...) {
+                if (!lock.owns_lock())
+                    lock.lock();
+                if (!failure)
+                    failure = std::current_exception();
             }
-            lock.lock();
-            pool.insert(pool.end(), parts, parts + count);
             --busy;
             changed.notify_all();
         }
@@ -213,6 +219,8 @@ void sortStacksOnTwoThreads(StackKey* a, std::size_t n, const uint32_t* refKey) 
     auto other = std::async(std::launch::async, work);
     work();
     other.get();
+    if (failure)
+        std::rethrow_exception(failure);
 }
 
 } // namespace
