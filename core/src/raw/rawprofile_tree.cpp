@@ -96,10 +96,15 @@ int64_t frameAt(const StackKey& k, std::size_t d, const uint32_t* refKey) {
     return d < k.size ? static_cast<int64_t>(refKey[k.path[d]]) : -1;
 }
 
+/// Where partitionStacks() put the runs: less [0, lt), equal [lt, gt), more [gt, n).
+struct Partition {
+    std::size_t lt, gt;
+    bool ended; ///< the equal run's stacks all end at `depth`: identical, so sorted already
+};
+
 /// Moves the stacks of a[0, n), all equal in [0, depth), into three runs by their frame at `depth` against
-/// that of the middle stack: less, equal, more; returns where the equal run starts and ends.
-std::pair<std::size_t, std::size_t> partitionStacks(StackKey* a, std::size_t n, std::size_t depth,
-                                                    const uint32_t* refKey) {
+/// that of the middle stack: less, equal, more.
+Partition partitionStacks(StackKey* a, std::size_t n, std::size_t depth, const uint32_t* refKey) {
     const int64_t pivot = frameAt(a[n / 2], depth, refKey);
     std::size_t lt = 0, i = 0, gt = n;
     while (i < gt) {
@@ -114,7 +119,7 @@ std::pair<std::size_t, std::size_t> partitionStacks(StackKey* a, std::size_t n, 
         else
             ++i;
     }
-    return {lt, gt};
+    return {lt, gt, pivot < 0};
 }
 
 /// Sorts stacks lexicographically by the keys of their frames, all equal in [0, depth): a multikey
@@ -132,11 +137,10 @@ void sortStacks(StackKey* a, std::size_t n, std::size_t depth, const uint32_t* r
             });
             return;
         }
-        const int64_t pivot = frameAt(a[n / 2], depth, refKey);
-        const auto [lt, gt] = partitionStacks(a, n, depth, refKey);
+        const auto [lt, gt, ended] = partitionStacks(a, n, depth, refKey);
         // recurse into the two smaller parts (at most n / 2 each: bounded recursion), loop on the largest;
         // the equal part goes on at the next frame, unless its stacks all end here (identical stacks)
-        const std::size_t less = lt, equal = pivot < 0 ? 0 : gt - lt, more = n - gt;
+        const std::size_t less = lt, equal = ended ? 0 : gt - lt, more = n - gt;
         if (equal >= less && equal >= more) {
             sortStacks(a, less, depth, refKey);
             sortStacks(a + gt, more, depth, refKey);
@@ -193,11 +197,10 @@ void sortStacksOnTwoThreads(StackKey* a, std::size_t n, const uint32_t* refKey) 
             std::size_t count = 0;
             try {
                 if (r.n > grain) {
-                    const auto [lt, gt] = partitionStacks(r.a, r.n, r.depth, refKey);
+                    const auto [lt, gt, ended] = partitionStacks(r.a, r.n, r.depth, refKey);
                     if (lt > 1)
                         parts[count++] = {r.a, lt, r.depth};
-                    // stacks that all end here are identical: sorted
-                    if (gt - lt > 1 && frameAt(r.a[lt], r.depth, refKey) >= 0)
+                    if (gt - lt > 1 && !ended)
                         parts[count++] = {r.a + lt, gt - lt, r.depth + 1};
                     if (r.n - gt > 1)
                         parts[count++] = {r.a + gt, r.n - gt, r.depth};
