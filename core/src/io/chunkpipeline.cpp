@@ -142,9 +142,8 @@ std::size_t lastBoundary(std::string_view buf, Boundary boundary) {
 /// the reader does not fault in fresh pages for every chunk. Chunk-sized buffers are whole 2 MiB pages
 /// (aligned, advised): read() then fills a new one with one page fault per 2 MiB, not one per 4 KiB.
 struct Buffer {
-    static constexpr std::size_t kHuge = std::size_t(2) << 20;
     struct Free {
-        void operator()(char* p) const { ::operator delete[](p, std::align_val_t(kHuge)); }
+        void operator()(char* p) const { ::operator delete[](p, std::align_val_t(kHugePageBytes)); }
     };
     std::unique_ptr<char[], Free> data;
     std::size_t capacity = 0, size = 0;
@@ -152,10 +151,10 @@ struct Buffer {
     void reserve(std::size_t n) {
         if (n <= capacity)
             return;
-        if (n >= kHuge)
-            n = (n + kHuge - 1) & ~(kHuge - 1);
+        if (n >= kHugePageBytes)
+            n = roundUp(n, kHugePageBytes);
         std::unique_ptr<char[], Free> bigger(
-            static_cast<char*>(::operator new[](n, std::align_val_t(kHuge))));
+            static_cast<char*>(::operator new[](n, std::align_val_t(kHugePageBytes))));
         adviseHugePages(bigger.get(), n);
         if (size)
             std::memcpy(bigger.get(), data.get(), size);

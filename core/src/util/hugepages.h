@@ -19,22 +19,29 @@ namespace scorch::detail {
 /// A page's bytes, and the size of the smallest array the helpers below advise the kernel about (a call
 /// costs more than a small array's pages).
 constexpr std::uintptr_t kPageBytes = 4096;
+constexpr std::size_t kHugePageBytes = std::size_t(2) << 20;
 constexpr std::size_t kAdviseFrom = std::size_t(4) << 20;
+
+/// x rounded down / up to a multiple of `unit` (a power of two).
+constexpr std::uintptr_t roundDown(std::uintptr_t x, std::uintptr_t unit) {
+    return x & ~(unit - 1);
+}
+constexpr std::uintptr_t roundUp(std::uintptr_t x, std::uintptr_t unit) {
+    return roundDown(x + unit - 1, unit);
+}
 
 /// madvise(advice) over the pages of [p, p + bytes), rounded out to whole pages; nothing below 4 MiB.
 inline void advisePages(const void* p, std::size_t bytes, int advice) {
-    constexpr std::uintptr_t page = kPageBytes;
     if (bytes < kAdviseFrom)
         return;
-    const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(p) & ~(page - 1);
-    const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(p) + bytes + page - 1) & ~(page - 1);
+    const std::uintptr_t begin = roundDown(reinterpret_cast<std::uintptr_t>(p), kPageBytes);
+    const std::uintptr_t end = roundUp(reinterpret_cast<std::uintptr_t>(p) + bytes, kPageBytes);
     ::madvise(reinterpret_cast<void*>(begin), end - begin, advice);
 }
 
 /// The whole 4 KiB pages inside [p, p + bytes): [first, end), empty (first >= end) where there is none.
 inline std::pair<std::uintptr_t, std::uintptr_t> innerPages(std::uintptr_t p, std::size_t bytes) {
-    constexpr std::uintptr_t page = kPageBytes;
-    return {(p + page - 1) & ~(page - 1), (p + bytes) & ~(page - 1)};
+    return {roundUp(p, kPageBytes), roundDown(p + bytes, kPageBytes)};
 }
 
 /// Gives the whole pages inside [p, p + bytes) to the kernel lazily (MADV_FREE; nothing below 4 MiB): it
@@ -56,10 +63,10 @@ inline void freeLazily(const void* p, std::size_t bytes) {
 /// last 2 MiB too, can be a huge one. (Otherwise its ends, on average 2 MiB of 4 KiB pages, cost a fault
 /// each: about 6 ms a buffer on a VM, where a fault costs 10 us.) Elsewhere the rounding wastes under 2 MiB.
 inline std::size_t hugeCapacity(std::size_t n, std::size_t size) {
-    constexpr std::size_t huge = std::size_t(2) << 20, header = 32;
-    if (n * size < 2 * huge)
+    constexpr std::size_t header = 32;
+    if (n * size < 2 * kHugePageBytes)
         return n;
-    const std::size_t bytes = (n * size + header + huge - 1) / huge * huge - header;
+    const std::size_t bytes = roundUp(n * size + header, kHugePageBytes) - header;
     return std::max(n, bytes / size);
 }
 

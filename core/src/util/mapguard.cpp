@@ -34,7 +34,7 @@ void onSigbus(int sig, siginfo_t* info, void* context) {
             if (begin == 0 || at < begin || at >= end)
                 continue;
             // zero pages from the lost one to the end: the faulting read, and every later one, find zeros
-            const uintptr_t page = at & ~(kPageBytes - 1);
+            const uintptr_t page = roundDown(at, kPageBytes);
             if (::mmap(reinterpret_cast<void*>(page), end - page, PROT_READ,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
                 break;
@@ -84,7 +84,7 @@ bool MappingGuard::watch(const void* data, std::size_t size) {
             continue;
         const auto begin = reinterpret_cast<uintptr_t>(data);
         g_slots[i].lost.store(0, std::memory_order_relaxed);
-        g_slots[i].end.store((begin + size + kPageBytes - 1) & ~(kPageBytes - 1), std::memory_order_release);
+        g_slots[i].end.store(roundUp(begin + size, kPageBytes), std::memory_order_release);
         g_slots[i].begin.store(begin, std::memory_order_release);
         m_slot = static_cast<int>(i);
         return true;

@@ -67,11 +67,10 @@ public:
     void reserve(std::size_t n) {
         if (n * sizeof(T) <= m_bytes)
             return;
-        constexpr std::size_t kHuge = std::size_t(2) << 20;
         std::size_t bytes = std::max(n * sizeof(T), m_bytes * 2);
-        bytes = std::max<std::size_t>((bytes + kPageBytes - 1) / kPageBytes * kPageBytes, 64 * 1024);
-        if (bytes >= 2 * kHuge) // whole huge pages, so that the last one can be one too
-            bytes = (bytes + kHuge - 1) / kHuge * kHuge;
+        bytes = std::max<std::size_t>(roundUp(bytes, kPageBytes), 64 * 1024);
+        if (bytes >= 2 * kHugePageBytes) // whole huge pages, so that the last one can be one too
+            bytes = roundUp(bytes, kHugePageBytes);
         void* p = m_data ? ::mremap(m_data, m_bytes, bytes, MREMAP_MAYMOVE)
                          : ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED)
