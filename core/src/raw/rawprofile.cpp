@@ -5,6 +5,7 @@
 #include "scorch/samples.h"
 #include "scorch/warningkind.h"
 
+#include "raw/frameindex.h"
 #include "raw/rawprofile_tree.h"
 #include "raw/samplepipeline.h"
 #include "util/hash.h"
@@ -35,81 +36,12 @@
 
 namespace scorch {
 
+using detail::FrameIndex;
 using detail::hashInt;
+using detail::hashRaw;
 using detail::mix64;
 
 namespace {
-
-uint64_t hashRaw(const RawFrame& f) {
-    return mix64(hashInt(f.address),
-                 (static_cast<uint64_t>(f.module.value) << 1 | f.returnAddress) ^ 0x9e3779b97f4a7c15ull);
-}
-
-/// The ids of the distinct raw frames: open addressing with the frames themselves in the table, so that a
-/// lookup costs one cache miss (an index into the frames' vector cost a second one for the comparison: on
-/// fp-large, tens of millions of lookups for the frames of new stacks).
-class FrameIndex {
-public:
-    /// The id of `f`; when it is new, `fresh` becomes its id and `inserted` is set.
-    uint32_t findOrInsert(const RawFrame& f, uint32_t fresh, bool& inserted) {
-        const uint64_t h = hashRaw(f);
-        const uint32_t ra = f.returnAddress ? 1 : 0;
-        // the frames of new stacks are mostly those of the stacks just before: found in a small table that
-        // stays in the cache before the big one is asked (on fp-large, 25 M lookups of 360 k frames)
-        Slot& recent = m_recent[(h >> 40) & (kRecent - 1)];
-        if (recent.tag != 0 && recent.address == f.address && recent.module == f.module.value &&
-            (recent.tag & 1) == ra) {
-            inserted = false;
-            return (recent.tag >> 1) - 1;
-        }
-        if ((m_size + 1) * 2 > m_slots.size())
-            grow();
-        const std::size_t mask = m_slots.size() - 1;
-        for (std::size_t i = h & mask;; i = (i + 1) & mask) {
-            Slot& s = m_slots[i];
-            if (s.tag == 0) {
-                if (fresh >= kMaxId)
-                    throw std::length_error("more distinct addresses than a raw profile can number");
-                s = {f.address, f.module.value, (fresh + 1) << 1 | ra};
-                recent = s;
-                ++m_size;
-                inserted = true;
-                return fresh;
-            }
-            if (s.address == f.address && s.module == f.module.value && (s.tag & 1) == ra) {
-                recent = s;
-                inserted = false;
-                return (s.tag >> 1) - 1;
-            }
-        }
-    }
-
-private:
-    static constexpr uint32_t kMaxId = (1u << 31) - 1;
-    struct Slot {
-        uint64_t address = 0;
-        uint32_t module = 0;
-        uint32_t tag = 0; ///< (id + 1) << 1 | returnAddress; 0 = empty
-    };
-    void grow() {
-        std::vector<Slot> bigger;
-        detail::assignHuge(bigger, std::max<std::size_t>(1024, m_slots.size() * 2), Slot{});
-        const std::size_t mask = bigger.size() - 1;
-        for (const Slot& s : m_slots) {
-            if (s.tag == 0)
-                continue;
-            std::size_t i = hashRaw({ModuleHandle{s.module}, s.address, (s.tag & 1) != 0}) & mask;
-            while (bigger[i].tag != 0)
-                i = (i + 1) & mask;
-            bigger[i] = s;
-        }
-        m_slots.swap(bigger);
-    }
-    static constexpr std::size_t kRecent = 4096; ///< 64 KiB
-    std::vector<Slot> m_slots;
-    std::vector<Slot> m_recent = std::vector<Slot>(kRecent);
-    std::size_t m_size = 0;
-};
 
 /// One frame of a symbolized address, in the incremental tree's tables.
 struct Resolved {
