@@ -36,7 +36,7 @@ bool scaled(int64_t v, int from, int to, int64_t& out) {
 
 /// Every self cost of cost type t is small enough that no sum saturates or loses precision as a double.
 bool small(const Profile& p, std::size_t t) {
-    for (int64_t v : p.tree.selfCosts(t))
+    for (int64_t v : p.tree.selfCosts(t)) // (a copy)
         if (std::llabs(v) > (int64_t{1} << 40))
             return false;
     return true;

@@ -77,7 +77,7 @@ void FlameLayout::visit(const FlameViewport& vp, F&& f) const {
         return;
     const CallTree& t = *m_tree;
     const double scale = vp.scale();
-    const auto totals = t.totalCosts(m_costType);
+    const CallTree::Costs costs = t.costs(m_costType);
     const auto n0 = static_cast<NodeId>(t.size());
 
     // One pending run of tiny siblings per depth; only depths on the current path can hold one.
@@ -101,7 +101,7 @@ void FlameLayout::visit(const FlameViewport& vp, F&& f) const {
 
     NodeId n = 0;
     while (n < n0) {
-        const int64_t total = totals[n];
+        const int64_t total = costs.total(n);
         const uint32_t depth = t.depth(n);
         if (total <= 0 || depth > vp.lastDepth) {
             n = t.subtreeEnd(n);

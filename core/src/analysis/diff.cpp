@@ -191,10 +191,8 @@ CallTree diffLayoutTree(const CallTree& diffTree, const DiffLayoutOptions& o) {
     if (diffTree.costTypeCount() <= kDelta)
         return out;
     std::vector<std::vector<int64_t>> self;
-    for (std::size_t c = 0; c < diffTree.costTypeCount(); ++c) {
-        const auto s = diffTree.selfCosts(c);
-        self.emplace_back(s.begin(), s.end());
-    }
+    for (std::size_t c = 0; c < diffTree.costTypeCount(); ++c)
+        self.push_back(diffTree.selfCosts(c));
     if (self.size() <= kWidth)
         self.resize(kWidth + 1);
     std::vector<int64_t>& width = self[kWidth];

@@ -8,7 +8,7 @@ void FlameLayout::setTree(const CallTree* tree, std::size_t costType) {
     m_offset.clear();
     if (tree == nullptr || tree->size() == 0 || costType >= tree->costTypeCount())
         return;
-    const auto totals = tree->totalCosts(costType);
+    const CallTree::Costs costs = tree->costs(costType);
     m_offset.assign(tree->size(), 0);
     // Preorder: when node n at depth d is visited, cursor[d] is where n starts (its previous siblings
     // already advanced it) and cursor[d + 1] restarts at n's own offset for n's children.
@@ -16,7 +16,8 @@ void FlameLayout::setTree(const CallTree* tree, std::size_t costType) {
     for (NodeId n = 0; n < tree->size(); ++n) {
         const uint32_t d = tree->depth(n);
         m_offset[n] = cursor[d];
-        addCost(cursor[d], std::max<int64_t>(totals[n], 0)); // saturating: a corrupt profile may overflow
+        addCost(cursor[d],
+                std::max<int64_t>(costs.total(n), 0)); // saturating: a corrupt profile may overflow
         cursor[d + 1] = m_offset[n];
     }
 }

@@ -216,7 +216,7 @@ void writeFolded(const Profile& p, const FoldedOptions& o, std::ostream& out) {
     } else {
         std::vector<std::vector<int64_t>> self;
         for (std::size_t t = 0; t < p.tree.costTypeCount(); ++t)
-            self.emplace_back(p.tree.selfCosts(t).begin(), p.tree.selfCosts(t).end());
+            self.push_back(p.tree.selfCosts(t));
         for (NodeId n = 1; n < p.tree.size(); ++n) {
             const int64_t v = valueOf(self, n), v2 = secondOf(self, n);
             if (v || v2)

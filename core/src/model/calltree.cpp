@@ -19,8 +19,8 @@ std::vector<NodeId> CallTree::children(NodeId n) const {
 
 std::vector<NodeId> CallTree::childrenByCost(NodeId n, std::size_t costType) const {
     std::vector<NodeId> out = children(n);
-    const auto& total = m_total[costType];
-    std::stable_sort(out.begin(), out.end(), [&](NodeId a, NodeId b) { return total[a] > total[b]; });
+    const Costs c = costs(costType);
+    std::stable_sort(out.begin(), out.end(), [&](NodeId a, NodeId b) { return c.total(a) > c.total(b); });
     return out;
 }
 
@@ -39,12 +39,28 @@ std::vector<NodeId> CallTree::path(NodeId n) const {
     return out;
 }
 
+std::vector<int64_t> CallTree::selfCosts(std::size_t costType) const {
+    std::vector<int64_t> out(size());
+    const Costs c = costs(costType);
+    for (NodeId n = 0; n < out.size(); ++n)
+        out[n] = c.self(n);
+    return out;
+}
+
+std::vector<int64_t> CallTree::totalCosts(std::size_t costType) const {
+    if (!m_saturated[costType].empty())
+        return m_saturated[costType];
+    std::vector<int64_t> out = selfCosts(costType);
+    for (std::size_t i = out.size(); i-- > 1;)
+        out[m_parent[i]] += out[i]; // (no sum overflows where no total is kept)
+    return out;
+}
+
 void CallTree::setSelfCosts(std::vector<std::vector<int64_t>> self) {
     for (const auto& s : self)
         if (s.size() != size())
             throw std::invalid_argument("CallTree::setSelfCosts: wrong array size");
-    m_self = std::move(self);
-    computeTotals();
+    takeSelfCosts(std::move(self));
 }
 
 std::vector<int64_t> CallTree::totalsOf(std::span<const NodeId> parent, std::span<const int64_t> self) {
@@ -56,20 +72,32 @@ std::vector<int64_t> CallTree::totalsOf(std::span<const NodeId> parent, std::spa
     return total;
 }
 
-void CallTree::computeTotals() {
-    m_total.clear();
-    for (const auto& self : m_self)
-        m_total.push_back(totalsOf(m_parent, self));
+void CallTree::takeSelfCosts(std::vector<std::vector<int64_t>>&& self) {
+    m_sum = std::move(self);
+    m_saturated.assign(m_sum.size(), {});
+    for (std::size_t t = 0; t < m_sum.size(); ++t) {
+        std::vector<int64_t>& s = m_sum[t];
+        // No sum of self costs, and so no total, is larger in magnitude than the sum of their magnitudes:
+        // while that fits, the differences of the wrapping sums are the exact totals.
+        uint64_t magnitude = 0, sum = 0;
+        bool fits = true;
+        for (int64_t& v : s) {
+            const uint64_t u = static_cast<uint64_t>(v);
+            fits = fits && !__builtin_add_overflow(magnitude, v < 0 ? 0 - u : u, &magnitude);
+            sum += u;
+            v = static_cast<int64_t>(sum);
+        }
+        if (!fits || magnitude > static_cast<uint64_t>(INT64_MAX)) {
+            const std::vector<int64_t> own = selfCosts(t); // (exact: each a difference of two sums)
+            m_saturated[t] = totalsOf(m_parent, own);
+        }
+    }
 }
 
-CallTree CallTree::fromShape(Shape&& shape, std::vector<std::vector<int64_t>>&& self,
-                             std::vector<std::vector<int64_t>>&& total) {
+CallTree CallTree::fromShape(Shape&& shape, std::vector<std::vector<int64_t>>&& self) {
     const std::size_t n = shape.parent.size();
-    const auto sized = [n](const std::vector<std::vector<int64_t>>& costs) {
-        return std::all_of(costs.begin(), costs.end(), [n](const auto& c) { return c.size() == n; });
-    };
     if (shape.end.size() != n || shape.depth.size() != n || shape.frame.size() != n ||
-        self.size() != total.size() || !sized(self) || !sized(total))
+        !std::all_of(self.begin(), self.end(), [n](const auto& c) { return c.size() == n; }))
         throw std::invalid_argument("CallTree::fromShape: arrays of different sizes");
     CallTree t;
     t.m_parent = std::move(shape.parent);
@@ -77,20 +105,17 @@ CallTree CallTree::fromShape(Shape&& shape, std::vector<std::vector<int64_t>>&& 
     t.m_depth = std::move(shape.depth);
     t.m_frame = std::move(shape.frame);
     t.m_maxDepth = shape.maxDepth;
-    t.m_self = std::move(self);
-    t.m_total = std::move(total);
+    t.takeSelfCosts(std::move(self));
     return t;
 }
 
-void CallTree::release(CallTree&& tree, Shape& shape, std::vector<std::vector<int64_t>>& self,
-                       std::vector<std::vector<int64_t>>& total) {
+void CallTree::release(CallTree&& tree, Shape& shape, std::vector<std::vector<int64_t>>& costs) {
     shape.parent = std::move(tree.m_parent);
     shape.end = std::move(tree.m_end);
     shape.depth = std::move(tree.m_depth);
     shape.frame = std::move(tree.m_frame);
     shape.maxDepth = std::exchange(tree.m_maxDepth, 0);
-    self = std::move(tree.m_self);
-    total = std::move(tree.m_total);
+    costs = std::move(tree.m_sum);
     tree = CallTree();
 }
 
@@ -150,8 +175,7 @@ bool CallTree::fromPreorder(std::vector<NodeId>&& parentIn, std::vector<FrameId>
         t.m_end[x] = static_cast<NodeId>(n);
     for (auto& s : self)
         s.resize(n, 0);
-    t.m_self = std::move(self);
-    t.computeTotals();
+    t.takeSelfCosts(std::move(self));
     out = std::move(t);
     return true;
 }
@@ -239,8 +263,7 @@ CallTree CallTree::fromParentArray(std::span<const NodeId> parent, std::span<con
             reordered[newId[i]] = s[i];
         s.swap(reordered);
     }
-    t.m_self = std::move(self);
-    t.computeTotals();
+    t.takeSelfCosts(std::move(self));
     if (remap)
         *remap = std::move(newId);
     return t;

@@ -188,10 +188,13 @@ std::optional<TimeSlice> sliceSamples(const Profile& profile, const SliceRequest
         detail::SliceTree& built = buffers->tree;
         out.threadCosts = std::move(built.entries);
         out.sourceNode = std::move(built.source);
-        out.tree = CallTree::fromShape(std::move(built.shape), std::move(built.self), std::move(built.total));
+        out.tree = CallTree::fromShape(std::move(built.shape), std::move(built.self));
         if (request.functions)
             out.functions = functionsOf(built.functions, types);
+        // (the totals, which the tree works out from the self costs, stay with the working arrays)
+        std::vector<std::vector<int64_t>> totals = std::move(built.total);
         built = {};
+        built.total = std::move(totals);
     }
     if (request.memory)
         request.memory->keep(std::move(buffers));
@@ -377,7 +380,7 @@ std::unique_ptr<detail::SliceBuffers> SliceMemory::take() {
 void SliceMemory::recycle(TimeSlice&& slice) {
     auto buffers = std::make_unique<detail::SliceBuffers>();
     detail::SliceTree& t = buffers->tree;
-    CallTree::release(std::move(slice.tree), t.shape, t.self, t.total);
+    CallTree::release(std::move(slice.tree), t.shape, t.self);
     t.source = std::move(slice.sourceNode);
     t.entries = std::move(slice.threadCosts);
     keep(std::move(buffers));

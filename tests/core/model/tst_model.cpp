@@ -190,6 +190,58 @@ private Q_SLOTS:
         QCOMPARE(refused.size(), std::size_t(0));
     }
 
+    void costsFromRunningSums() {
+        // A tree keeps one running sum of self costs per cost type; self and total come back as differences.
+        // Checked against costs summed here from a tree of signed costs (two types, one of them the negated
+        // other plus a per-node offset) set as self costs.
+        const Profile p = fromFolded("main;b;x 2\nmain;a 3\nmain;b;y 5\nother 1\nmain;b 4\nmain;a;z;w 7\n");
+        CallTree t = p.tree;
+        const std::size_t n = t.size();
+        std::vector<std::vector<int64_t>> self(2, std::vector<int64_t>(n));
+        for (NodeId i = 0; i < n; ++i) {
+            self[0][i] = int64_t(i) * 1000 - 3500;
+            self[1][i] = -self[0][i] + int64_t(i % 3);
+        }
+        t.setSelfCosts(self);
+        for (std::size_t c = 0; c < 2; ++c) {
+            std::vector<int64_t> total(n, 0);
+            for (NodeId i = 0; i < n; ++i) // each node's self cost added to it and to all its ancestors
+                for (NodeId a = i;; a = t.parent(a)) {
+                    total[a] += self[c][i];
+                    if (a == kRootNode)
+                        break;
+                }
+            QCOMPARE(t.selfCosts(c), self[c]);
+            QCOMPARE(t.totalCosts(c), total);
+            const CallTree::Costs view = t.costs(c);
+            for (NodeId i = 0; i < n; ++i) {
+                QCOMPARE(view.self(i), self[c][i]);
+                QCOMPARE(view.total(i), total[i]);
+            }
+            QCOMPARE(t.grandTotal(c), total[kRootNode]);
+        }
+        // Absurd costs whose sums overflow: each self cost stays exact, totals saturate as addCost() does
+        // (their running sums wrap around; a total computed from them alone would be wrong).
+        const Profile q = fromFolded("a;b 1\na;c 1\nd 1\n");
+        CallTree big = q.tree; // root, a, b, c, d
+        QCOMPARE(big.size(), std::size_t(5));
+        const std::vector<int64_t> huge = {0, 5, INT64_MAX, INT64_MAX - 1, INT64_MIN};
+        big.setSelfCosts({huge});
+        QCOMPARE(big.selfCosts(0), huge);
+        QCOMPARE(big.total(0, 1), INT64_MAX); // 5 + MAX + MAX - 1
+        QCOMPARE(big.total(0, 4), INT64_MIN);
+        const std::vector<NodeId> parents = {0, 0, 1, 1, 0};
+        for (NodeId i = 1; i < 5; ++i)
+            QCOMPARE(big.parent(i), parents[i]);
+        QCOMPARE(big.grandTotal(0), CallTree::totalsOf(parents, huge)[0]);
+        QCOMPARE(big.totalCosts(0), CallTree::totalsOf(parents, huge));
+        // and a cost type that fits beside one that does not
+        big.setSelfCosts({huge, {0, 1, 2, 3, 4}});
+        QCOMPARE(big.total(1, 1), int64_t(6));
+        QCOMPARE(big.grandTotal(1), int64_t(10));
+        QCOMPARE(big.total(0, 1), INT64_MAX);
+    }
+
     void decimalAndSignedCosts() {
         const Profile p = fromFolded("a 1.5\nb 2\nc 0.25\n");
         QCOMPARE(p.costTypes[0].decimals, 2);

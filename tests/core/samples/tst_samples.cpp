@@ -219,10 +219,7 @@ std::string foldedRange(const Profile& p, int64_t aUs, int64_t bUs) {
     if (!sameSlice(one, two))
         return {};
     for (std::size_t t = 0; t < p.costTypes.size(); ++t)
-        if (folded(one, t) != folded(two, t) ||
-            one.tree.totalCosts(t).size() != two.tree.totalCosts(t).size() ||
-            !std::equal(one.tree.totalCosts(t).begin(), one.tree.totalCosts(t).end(),
-                        two.tree.totalCosts(t).begin()))
+        if (folded(one, t) != folded(two, t) || one.tree.totalCosts(t) != two.tree.totalCosts(t))
             return {};
     return folded(one, 0);
 }
