@@ -266,8 +266,9 @@ struct RawProfileBuilder::Impl {
     };
     /// The frames and path of stacks [from, to) of `newStacks` (threads may expand disjoint ranges at once).
     void expandFrames(NewStacks& newStacks, std::size_t from, std::size_t to);
-    /// The new stacks' distinct modules and leaves (stackModules, stackLeaf), in order.
-    void listModules(const NewStacks& newStacks);
+    /// The new stacks' distinct modules and leaves (stackModules, stackLeaf), in order; `done` (if given)
+    /// counts the stacks listed, from time to time.
+    void listModules(const NewStacks& newStacks, std::atomic<std::size_t>* done = nullptr);
     Profile build(ProfileMeta meta, const std::atomic<bool>* cancel, bool final);
     void attachSamples(Profile& profile, std::size_t count, bool final);
 };
@@ -458,8 +459,10 @@ void RawProfileBuilder::Impl::expandFrames(NewStacks& newStacks, std::size_t fro
     }
 }
 
-void RawProfileBuilder::Impl::listModules(const NewStacks& newStacks) {
+void RawProfileBuilder::Impl::listModules(const NewStacks& newStacks, std::atomic<std::size_t>* done) {
     for (std::size_t k = 0; k + 1 < newStacks.addr.size(); ++k) {
+        if (done && k % 4096 == 0)
+            done->store(k, std::memory_order_release);
         const auto stack = static_cast<uint32_t>(stackModulesFirst.size());
         stackModulesFirst.push_back(static_cast<uint32_t>(stackModules.size()));
         const std::size_t begin = newStacks.addr[k], end = newStacks.addr[k + 1];
@@ -472,6 +475,8 @@ void RawProfileBuilder::Impl::listModules(const NewStacks& newStacks) {
             }
         }
     }
+    if (done)
+        done->store(newStacks.addr.size() - 1, std::memory_order_release);
 }
 
 RawProfileBuilder::RawProfileBuilder(Symbolizer& symbolizer, RawProfileOptions options)
@@ -723,6 +728,10 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
         malloc_trim(0);
 #endif
     }
+    if (final) { // (finding a stack or an address again is for adding samples: no more come)
+        stackTable = detail::IndexTable(16);
+        addrIndex = FrameIndex();
+    }
     detail::trace("build the tree");
     // expand the new stacks (sorted, without gaps: the tree numbers them alike), add all new costs
     tree.setCostTypes(types2);
@@ -768,15 +777,36 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
         detail::adviseHugePages(fresh.refs.get(), nextRef * sizeof(uint32_t));
         // many frames: the stacks' frames in stretches on two threads, the first listing the modules first
         constexpr std::size_t kAsideFrames = 200000, kStretch = 2048;
-        std::atomic<std::size_t> nextStretch{0};
+        std::atomic<std::size_t> nextStretch{0}, modulesListed{0};
+        // The final build gives back the address ids of the stacks both expanded and listed as it goes (the
+        // frames written meanwhile take their memory: on fp-large 100 MB of ids for 176 MB of frames).
+        std::mutex doneMutex;
+        std::vector<char> stretchDone(final ? (newStacks + kStretch - 1) / kStretch : 0, 0);
+        std::size_t firstUndone = 0, discarded = 0;
+        const auto stretchExpanded = [&](std::size_t stretch) {
+            std::lock_guard lock(doneMutex);
+            stretchDone[stretch] = 1;
+            while (firstUndone < stretchDone.size() && stretchDone[firstUndone])
+                ++firstUndone;
+            const std::size_t through =
+                std::min({firstUndone * kStretch, modulesListed.load(std::memory_order_acquire), newStacks});
+            const std::size_t ids = stacks[expanded].first + fresh.addr[through];
+            if (ids >= discarded + detail::kHugePageBytes / sizeof(uint32_t)) {
+                stackAddrs.discardFront(ids);
+                discarded = ids;
+            }
+        };
         const auto expandStretches = [&] {
-            for (std::size_t from; (from = nextStretch.fetch_add(kStretch)) < newStacks;)
+            for (std::size_t from; (from = nextStretch.fetch_add(kStretch)) < newStacks;) {
                 expandFrames(fresh, from, std::min(newStacks, from + kStretch));
+                if (final)
+                    stretchExpanded(from / kStretch);
+            }
         };
         std::future<void> other;
         if (nextRef >= kAsideFrames)
             other = std::async(std::launch::async, expandStretches);
-        listModules(fresh);
+        listModules(fresh, &modulesListed);
         expandStretches();
         if (other.valid())
             other.get();
@@ -787,8 +817,6 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
             // fp-large, 44 M address ids: 176 MB off the peak)
             finished = true;
             stackAddrs.release();
-            stackTable = detail::IndexTable(16);
-            addrIndex = FrameIndex();
         }
         detail::trace("expanded");
         std::vector<FrameId> refFrame(resolved.size());

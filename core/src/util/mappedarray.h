@@ -80,6 +80,17 @@ public:
         adviseHugePages(m_data, m_bytes);
     }
 
+    /// Gives back the pages that hold only elements before n, rounded down to whole huge pages from 2 MiB on
+    /// (those elements read as zero afterwards; the size stays): for a reader done with the front of a large
+    /// array, whose memory may then serve what it writes.
+    void discardFront(std::size_t n) {
+        const auto begin = reinterpret_cast<std::uintptr_t>(m_data);
+        std::uintptr_t end = begin + std::min(n, m_size) * sizeof(T);
+        end = roundDown(end, end - begin >= kHugePageBytes ? kHugePageBytes : kPageBytes);
+        if (end > begin)
+            ::madvise(m_data, end - begin, MADV_DONTNEED);
+    }
+
     /// Empties the array and gives its memory back.
     void release() {
         if (m_data)

@@ -325,6 +325,8 @@ private Q_SLOTS:
         QTest::newRow("one batch (nodes made in final order)") << false << 300 << 1 << 6;
         // over 20 000 distinct stacks and 200 000 frames: expanded, sorted and listed on two threads
         QTest::newRow("one large batch (on two threads)") << false << 10000 << 10 << 10;
+        // 1.8 M address ids (7 MB): the final build gives back the ids of the stacks expanded as it goes
+        QTest::newRow("ids given back while expanding") << false << 40000 << 10 << 10;
     }
 
     void rawProfileMatchesTreeBuilderAcrossSnapshots() {

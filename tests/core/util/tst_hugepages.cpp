@@ -9,6 +9,7 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstring>
 #include <numeric>
 #include <string>
@@ -95,6 +96,48 @@ private Q_SLOTS:
         b.push_back(3); // usable again
         QCOMPARE(b.size(), std::size_t(1));
         QCOMPARE(b[0], 3u);
+    }
+
+    // discardFront(n): the pages holding only elements before n are given back (not resident, read as zero),
+    // rounded down to whole huge pages from 2 MiB on; the elements from n on keep their values
+    void mappedArrayDiscardsItsFront() {
+        constexpr std::size_t page = 4096, huge = std::size_t(2) << 20;
+        scorch::detail::MappedArray<uint32_t> a;
+        std::vector<uint32_t> all(3'000'000); // 12 MB
+        std::iota(all.begin(), all.end(), 1u);
+        a.append(all);
+        const auto base = reinterpret_cast<std::uintptr_t>(a.data());
+        // resident 4 KiB pages of the array among its first `bytes`
+        const auto resident = [&](std::size_t bytes) {
+            std::vector<unsigned char> in(bytes / page);
+            if (::mincore(a.data(), bytes, in.data()) != 0)
+                return std::size_t(-1);
+            return static_cast<std::size_t>(
+                std::count_if(in.begin(), in.end(), [](unsigned char c) { return c & 1; }));
+        };
+        QCOMPARE(resident(all.size() * 4 / page * page), all.size() * 4 / page);
+        // 1000 elements (under a page): nothing
+        a.discardFront(1000);
+        QCOMPARE(a[0], 1u);
+        QCOMPARE(a[999], 1000u);
+        // 300 000 elements (1.2 MB): the whole 4 KiB pages below them
+        a.discardFront(300'000);
+        const std::size_t small = 300'000 * 4 / page * page;
+        QCOMPARE(resident(small), std::size_t(0));
+        QCOMPARE(a[0], 0u);
+        QCOMPARE(a[small / 4 - 1], 0u);
+        QCOMPARE(a[small / 4], uint32_t(small / 4 + 1)); // the page the 300 000th element is in stays
+        QCOMPARE(a[299'999], 300'000u);
+        // 2 000 000 elements (8 MB): up to the last huge-page boundary below them
+        a.discardFront(2'000'000);
+        const std::uintptr_t end = (base + 2'000'000 * 4) & ~(huge - 1);
+        const std::size_t gone = (end - base) / 4;
+        QCOMPARE(resident(end - base), std::size_t(0));
+        QCOMPARE(a[gone - 1], 0u);
+        for (std::size_t i = gone; i < all.size(); ++i)
+            if (a[i] != i + 1)
+                QFAIL(qPrintable(QString("element %1 is %2").arg(i).arg(a[i])));
+        QCOMPARE(a.size(), all.size());
     }
 };
 
