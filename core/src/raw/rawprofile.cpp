@@ -728,7 +728,8 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
         malloc_trim(0);
 #endif
     }
-    if (final) { // (finding a stack or an address again is for adding samples: no more come)
+    if (final) { // (finding a stack or an address again is for adding samples: no more come, none is taken)
+        finished = true;
         stackTable = detail::IndexTable(16);
         addrIndex = FrameIndex();
     }
@@ -812,12 +813,8 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
             other.get();
         expanded += newStacks;
         accountedCount.resize(expanded, 0);
-        if (final) {
-            // what only finding and adding raw stacks needs goes before the tree's arrays are made (on
-            // fp-large, 44 M address ids: 176 MB off the peak)
-            finished = true;
+        if (final) // the address ids the expansion has not given back yet (fp-large: 25 M ids, 100 MB in all)
             stackAddrs.release();
-        }
         detail::trace("expanded");
         std::vector<FrameId> refFrame(resolved.size());
         std::vector<SourceLine> refLine(resolved.size());
