@@ -27,6 +27,7 @@
 #include "timeline/timelinepanel.h"
 #include "timeline/timelineview.h"
 
+#include "scorch/procstatus.h"
 #include "scorch/profile.h"
 #include "scorch/samples.h"
 
@@ -54,19 +55,12 @@ namespace {
 /// "VmRSS x MB, RssAnon y MB, LazyFree z MB" of /proc/self/status and smaps_rollup (LazyFree: pages given
 /// back lazily, SliceMemory::release(), that the kernel has not taken yet).
 std::string residentMemory() {
+    const std::vector<long long> status = procKilobytes("/proc/self/status", {"VmRSS", "RssAnon"});
+    const long long lazy = procKilobytes("/proc/self/smaps_rollup", "LazyFree");
     std::string out;
-    for (const char* path : {"/proc/self/status", "/proc/self/smaps_rollup"}) {
-        QFile file(QString::fromLatin1(path));
-        if (!file.open(QIODevice::ReadOnly))
-            continue;
-        for (const QByteArray& line : file.readAll().split('\n'))
-            if (line.startsWith("VmRSS:") || line.startsWith("RssAnon:") || line.startsWith("LazyFree:"))
-                out +=
-                    (out.empty() ? "" : ", ") + line.left(line.indexOf(':')).toStdString() + " " +
-                    std::to_string(
-                        line.mid(line.indexOf(':') + 1).trimmed().split(' ').value(0).toLongLong() / 1024) +
-                    " MB";
-    }
+    for (const auto& [name, kb] : {std::pair{"VmRSS", status[0]}, {"RssAnon", status[1]}, {"LazyFree", lazy}})
+        if (kb >= 0)
+            out += (out.empty() ? "" : ", ") + std::string(name) + " " + std::to_string(kb / 1024) + " MB";
     return out.empty() ? "RSS unknown" : out;
 }
 

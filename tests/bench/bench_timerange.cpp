@@ -16,6 +16,7 @@
 // 13, fp-large: 1.17 M samples, 4.6 M nodes, 2 cores): half range <= 100 ms, 1% <= 10 ms.
 #include "scorch/analysis.h"
 #include "scorch/import.h"
+#include "scorch/procstatus.h"
 #include "scorch/samples.h"
 
 #include <algorithm>
@@ -23,7 +24,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <string>
 #include <thread>
@@ -65,11 +65,8 @@ double timeMs(int runs, const std::function<void()>& f, const std::function<void
 }
 
 std::string peakRss() {
-    std::ifstream in("/proc/self/status");
-    for (std::string line; std::getline(in, line);)
-        if (line.rfind("VmHWM:", 0) == 0)
-            return line.substr(6);
-    return "?";
+    const long long kb = procKilobytes("/proc/self/status", "VmHWM");
+    return kb < 0 ? " ?" : " " + std::to_string(kb) + " kB";
 }
 
 } // namespace

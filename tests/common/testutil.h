@@ -3,6 +3,7 @@
 
 #include "scorch/bytesource.h"
 #include "scorch/import.h"
+#include "scorch/procstatus.h"
 
 #include <QByteArray>
 #include <QDir>
@@ -10,7 +11,6 @@
 #include <QString>
 #include <QTest>
 
-#include <fstream>
 #include <initializer_list>
 #include <map>
 #include <string>
@@ -20,11 +20,7 @@ namespace scorch::test {
 /// The process's pages given to the kernel lazily (MADV_FREE) and not yet taken back, in kB
 /// (/proc/self/smaps_rollup); -1 when unknown.
 inline long long lazyFreeKb() {
-    std::ifstream in("/proc/self/smaps_rollup");
-    for (std::string line; std::getline(in, line);)
-        if (line.rfind("LazyFree:", 0) == 0)
-            return std::stoll(line.substr(9));
-    return -1;
+    return procKilobytes("/proc/self/smaps_rollup", "LazyFree");
 }
 
 /// A profile from folded-stack text, e.g. "main;a;b 3\nmain;c 1\n".

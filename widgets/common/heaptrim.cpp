@@ -2,6 +2,8 @@
 
 #include "common/backgroundjob.h"
 
+#include "scorch/procstatus.h"
+
 #include <QCoreApplication>
 #include <QPointer>
 #include <QTimer>
@@ -12,7 +14,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <string>
 #include <string_view>
 
@@ -67,22 +68,17 @@ std::size_t heapTrims() {
 
 namespace {
 /// The "Key: N kB" line of a /proc file, in bytes; 0 when absent or unreadable.
-std::size_t kilobytesField(const char* path, std::string_view key) {
-    std::ifstream in(path);
-    std::string line;
-    while (std::getline(in, line))
-        if (line.size() > key.size() && line.compare(0, key.size(), key) == 0 && line[key.size()] == ':')
-            return std::strtoull(line.c_str() + key.size() + 1, nullptr, 10) * 1024;
-    return 0;
+std::size_t bytesField(const char* path, std::string_view key) {
+    return static_cast<std::size_t>(std::max(procKilobytes(path, key), 0ll)) * 1024;
 }
 } // namespace
 
 std::size_t anonymousResidentBytes() {
-    return kilobytesField("/proc/self/status", "RssAnon");
+    return bytesField("/proc/self/status", "RssAnon");
 }
 
 std::size_t availableMemoryBytes() {
-    return kilobytesField("/proc/meminfo", "MemAvailable");
+    return bytesField("/proc/meminfo", "MemAvailable");
 }
 
 } // namespace scorch

@@ -6,10 +6,12 @@
 // VmHWM).
 #pragma once
 
+#include "scorch/procstatus.h"
+
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <functional>
 #include <string>
 #include <thread>
@@ -23,16 +25,8 @@ inline bool traceEnabled() {
 
 /// " (rss X MB, Y MB of it mapped files; peak Z MB)" from /proc/self/status, empty where it cannot be read.
 inline std::string residentMemory() {
-    std::ifstream status("/proc/self/status");
-    long rss = -1, peak = -1, file = 0;
-    for (std::string line; std::getline(status, line);) {
-        if (line.rfind("VmRSS:", 0) == 0)
-            rss = std::atol(line.c_str() + 6);
-        else if (line.rfind("VmHWM:", 0) == 0)
-            peak = std::atol(line.c_str() + 6);
-        else if (line.rfind("RssFile:", 0) == 0)
-            file = std::atol(line.c_str() + 8);
-    }
+    const std::vector<long long> kb = procKilobytes("/proc/self/status", {"VmRSS", "VmHWM", "RssFile"});
+    const long long rss = kb[0], peak = kb[1], file = std::max(kb[2], 0ll);
     if (rss < 0 || peak < 0)
         return {};
     return " (rss " + std::to_string(rss / 1024) + " MB, " + std::to_string(file / 1024) +

@@ -1,6 +1,8 @@
 // The page helpers of core/src/util/hugepages.h: freeLazily() gives the kernel only the whole pages inside
 // the bytes it is given (never a page that a neighbouring allocation shares) and nothing for small arrays.
-// MappedArray (util/mappedarray.h) keeps its elements as its mapping grows and moves.
+// MappedArray (util/mappedarray.h) keeps its elements as its mapping grows and moves. procKilobytes()
+// (scorch/procstatus.h) reads the memory figures these are measured by.
+#include "scorch/procstatus.h"
 #include "testutil.h"
 #include "util/hugepages.h"
 #include "util/mappedarray.h"
@@ -38,6 +40,27 @@ private Q_SLOTS:
                         inside = ((std::size_t(6) << 20) - page) / 1024;
         QVERIFY2(freed <= inside && freed >= inside - 256, std::to_string(freed).c_str());
         ::munmap(base, bytes);
+    }
+
+    // procKilobytes(): the /proc figures the traces, benchmarks and the heap trim read
+    void procFigures() {
+        const auto before =
+            scorch::procKilobytes("/proc/self/status", {"RssAnon", "VmHWM", "NoSuchKey", "VmRSS"});
+        QCOMPARE(before.size(), std::size_t(4));
+        QVERIFY(before[0] > 0 && before[3] > 0);
+        QVERIFY(before[1] >= before[3]); // the peak is at least the current
+        QCOMPARE(before[2], -1ll);
+        QCOMPARE(scorch::procKilobytes("/nonexistent/status", "VmRSS"), -1ll);
+        QCOMPARE(scorch::procKilobytes("/proc/self/status", "VmRS"), -1ll); // a key's prefix is not the key
+        // 64 MiB written: resident anonymous memory grows by about that much
+        constexpr std::size_t bytes = std::size_t(64) << 20;
+        char* p = static_cast<char*>(
+            ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+        QVERIFY(p != MAP_FAILED);
+        std::memset(p, 1, bytes);
+        const long long grown = scorch::procKilobytes("/proc/self/status", "RssAnon") - before[0];
+        ::munmap(p, bytes);
+        QVERIFY2(grown >= 60 * 1024 && grown <= 80 * 1024, std::to_string(grown).c_str());
     }
 
     // The pages inside a range, rounded in at both ends
