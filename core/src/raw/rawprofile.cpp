@@ -225,7 +225,7 @@ void RawProfileBuilder::Impl::addSampleLocked(uint32_t thread, std::span<const R
             ids.push_back(addrId(*it));
         s = static_cast<uint32_t>(stacks.size());
         stacks.push_back({thread, static_cast<uint32_t>(stackAddrs.size()), static_cast<uint32_t>(ids.size()),
-                          0, h, false});
+                          false, 0, h});
         stackAddrs.append(ids);
         for (auto& c : stackCost)
             c.push_back(0);

@@ -63,12 +63,13 @@ struct RawProfileBuilder::Impl {
     std::vector<bool> modulesSeen; ///< per module handle: preloaded
     bool deferred = false;         ///< deferSymbolization()
     detail::FrameIndex addrIndex;  ///< address id of each distinct raw frame (into addrs)
-    struct Stack {
+    struct Stack {                 // (32 bytes: the flag beside the 32-bit fields; fp-large has 640 000)
         uint32_t thread, first, size;
+        bool dirty; ///< samples arrived since the last snapshot
         uint64_t count;
         uint64_t hash;
-        bool dirty; ///< samples arrived since the last snapshot
     };
+    static_assert(sizeof(Stack) == 32);
     std::vector<Stack> stacks;
     detail::MappedArray<uint32_t> stackAddrs;    ///< root -> leaf address ids, concatenated
     bool finished = false;                       ///< finish() freed what adding samples needs
