@@ -48,12 +48,7 @@ std::vector<int64_t> CallTree::selfCosts(std::size_t costType) const {
 }
 
 std::vector<int64_t> CallTree::totalCosts(std::size_t costType) const {
-    if (!m_saturated[costType].empty())
-        return m_saturated[costType];
-    std::vector<int64_t> out = selfCosts(costType);
-    for (std::size_t i = out.size(); i-- > 1;)
-        out[m_parent[i]] += out[i]; // (no sum overflows where no total is kept)
-    return out;
+    return m_saturated[costType].empty() ? totalsOf(m_parent, selfCosts(costType)) : m_saturated[costType];
 }
 
 void CallTree::setSelfCosts(std::vector<std::vector<int64_t>> self) {
@@ -88,8 +83,7 @@ void CallTree::takeSelfCosts(std::vector<std::vector<int64_t>>&& self) {
             v = static_cast<int64_t>(sum);
         }
         if (!fits || magnitude > static_cast<uint64_t>(INT64_MAX)) {
-            const std::vector<int64_t> own = selfCosts(t); // (exact: each a difference of two sums)
-            m_saturated[t] = totalsOf(m_parent, own);
+            m_saturated[t] = totalsOf(m_parent, selfCosts(t)); // (each self cost exact: a difference of sums)
         }
     }
 }
