@@ -2,7 +2,6 @@
 // -> call tree with inline frames and per-line costs, plus warnings for modules without symbols.
 #include "raw/rawprofile_impl.h"
 
-#include "scorch/import.h"
 
 #include "util/textutil.h"
 

@@ -9,11 +9,9 @@
 
 #include "util/hugepages.h"
 #include "util/phasetimer.h"
-#include "util/textutil.h"
 
 #include <algorithm>
 #include <atomic>
-#include <cmath>
 #include <cstdio>
 #include <future>
 #include <mutex>
