@@ -1,5 +1,7 @@
 #include "symbolpaths.h"
 
+#include "scorch/symbolizer.h"
+
 #include <QFile>
 #include <QSettings>
 
@@ -51,6 +53,7 @@ ImportOptions withSymbolPaths(ImportOptions options) {
     if (!p.sysroot.isEmpty())
         options.sysroot = QFile::encodeName(p.sysroot).toStdString();
     options.debuginfodUrls = p.debuginfod.toStdString();
+    options.inflatedCopies = defaultInflatedCopies();
     return options;
 }
 

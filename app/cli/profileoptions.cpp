@@ -5,6 +5,7 @@
 
 #include "scorch/export.h"
 #include "scorch/safetext.h"
+#include "scorch/symbolizer.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -83,6 +84,7 @@ ProfileArgs profileArgs(const Args& args) {
         p.import.debuginfodUrls = args.value("--debuginfod");
     else if (const char* urls = std::getenv("DEBUGINFOD_URLS"))
         p.import.debuginfodUrls = urls;
+    p.import.inflatedCopies = defaultInflatedCopies();
     p.time = args.value("--time");
     p.threads = args.values("--thread");
     p.transforms = transformArgs(args);

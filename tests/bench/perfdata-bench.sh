@@ -18,7 +18,11 @@
 #
 # What is timed (wall clock from bash's $EPOCHREALTIME; GNU time: CPU = user + sys of all processes, peak RSS of the largest; page cache
 # warm; output to /dev/null):
-#   scorch        scorch info FILE: the complete call tree, symbolized (functions, inline frames, lines)
+#   scorch        scorch info FILE: the complete call tree, symbolized (functions, inline frames, lines),
+#                 as every open after the first: the uncompressed copies of compressed debug info (Debian's
+#                 -dbg packages) kept by an earlier run (in a cache directory of this benchmark's own)
+#   scorch 1st    the same as a first open on this machine: no kept copies (an empty cache directory each
+#                 run), so the compressed debug info is inflated, and its copies are written, during the run
 #   perf|collapse perf script -i FILE | scorch collapse -   (the text route)
 #   perf script   perf script -i FILE alone (no symbol output formatting beyond its default)
 #   perfparser    hotspot-perfparser --input FILE --max-frames 1024 (what Hotspot runs; apt-get install hotspot
@@ -43,7 +47,7 @@ while [ $# -gt 0 ]; do
     --no-hotspot) HOTSPOT=0; shift ;;
     --no-pipe) PIPE=0; shift ;;
     --no-perf-script) PIPE=0; SCRIPT=0; shift ;;
-    -h | --help) sed -n '2,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,30p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "unknown option $1" >&2; exit 2 ;;
     *) workloads+=("$1"); shift ;;
     esac
@@ -99,30 +103,41 @@ timed() {
         "$(printf '%s\n' "${cpus[@]}" | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}')" "$rss"
 }
 
-printf '%-13s %7s %7s | %-14s %8s %8s %8s | %8s %8s\n' workload size samples tool wall cpu "peak RSS" "wall x" "cpu x"
+# the kept copies of inflated debug info: this benchmark's own, not the user's (XDG_CACHE_HOME/scorch)
+cache=$(mktemp -d "${TMPDIR:-/tmp}/perfdata-bench-cache.XXXXXX")
+trap 'rm -rf "$cache"' EXIT
+export XDG_CACHE_HOME="$cache/kept"
+
+printf '%-13s %7s %7s | %-14s %8s %8s %8s | %8s %8s %8s\n' workload size samples tool wall cpu "peak RSS" "wall x" "cpu x" \
+    "x 1st"
 for w in "${workloads[@]}"; do
     f="$DATA/$w.data"
     [ -f "$f" ] || { echo "perfdata-bench: no $f" >&2; exit 2; }
     size=$(stat -c %s "$f")
     cat "$f" > /dev/null # page cache warm
-    samples=$("$SCORCH" info "$f" 2> /dev/null | awk '/^samples:/{print $2}')
+    samples=$("$SCORCH" info "$f" 2> /dev/null | awk '/^samples:/{print $2}') # (also keeps the copies)
     q=$(printf '%q' "$f")
     s=$(printf '%q' "$SCORCH")
     declare -A res=()
     res[scorch]=$(timed "$s info $q")
+    res[scorch 1st]=$(timed "XDG_CACHE_HOME=$(printf '%q' "$cache")/first-\$BASHPID $s info $q")
     [ $PIPE = 1 ] && res[perf\|collapse]=$(timed "perf script -i $q 2>/dev/null | $s collapse -")
     [ $SCRIPT = 1 ] && res[perf script]=$(timed "perf script -i $q 2>/dev/null")
     [ -n "$PARSER" ] && res[perfparser]=$(timed "$(printf '%q' "$PARSER") --input $q --max-frames 1024 2>/dev/null")
     read -r bwall bcpu _ <<< "${res[scorch]}"
-    for tool in scorch "perf|collapse" "perf script" perfparser; do
+    read -r fwall _ _ <<< "${res[scorch 1st]}"
+    for tool in scorch "scorch 1st" "perf|collapse" "perf script" perfparser; do
         [ -n "${res[$tool]:-}" ] || continue
         read -r wall cpu rss <<< "${res[$tool]}"
-        printf '%-13s %6.1fM %7s | %-14s %7.3fs %7.2fs %7.0fM | %7.1fx %7.1fx\n' "$w" \
+        printf '%-13s %6.1fM %7s | %-14s %7.3fs %7.2fs %7.0fM | %7.1fx %7.1fx %7.1fx\n' "$w" \
             "$(awk -v b="$size" 'BEGIN{print b/1e6}')" "$samples" "$tool" "$wall" "$cpu" \
             "$(awk -v k="$rss" 'BEGIN{print k/1024}')" "$(awk -v a="$wall" -v b="$bwall" 'BEGIN{print (b > 0 ? a / b : 0)}')" \
-            "$(awk -v a="$cpu" -v b="$bcpu" 'BEGIN{print (b > 0 ? a / b : 0)}')"
+            "$(awk -v a="$cpu" -v b="$bcpu" 'BEGIN{print (b > 0 ? a / b : 0)}')" \
+            "$(awk -v a="$wall" -v b="$fwall" 'BEGIN{print (b > 0 ? a / b : 0)}')"
     done
+    rm -rf "$cache"/first-*
     unset res
 done
-echo "wall x / cpu x = the tool's wall / cpu time divided by scorch's (higher: scorch is faster)."
+echo "wall x / cpu x = the tool's wall / cpu time divided by scorch's (higher: scorch is faster);"
+echo "x 1st = the tool's wall time divided by that of scorch's first open (no kept copies of inflated debug info)."
 echo "$(nproc) cores; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) (wall times need a quiet machine)."

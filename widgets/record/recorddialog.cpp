@@ -60,7 +60,11 @@ QString programName(const Recording& recording, qint64 pid) {
 
 /// The live profile: the samples fetched so far, symbolized incrementally. Used by one job at a time.
 struct RecordDialog::Live {
-    Symbolizer symbolizer;
+    Symbolizer symbolizer{[] {
+        SymbolizerOptions o;
+        o.inflatedCopies = defaultInflatedCopies();
+        return o;
+    }()};
     RawProfileBuilder builder{symbolizer};
     RecordingFeeder feeder{symbolizer, builder};
     std::size_t fed = 0;

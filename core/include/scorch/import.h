@@ -57,6 +57,9 @@ struct ImportOptions {
     /// info not found on this machine are fetched from, by build-id. Empty = none. The command line and
     /// the window default to $DEBUGINFOD_URLS.
     std::string debuginfodUrls;
+    /// Where uncompressed copies of debug info are kept between runs (SymbolizerOptions::inflatedCopies).
+    /// Empty = none. The command line and the window use defaultInflatedCopies() (symbolizer.h).
+    std::string inflatedCopies;
 };
 
 /// Progress and cancellation. The callback runs on an importer thread, not the caller's.

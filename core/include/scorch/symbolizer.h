@@ -25,6 +25,9 @@ namespace scorch {
 
 /// $HOME/.debug (perf's build-id cache); empty without HOME.
 std::string defaultBuildIdCache();
+/// $XDG_CACHE_HOME/scorch/inflated, else $HOME/.cache/scorch/inflated (SymbolizerOptions::inflatedCopies);
+/// empty without either.
+std::string defaultInflatedCopies();
 
 struct SymbolizerOptions {
     /// Extra directories searched for a module by its file name when the recorded path is missing or its
@@ -49,6 +52,10 @@ struct SymbolizerOptions {
     /// image (`[vdso]/ID/vdso`) and modules (`.build-id/xx/yyyy/elf`) that are no longer on disk. Empty =
     /// not used. Default: $HOME/.debug.
     std::string buildIdCache = defaultBuildIdCache();
+    /// Where uncompressed copies of ELF files with compressed debug sections (Debian's -dbg and -dbgsym
+    /// packages) are kept between runs, so that only the first run inflates them (libc6-dbg's libc: 30 ms of
+    /// CPU). Empty = inflated in memory by every run. The scorch program sets defaultInflatedCopies().
+    std::string inflatedCopies;
     /// debuginfod servers (space-separated URLs, as DEBUGINFOD_URLS): binaries and debug info that are not
     /// found on this machine are fetched from them by build-id. Empty = none.
     std::string debuginfodUrls;

@@ -1,8 +1,10 @@
 // Uncompressed copies of ELF files with compressed sections: see elfinflate.h.
 #include "symbols/elfinflate.h"
 
+#include "util/atomicfile.h"
 #include "util/textutil.h"
 
+#include <dirent.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <libdeflate.h>
@@ -13,9 +15,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cstring>
 #include <string_view>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 namespace scorch::detail {
@@ -211,6 +215,14 @@ InflatedElfCache::~InflatedElfCache() {
             ::close(fd);
 }
 
+void InflatedElfCache::keepIn(std::string dir, uint64_t bytes) {
+    std::lock_guard lock(m_mutex);
+    while (dir.size() > 1 && dir.back() == '/')
+        dir.pop_back();
+    m_keepDir = std::move(dir);
+    m_keepBytes = bytes;
+}
+
 int InflatedElfCache::open(const std::string& path, int fd, unsigned threads) {
     struct stat st;
     if (::fstat(fd, &st) != 0)
@@ -218,14 +230,132 @@ int InflatedElfCache::open(const std::string& path, int fd, unsigned threads) {
     // the same path may be another file later (rebuilt): key by inode and modification time too
     const std::string key = path + '\0' + std::to_string(st.st_dev) + ':' + std::to_string(st.st_ino) + ':' +
                             std::to_string(st.st_mtim.tv_sec) + '.' + std::to_string(st.st_mtim.tv_nsec);
-    std::lock_guard lock(m_mutex);
+    std::unique_lock lock(m_mutex);
     auto it = m_files.find(key);
-    if (it == m_files.end()) {
-        it = m_files
-                 .emplace(key, inflatedElfCopy(fd, "scorch-inflated:" + std::string(baseName(path)), threads))
-                 .first;
+    if (it != m_files.end())
+        return it->second >= 0 ? ::fcntl(it->second, F_DUPFD_CLOEXEC, 0) : -1;
+    const std::string kept = keptName(path, fd);
+    int copy = kept.empty() ? -1 : openKept(kept);
+    const bool inflated = copy < 0;
+    if (inflated)
+        copy = inflatedElfCopy(fd, "scorch-inflated:" + std::string(baseName(path)), threads);
+    m_files.emplace(key, copy);
+    const int out = copy >= 0 ? ::fcntl(copy, F_DUPFD_CLOEXEC, 0) : -1;
+    if (inflated && out >= 0 && !kept.empty()) {
+        lock.unlock(); // (writing and syncing the copy: other files go on meanwhile)
+        keep(kept, out);
     }
-    return it->second >= 0 ? ::fcntl(it->second, F_DUPFD_CLOEXEC, 0) : -1;
+    return out;
+}
+
+namespace {
+
+/// The prefix of kept copies: a new layout of the copies (other sections left out) gets a new version.
+constexpr std::string_view kKeptPrefix = "v1-";
+
+/// `dir` and its missing parents made (mode 0700: copies of debug info are nobody else's business).
+bool makeDirectories(const std::string& dir) {
+    if (dir.empty())
+        return false;
+    for (std::size_t at = 1;; ++at) {
+        at = dir.find('/', at);
+        const std::string part = dir.substr(0, at);
+        if (::mkdir(part.c_str(), 0700) != 0 && errno != EEXIST)
+            return false;
+        if (at == std::string::npos)
+            break;
+    }
+    struct stat st;
+    return ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+} // namespace
+
+std::string InflatedElfCache::keptName(const std::string& path, int fd) const {
+    struct stat st;
+    if (m_keepDir.empty() || ::fstat(fd, &st) != 0)
+        return {};
+    std::string base(baseName(path).substr(0, 96));
+    for (char& c : base)
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+              c == '_' || c == '+' || c == '-'))
+            c = '_';
+    return m_keepDir + '/' + std::string(kKeptPrefix) + base + '-' + std::to_string(st.st_dev) + '-' +
+           std::to_string(st.st_ino) + '-' + std::to_string(st.st_size) + '-' +
+           std::to_string(st.st_mtim.tv_sec) + '.' + std::to_string(st.st_mtim.tv_nsec);
+}
+
+/// The kept copy `name`, or -1 when there is none; one that is not an ELF file with its section headers
+/// inside is removed. Its modification time becomes now (the least recently used copies go first).
+int InflatedElfCache::openKept(const std::string& name) const {
+    const int fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    Elf64_Ehdr eh;
+    const bool ok =
+        ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= static_cast<off_t>(sizeof eh) &&
+        ::pread(fd, &eh, sizeof eh, 0) == static_cast<ssize_t>(sizeof eh) &&
+        std::memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_shentsize == sizeof(Elf64_Shdr) &&
+        eh.e_shoff <= static_cast<uint64_t>(st.st_size) &&
+        uint64_t(eh.e_shnum) * sizeof(Elf64_Shdr) <= static_cast<uint64_t>(st.st_size) - eh.e_shoff;
+    if (!ok) {
+        ::close(fd);
+        ::unlink(name.c_str());
+        return -1;
+    }
+    ::futimens(fd, nullptr);
+    return fd;
+}
+
+/// Writes the copy open at `copy` to `name` (atomically and durably; nothing when that fails), then removes
+/// the least recently used copies above the size limit.
+void InflatedElfCache::keep(const std::string& name, int copy) const {
+    struct stat st;
+    if (!makeDirectories(m_keepDir) || ::fstat(copy, &st) != 0 || st.st_size <= 0)
+        return;
+    const auto size = static_cast<std::size_t>(st.st_size);
+    void* m = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, copy, 0);
+    if (m == MAP_FAILED)
+        return;
+    try {
+        AtomicFile file(name);
+        file.stream().write(static_cast<const char*>(m), static_cast<std::streamsize>(size));
+        file.commit();
+    } catch (const std::exception&) { // a full disk or a read-only cache: this run's copy is in memory
+    }
+    ::munmap(m, size);
+    prune();
+}
+
+void InflatedElfCache::prune() const {
+    DIR* dir = ::opendir(m_keepDir.c_str());
+    if (!dir)
+        return;
+    std::vector<std::tuple<timespec, uint64_t, std::string>> copies; // modified, size, name
+    uint64_t total = 0;
+    while (const dirent* e = ::readdir(dir)) {
+        const std::string_view entry = e->d_name;
+        struct stat st;
+        if (!entry.starts_with(kKeptPrefix.substr(0, 1)) ||
+            ::fstatat(::dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        copies.emplace_back(st.st_mtim, static_cast<uint64_t>(st.st_size), std::string(entry));
+        total += static_cast<uint64_t>(st.st_size);
+    }
+    ::closedir(dir);
+    if (total <= m_keepBytes)
+        return;
+    std::sort(copies.begin(), copies.end(), [](const auto& a, const auto& b) {
+        const timespec &x = std::get<0>(a), &y = std::get<0>(b);
+        return std::tie(x.tv_sec, x.tv_nsec) < std::tie(y.tv_sec, y.tv_nsec);
+    });
+    for (const auto& [modified, size, entry] : copies) {
+        if (total <= m_keepBytes)
+            break;
+        if (::unlink((m_keepDir + '/' + entry).c_str()) == 0)
+            total -= size;
+    }
 }
 
 } // namespace scorch::detail

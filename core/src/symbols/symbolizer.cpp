@@ -88,6 +88,13 @@ std::string defaultBuildIdCache() {
     return home && *home ? std::string(home) + "/.debug" : std::string();
 }
 
+std::string defaultInflatedCopies() {
+    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg == '/')
+        return std::string(xdg) + "/scorch/inflated";
+    const char* home = std::getenv("HOME");
+    return home && *home ? std::string(home) + "/.cache/scorch/inflated" : std::string();
+}
+
 std::string elfBuildId(const std::string& path) {
     return detail::readElfFileInfo(path).buildId;
 }
@@ -490,6 +497,7 @@ Symbolizer::Symbolizer(SymbolizerOptions options)
     for (const std::string& dir : d->options.debugDirs)
         d->debugInfoPath += ':' + dir;
     d->threads = d->options.threads ? d->options.threads : std::max(1u, std::thread::hardware_concurrency());
+    d->inflated.keepIn(d->options.inflatedCopies);
 }
 
 Symbolizer::~Symbolizer() = default;

@@ -10,6 +10,7 @@ SymbolizerOptions detail::symbolizerOptions(const ImportOptions& options, const 
         s.debugDirs.insert(s.debugDirs.end(), options.debugDirs.begin(), options.debugDirs.end());
         s.sysroot = options.sysroot;
         s.debuginfodUrls = options.debuginfodUrls;
+        s.inflatedCopies = options.inflatedCopies;
         s.cancel = control.cancel;
         s.status = control.status;
     }

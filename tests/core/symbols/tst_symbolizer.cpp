@@ -3,12 +3,15 @@
 // /proc/self/maps; expected lines from "SYMTEST:" markers in its sources.
 #include "scorch/symbolizer.h"
 
+#include "symbols/elfinflate.h"
+
 #include "native/symtest.h"
 #include "native/symtest_probe.h"
 #include "patience.h"
 #include "testutil.h"
 
 #include <QCoreApplication>
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -22,6 +25,10 @@
 #include <cstring>
 #include <fstream>
 #include <string>
+
+#include <elf.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 using namespace scorch;
 using scorch::test::kPatienceMs;
@@ -46,6 +53,37 @@ QByteArray bytesFromHex(const std::string& hex) {
 }
 
 /// `<debugDir>/.build-id/xx/yyyy.debug` for build-id `id`, its directory made; empty when it cannot be.
+/// The sections of an ELF file flagged SHF_COMPRESSED; -1 when it is not a whole 64-bit ELF file.
+int compressedSections(const QString& path) {
+    const QByteArray image = test::readAll(path);
+    Elf64_Ehdr eh;
+    if (static_cast<std::size_t>(image.size()) < sizeof eh)
+        return -1;
+    std::memcpy(&eh, image.constData(), sizeof eh);
+    if (std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_shentsize != sizeof(Elf64_Shdr) ||
+        eh.e_shoff + uint64_t(eh.e_shnum) * sizeof(Elf64_Shdr) > static_cast<uint64_t>(image.size()))
+        return -1;
+    int n = 0;
+    for (int i = 0; i < eh.e_shnum; ++i) {
+        Elf64_Shdr sh;
+        std::memcpy(&sh, image.constData() + eh.e_shoff + uint64_t(i) * sizeof sh, sizeof sh);
+        n += (sh.sh_flags & SHF_COMPRESSED) ? 1 : 0;
+    }
+    return n;
+}
+
+/// The test library with its debug sections compressed (zlib) by objcopy, written to `to`: an empty string,
+/// else why not (for QSKIP).
+QString compressedTestLibrary(const QString& to) {
+    const QString objcopy = QStandardPaths::findExecutable(QStringLiteral("objcopy"));
+    if (objcopy.isEmpty())
+        return QStringLiteral("objcopy (binutils) not installed");
+    if (QProcess::execute(objcopy, {QStringLiteral("--compress-debug-sections=zlib"),
+                                    QString::fromUtf8(SCORCH_SYMTEST_LIB), to}) != 0)
+        return QStringLiteral("this objcopy cannot compress debug sections with zlib");
+    return {};
+}
+
 QString buildIdDebugFile(const QString& debugDir, const std::string& id) {
     const QString idDir = debugDir + QStringLiteral("/.build-id/") + toQ(id.substr(0, 2));
     return QDir().mkpath(idDir) ? idDir + u'/' + toQ(id.substr(2)) + QStringLiteral(".debug") : QString();
@@ -566,6 +604,151 @@ private Q_SLOTS:
         const Symbolizer::Request r{sym.module(corrupt.toStdString()), where[0].offset, true};
         const auto got = sym.symbolize({&r, 1});
         QCOMPARE(got.size(), std::size_t(1));
+    }
+
+    void inflatedCopiesAreKept() {
+        // with SymbolizerOptions::inflatedCopies, the first run writes its inflated copy there and later runs
+        // map that copy instead of inflating again; a broken copy is replaced, a changed file gets its own
+        QTemporaryDir dir;
+        const QString compressed = dir.path() + QStringLiteral("/libscorch_symtest.so");
+        if (const QString why = compressedTestLibrary(compressed); !why.isEmpty())
+            QSKIP(qPrintable(why));
+        const QString keep = dir.path() + QStringLiteral("/cache/scorch/inflated"); // made when needed
+        const std::vector<Location> where = {locate(symtest::libFunction(6)),
+                                             locate(reinterpret_cast<const void*>(&symtest::libFunction))};
+        struct Run {
+            std::vector<std::vector<SymbolFrame>> frames;
+            QByteArray maps; ///< /proc/self/maps while the symbolizer lived
+        };
+        auto run = [&](const std::string& inflatedCopies) {
+            SymbolizerOptions options;
+            options.debugDirs.clear();
+            options.inflatedCopies = inflatedCopies;
+            Symbolizer sym(options);
+            std::vector<Symbolizer::Request> requests;
+            for (const Location& w : where)
+                requests.push_back({sym.module(compressed.toStdString()), w.offset, &w == &where[0]});
+            Run r{sym.symbolize(requests), test::readAll(QStringLiteral("/proc/self/maps"))};
+            return r;
+        };
+        auto same = [](const Run& a, const Run& b) {
+            if (a.frames.size() != b.frames.size())
+                return false;
+            for (std::size_t i = 0; i < a.frames.size(); ++i) {
+                if (a.frames[i].size() != b.frames[i].size())
+                    return false;
+                for (std::size_t k = 0; k < a.frames[i].size(); ++k)
+                    if (a.frames[i][k].function != b.frames[i][k].function ||
+                        a.frames[i][k].file != b.frames[i][k].file ||
+                        a.frames[i][k].line != b.frames[i][k].line ||
+                        a.frames[i][k].inlined != b.frames[i][k].inlined)
+                        return false;
+            }
+            return true;
+        };
+        auto kept = [&] {
+            return QDir(keep).entryInfoList(QDir::Files | QDir::Hidden, QDir::Name);
+        };
+        const Run memoryOnly = run({});
+        QVERIFY(memoryOnly.maps.contains("scorch-inflated:"));
+        QVERIFY(memoryOnly.frames[0].size() >= 2); // with the inline frame
+        QVERIFY(!QFileInfo::exists(keep));
+
+        const Run first = run(keep.toStdString());
+        QVERIFY(first.maps.contains("scorch-inflated:"));
+        QVERIFY(same(first, memoryOnly));
+        QCOMPARE(kept().size(), 1);
+        const QFileInfo copy = kept().front();
+        QVERIFY2(copy.fileName().startsWith(QStringLiteral("v1-libscorch_symtest.so-")),
+                 qPrintable(copy.fileName()));
+        QCOMPARE(QFileInfo(keep).permissions() & (QFile::ReadGroup | QFile::ReadOther), QFile::Permissions());
+        QVERIFY(compressedSections(compressed) > 0);
+        QCOMPARE(compressedSections(copy.absoluteFilePath()), 0); // inflated
+        const qint64 keptSize = copy.size();
+
+        const Run second = run(keep.toStdString());
+        QVERIFY(!second.maps.contains("scorch-inflated:")); // nothing inflated: the kept copy is mapped
+        QVERIFY(second.maps.contains(copy.absoluteFilePath().toUtf8()));
+        QVERIFY(same(second, memoryOnly));
+
+        // a broken copy (cut short) is not used, and is written anew
+        QVERIFY(QFile::resize(copy.absoluteFilePath(), 10));
+        const Run third = run(keep.toStdString());
+        QVERIFY(third.maps.contains("scorch-inflated:"));
+        QVERIFY(same(third, memoryOnly));
+        QCOMPARE(kept().size(), 1);
+        QCOMPARE(kept().front().size(), keptSize);
+
+        // the library changed (another modification time): a copy of its own
+        QFile f(compressed);
+        QVERIFY(f.open(QIODevice::ReadWrite));
+        QVERIFY(
+            f.setFileTime(QDateTime::currentDateTimeUtc().addSecs(-3600), QFileDevice::FileModificationTime));
+        f.close();
+        const Run changed = run(keep.toStdString());
+        QVERIFY(changed.maps.contains("scorch-inflated:"));
+        QVERIFY(same(changed, memoryOnly));
+        QCOMPARE(kept().size(), 2);
+    }
+
+    void inflatedCopiesOverTheLimitGo() {
+        // above the size limit the least recently used copies are removed; using a copy makes it recent
+        QTemporaryDir dir;
+        QStringList files;
+        for (const char* name : {"a.so", "b.so", "c.so"}) {
+            files << dir.path() + u'/' + QLatin1String(name);
+            if (const QString why = compressedTestLibrary(files.back()); !why.isEmpty())
+                QSKIP(qPrintable(why));
+        }
+        const QString keep = dir.path() + QStringLiteral("/kept");
+        auto open = [&](detail::InflatedElfCache& cache, const QString& path) {
+            const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_CLOEXEC);
+            const int copy = fd >= 0 ? cache.open(path.toStdString(), fd, 1) : -1;
+            if (fd >= 0)
+                ::close(fd);
+            if (copy >= 0)
+                ::close(copy);
+            return copy >= 0;
+        };
+        auto keptNames = [&] {
+            QStringList names;
+            for (const QFileInfo& i : QDir(keep).entryInfoList(QDir::Files | QDir::Hidden, QDir::Name))
+                names << i.fileName().section(u'-', 1, 1);
+            return names;
+        };
+        auto age = [&](const QString& name, int seconds) { // a kept copy's last use, `seconds` ago
+            for (const QFileInfo& i : QDir(keep).entryInfoList(QDir::Files))
+                if (i.fileName().section(u'-', 1, 1) == name) {
+                    QFile f(i.absoluteFilePath());
+                    return f.open(QIODevice::ReadWrite) &&
+                           f.setFileTime(QDateTime::currentDateTimeUtc().addSecs(-seconds),
+                                         QFileDevice::FileModificationTime);
+                }
+            return false;
+        };
+        qint64 one = 0;
+        {
+            detail::InflatedElfCache cache;
+            cache.keepIn(keep.toStdString());
+            QVERIFY(open(cache, files[0]));
+            QVERIFY(open(cache, files[1]));
+            QCOMPARE(keptNames(), QStringList({QStringLiteral("a.so"), QStringLiteral("b.so")}));
+            one = QDir(keep).entryInfoList(QDir::Files).front().size();
+        }
+        QVERIFY(age(QStringLiteral("a.so"), 200));
+        QVERIFY(age(QStringLiteral("b.so"), 100));
+        { // a.so used again (the oldest before): b.so is now the least recently used
+            detail::InflatedElfCache cache;
+            cache.keepIn(keep.toStdString(), uint64_t(2 * one));
+            QVERIFY(open(cache, files[0]));
+        }
+        QVERIFY(age(QStringLiteral("b.so"), 100));
+        {
+            detail::InflatedElfCache cache;
+            cache.keepIn(keep.toStdString(), uint64_t(2 * one)); // room for two copies
+            QVERIFY(open(cache, files[2]));
+        }
+        QCOMPARE(keptNames(), QStringList({QStringLiteral("a.so"), QStringLiteral("c.so")}));
     }
 
     void pltEntriesAreNamed() {
