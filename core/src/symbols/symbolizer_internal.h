@@ -38,6 +38,7 @@ public:
     /// For parsers that keep their input as the name text: `text` becomes the table's text (the table must
     /// be empty), and addInText() takes names and modules as offsets into it, without copying them.
     void adoptText(std::string text, std::size_t expectedEntries);
+    std::string_view text() const { return m_text; }
     void addInText(uint64_t start, uint32_t name, uint32_t nameLen, uint32_t module, uint32_t moduleLen) {
         m_entries.push_back({start, start, UINT64_MAX, name, nameLen, module, moduleLen,
                              static_cast<uint32_t>(m_entries.size())});
