@@ -128,6 +128,8 @@ protected:
     bool event(QEvent* event) override;
 
 private:
+    static constexpr int kMinDragPixels = 3; ///< a shorter drag is a click
+    static constexpr int kGroupIndent = 14;  ///< a grouped thread's label, right of its process's arrow
     /// A row of the lanes: a thread, or the header of a process group (index into m_groups).
     struct Row {
         bool header = false;
