@@ -47,13 +47,15 @@ public:
     /// when the file needs none.
     int open(const std::string& path, int fd, unsigned threads);
 
+private:
     /// The name a kept copy of the file open at `fd` (named `path`) has in the keep directory; empty when
     /// no directory is set or the file cannot be stat'ed.
     std::string keptName(const std::string& path, int fd) const;
-
-private:
+    /// The kept copy `name` (its last use set to now), or -1; one that is not a whole ELF file is removed.
     int openKept(const std::string& name) const;
+    /// Writes the copy open at `copy` to `name`, then prune(); nothing when writing fails.
     void keep(const std::string& name, int copy) const;
+    /// Removes the least recently used copies while all of them take more than the limit.
     void prune() const;
 
     std::mutex m_mutex;
