@@ -148,6 +148,11 @@ public:
     /// modules, paths and reports stay (an address asked again is looked up again, and counted again in its
     /// module's report).
     std::size_t forgetAddresses();
+    /// forgetAddresses(), with the forgotten frames freed on a background thread, so that what the caller
+    /// builds next does not wait for them (fp-medium's 30 000 addresses: 6 ms of frees); `then(count)` runs
+    /// on that thread after the frees (e.g. to give the heap's free pages back). The thread is joined by the
+    /// next call and by the destructor. Not to be called from two threads at once.
+    std::size_t forgetAddressesInBackground(std::function<void(std::size_t)> then = {});
 
     std::string_view modulePath(ModuleHandle module) const;
     /// The file of an ELF module as the symbolizer finds it (recorded path under the sysroot, relative to

@@ -219,14 +219,19 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
     }
 
     // The final build asks the symbolizer for no more addresses (their frames are in `resolved`): its cache
-    // goes, and for a big one the heap's free pages go back to the kernel before the tree's arrays are made
-    // (fp-large: 100 000 cached addresses, peak RSS 640 -> 617 MiB; below, the trim's cost weighs more: on
-    // fp-medium, 30 000 addresses, ~7 ms of 250 for 11 MiB; on fp-small ~3 ms for 7 MiB).
-    if (final && symbolizer.forgetAddresses() >= 50000) {
+    // goes, freed on another thread while the tree is built (on fp-medium, 30 000 addresses, the frees took
+    // 6-7 ms here), and for a big one the heap's free pages then go back to the kernel (fp-large: 100 000
+    // cached addresses, peak RSS 640 -> 617 MiB; below, the trim's cost weighs more: on fp-medium ~7 ms for
+    // 11 MiB; on fp-small ~3 ms for 7 MiB).
+    if (final)
+        symbolizer.forgetAddressesInBackground([](std::size_t forgotten) {
 #ifdef __GLIBC__
-        malloc_trim(0);
+            if (forgotten >= 50000)
+                malloc_trim(0);
+#else
+            (void)forgotten;
 #endif
-    }
+        });
     if (final) { // (finding a stack or an address again is for adding samples: no more come, none is taken)
         finished = true;
         stackTable = detail::IndexTable(16);

@@ -165,7 +165,15 @@ struct Symbolizer::Impl {
         }
     }
 
+    using AddressCache = std::unordered_map<uint64_t, std::vector<SymbolFrame>>;
+    /// Frees forgotten caches (forgetAddressesInBackground()).
+    std::thread releaser;
+    /// Moves every module's cache of symbolized addresses into `taken`; returns how many addresses they held.
+    std::size_t takeCaches(std::vector<AddressCache>& taken);
+
     ~Impl() {
+        if (releaser.joinable())
+            releaser.join();
         {
             std::lock_guard lock(preloadMutex);
             stopping = true;
@@ -573,19 +581,37 @@ ModuleType Symbolizer::moduleType(ModuleHandle module) const {
     return m ? m->kind : ModuleType::Elf;
 }
 
-std::size_t Symbolizer::forgetAddresses() {
+std::size_t Symbolizer::Impl::takeCaches(std::vector<AddressCache>& taken) {
     std::vector<Module*> all;
     {
-        std::lock_guard lock(d->registry);
-        for (const auto& m : d->modules)
+        std::lock_guard lock(registry);
+        for (const auto& m : modules)
             all.push_back(m.get());
     }
     std::size_t forgotten = 0;
     for (Module* m : all) {
         std::lock_guard lock(m->mutex);
         forgotten += m->cache.size();
-        std::unordered_map<uint64_t, std::vector<SymbolFrame>>().swap(m->cache);
+        taken.emplace_back().swap(m->cache);
     }
+    return forgotten;
+}
+
+std::size_t Symbolizer::forgetAddresses() {
+    std::vector<Impl::AddressCache> taken;
+    return d->takeCaches(taken); // (freed here, outside the modules' locks)
+}
+
+std::size_t Symbolizer::forgetAddressesInBackground(std::function<void(std::size_t)> then) {
+    std::vector<Impl::AddressCache> taken;
+    const std::size_t forgotten = d->takeCaches(taken);
+    if (d->releaser.joinable())
+        d->releaser.join();
+    d->releaser = std::thread([taken = std::move(taken), then = std::move(then), forgotten]() mutable {
+        std::vector<Impl::AddressCache>().swap(taken);
+        if (then)
+            then(forgotten);
+    });
     return forgotten;
 }
 

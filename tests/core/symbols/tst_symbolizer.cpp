@@ -21,6 +21,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -250,6 +251,22 @@ private Q_SLOTS:
         for (const ModuleReport& r : sym.report())
             QCOMPARE(r.addresses, uint64_t(2));
         QCOMPARE(sym.forgetAddresses(), std::size_t(2));
+        // freed in the background: the same count at once; `then` hears it on the freeing thread, which the
+        // next call joins; meanwhile the addresses are looked up again (the same frames, counted a third
+        // time)
+        sym.symbolize(requests);
+        std::atomic<std::size_t> heard{0};
+        QCOMPARE(sym.forgetAddressesInBackground([&](std::size_t n) { heard = n; }), std::size_t(2));
+        const auto fourth = sym.symbolize(requests);
+        for (std::size_t i = 0; i < result.size(); ++i) {
+            QCOMPARE(fourth[i].size(), result[i].size());
+            for (std::size_t k = 0; k < result[i].size(); ++k)
+                QCOMPARE(fourth[i][k].function, result[i][k].function);
+        }
+        for (const ModuleReport& r : sym.report())
+            QCOMPARE(r.addresses, uint64_t(4));
+        QCOMPARE(sym.forgetAddressesInBackground(), std::size_t(2));
+        QCOMPARE(heard.load(), std::size_t(2));
     }
 
     void buildIdMismatchAndSearchPaths() {
