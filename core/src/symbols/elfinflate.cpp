@@ -227,14 +227,17 @@ int InflatedElfCache::open(const std::string& path, int fd, unsigned threads) {
     struct stat st;
     if (::fstat(fd, &st) != 0)
         return -1;
-    // the same path may be another file later (rebuilt): key by inode and modification time too
-    const std::string key = path + '\0' + std::to_string(st.st_dev) + ':' + std::to_string(st.st_ino) + ':' +
-                            std::to_string(st.st_mtim.tv_sec) + '.' + std::to_string(st.st_mtim.tv_nsec);
+    // the same path may be another file later (rebuilt): key by device, inode, size and modification time
+    // too, which also name the kept copy
+    const std::string identity = std::to_string(st.st_dev) + '-' + std::to_string(st.st_ino) + '-' +
+                                 std::to_string(st.st_size) + '-' + std::to_string(st.st_mtim.tv_sec) + '.' +
+                                 std::to_string(st.st_mtim.tv_nsec);
+    const std::string key = path + '\0' + identity;
     std::unique_lock lock(m_mutex);
     auto it = m_files.find(key);
     if (it != m_files.end())
         return it->second >= 0 ? ::fcntl(it->second, F_DUPFD_CLOEXEC, 0) : -1;
-    const std::string kept = keptName(path, fd);
+    const std::string kept = keptName(path, identity);
     int copy = kept.empty() ? -1 : openKept(kept);
     const bool inflated = copy < 0;
     if (inflated)
@@ -271,18 +274,15 @@ bool makeDirectories(const std::string& dir) {
 
 } // namespace
 
-std::string InflatedElfCache::keptName(const std::string& path, int fd) const {
-    struct stat st;
-    if (m_keepDir.empty() || ::fstat(fd, &st) != 0)
+std::string InflatedElfCache::keptName(const std::string& path, const std::string& identity) const {
+    if (m_keepDir.empty())
         return {};
     std::string base(baseName(path).substr(0, 96));
     for (char& c : base)
         if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
               c == '_' || c == '+' || c == '-'))
             c = '_';
-    return m_keepDir + '/' + std::string(kKeptPrefix) + base + '-' + std::to_string(st.st_dev) + '-' +
-           std::to_string(st.st_ino) + '-' + std::to_string(st.st_size) + '-' +
-           std::to_string(st.st_mtim.tv_sec) + '.' + std::to_string(st.st_mtim.tv_nsec);
+    return m_keepDir + '/' + std::string(kKeptPrefix) + base + '-' + identity;
 }
 
 /// The kept copy `name`, or -1 when there is none; one that is not an ELF file with its section headers

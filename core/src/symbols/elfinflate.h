@@ -48,9 +48,9 @@ public:
     int open(const std::string& path, int fd, unsigned threads);
 
 private:
-    /// The name a kept copy of the file open at `fd` (named `path`) has in the keep directory; empty when
-    /// no directory is set or the file cannot be stat'ed.
-    std::string keptName(const std::string& path, int fd) const;
+    /// The name a kept copy of the file `path` (of `identity`: device, inode, size and modification time)
+    /// has in the keep directory; empty when no directory is set.
+    std::string keptName(const std::string& path, const std::string& identity) const;
     /// The kept copy `name` (its last use set to now), or -1; one that is not a whole ELF file is removed.
     int openKept(const std::string& name) const;
     /// Writes the copy open at `copy` to `name`, then prune(); nothing when writing fails.
