@@ -204,7 +204,9 @@ struct CfiRule {
 
 /// The rules looked up so far, by ELF virtual address: open addressing with the address and its rule in one
 /// 24-byte slot, so that finding one costs about one cache miss. (An std::unordered_map's bucket and node
-/// cost two or three: a third of the unwinder's own time on a --call-graph dwarf recording, `perf annotate`.)
+/// cost two or three: a third of the unwinder's own time on a --call-graph dwarf recording, `perf annotate`.
+/// util/hash.h's FlatMap64 keeps keys and values in separate arrays, and its values are indexes: as many
+/// misses.)
 class CfiRuleCache {
 public:
     /// The rule of `vaddr`, made by `compute(vaddr)` the first time.
@@ -228,7 +230,6 @@ public:
             }
         }
     }
-    std::size_t size() const { return m_size; }
 
 private:
     struct Slot {
@@ -285,6 +286,15 @@ struct CfiModule {
     }
 
 private:
+    /// A libdw operand as a signed 32-bit offset: false when it does not fit. (libdw writes a negative
+    /// offset, as CFA - 8 for the return address, as its unsigned 64-bit wrap.)
+    static bool offsetOf(Dwarf_Word operand, int32_t& offset) {
+        const auto value = static_cast<int64_t>(operand);
+        if (value < INT32_MIN || value > INT32_MAX)
+            return false;
+        offset = static_cast<int32_t>(value);
+        return true;
+    }
     /// "saved at CFA + offset" as libdw gives it: DW_OP_call_frame_cfa [, DW_OP_plus_uconst offset].
     static bool cfaOffsetRule(const Dwarf_Op* ops, std::size_t n, int32_t& offset) {
         if (n == 0 || ops[0].atom != DW_OP_call_frame_cfa)
@@ -293,13 +303,7 @@ private:
             offset = 0;
             return true;
         }
-        // (libdw writes a negative offset, as CFA - 8 for the return address, as its unsigned 64-bit wrap)
-        const auto value = n == 2 ? static_cast<int64_t>(ops[1].number) : 0;
-        if (n == 2 && ops[1].atom == DW_OP_plus_uconst && value >= INT32_MIN && value <= INT32_MAX) {
-            offset = static_cast<int32_t>(value);
-            return true;
-        }
-        return false;
+        return n == 2 && ops[1].atom == DW_OP_plus_uconst && offsetOf(ops[1].number, offset);
     }
 
     CfiRule compute(uint64_t vaddr) const {
@@ -311,10 +315,8 @@ private:
         std::size_t n = 0;
         Dwarf_Op mem[3];
         if (dwarf_frame_cfa(frame, &ops, &n) == 0 && n == 1 && ops[0].atom == DW_OP_bregx &&
-            (ops[0].number == 7 || ops[0].number == 6) && static_cast<int64_t>(ops[0].number2) >= INT32_MIN &&
-            static_cast<int64_t>(ops[0].number2) <= INT32_MAX) {
+            (ops[0].number == 7 || ops[0].number == 6) && offsetOf(ops[0].number2, r.cfaOffset)) {
             r.cfaRegister = static_cast<uint8_t>(ops[0].number);
-            r.cfaOffset = static_cast<int32_t>(static_cast<int64_t>(ops[0].number2));
             if (dwarf_frame_register(frame, 16, mem, &ops, &n) == 0) {
                 if (n == 0) {
                     // no rule that gives the return address (undefined, as at _start and thread starts, or
