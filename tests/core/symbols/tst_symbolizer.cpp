@@ -73,15 +73,15 @@ int compressedSections(const QString& path) {
     return n;
 }
 
-/// The test library with its debug sections compressed (zlib) by objcopy, written to `to`: an empty string,
-/// else why not (for QSKIP).
-QString compressedTestLibrary(const QString& to) {
+/// The test library with its debug sections compressed by objcopy (`compression`: zlib or zstd), written to
+/// `to`: an empty string, else why not (for QSKIP).
+QString compressedTestLibrary(const QString& to, const QString& compression = QStringLiteral("zlib")) {
     const QString objcopy = QStandardPaths::findExecutable(QStringLiteral("objcopy"));
     if (objcopy.isEmpty())
         return QStringLiteral("objcopy (binutils) not installed");
-    if (QProcess::execute(objcopy, {QStringLiteral("--compress-debug-sections=zlib"),
+    if (QProcess::execute(objcopy, {QStringLiteral("--compress-debug-sections=") + compression,
                                     QString::fromUtf8(SCORCH_SYMTEST_LIB), to}) != 0)
-        return QStringLiteral("this objcopy cannot compress debug sections with zlib");
+        return QStringLiteral("this objcopy cannot compress debug sections with ") + compression;
     return {};
 }
 
@@ -553,9 +553,8 @@ private Q_SLOTS:
         const std::string id = elfBuildId(lib.toStdString());
         QTemporaryDir dir;
         const QString compressed = dir.path() + QStringLiteral("/libscorch_symtest.so");
-        if (QProcess::execute(
-                objcopy, {QStringLiteral("--compress-debug-sections=") + compression, lib, compressed}) != 0)
-            QSKIP("this objcopy cannot compress debug sections with " + compression.toUtf8());
+        if (const QString why = compressedTestLibrary(compressed, compression); !why.isEmpty())
+            QSKIP(qPrintable(why));
         QVERIFY(test::readAll(compressed) != test::readAll(lib));
         // and as a separate debug file, found by build-id, beside a stripped library
         const QString debugDir = dir.path() + QStringLiteral("/debug");
