@@ -2,6 +2,8 @@
 // removed on SIGINT/SIGTERM/SIGHUP, and stale ones of killed processes removed by the next write.
 #include "util/atomicfile.h"
 
+#include "scorch/fileoutput.h"
+
 #include <array>
 #include <atomic>
 #include <cerrno>
@@ -15,7 +17,6 @@
 #include <memory>
 #include <mutex>
 #include <random>
-#include <streambuf>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
@@ -132,52 +133,6 @@ void removeStaleTemporaries(const std::string& dir, const std::string& base) {
     closedir(d);
 }
 
-/// An std::streambuf over a file descriptor that keeps errno of the first failed write.
-class FdBuf : public std::streambuf {
-public:
-    explicit FdBuf(int fd)
-        : m_fd(fd)
-        , m_buffer(1 << 20) {
-        setp(m_buffer.data(), m_buffer.data() + m_buffer.size());
-    }
-    int error() const { return m_error; }
-
-protected:
-    int_type overflow(int_type c) override {
-        if (!flushBuffer())
-            return traits_type::eof();
-        if (!traits_type::eq_int_type(c, traits_type::eof())) {
-            *pptr() = traits_type::to_char_type(c);
-            pbump(1);
-        }
-        return traits_type::not_eof(c);
-    }
-    int sync() override { return flushBuffer() ? 0 : -1; }
-
-private:
-    bool flushBuffer() {
-        const char* p = pbase();
-        std::size_t left = static_cast<std::size_t>(pptr() - pbase());
-        while (left > 0 && m_error == 0) {
-            const ssize_t n = ::write(m_fd, p, left);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0) {
-                m_error = n < 0 ? errno : EIO;
-                break;
-            }
-            p += n;
-            left -= static_cast<std::size_t>(n);
-        }
-        setp(m_buffer.data(), m_buffer.data() + m_buffer.size());
-        return m_error == 0;
-    }
-
-    int m_fd;
-    std::vector<char> m_buffer;
-    int m_error = 0;
-};
-
 } // namespace
 
 struct AtomicFile::State {
@@ -188,7 +143,7 @@ struct AtomicFile::State {
     int slot = -1;
     bool unnamed = false;
     bool committed = false;
-    std::unique_ptr<FdBuf> buf;
+    std::unique_ptr<FileOutputBuffer> buf;
     std::unique_ptr<std::ostream> out;
 
     /// A fresh name "DIR/.NAME.scorch-PID-XXXXXX" (six random letters).
@@ -258,7 +213,7 @@ AtomicFile::AtomicFile(const std::string& target)
             throw AtomicFileError(std::move(message));
         }
     }
-    s.buf = std::make_unique<FdBuf>(s.fd);
+    s.buf = std::make_unique<FileOutputBuffer>(s.fd);
     s.out = std::make_unique<std::ostream>(s.buf.get());
 }
 
@@ -291,6 +246,7 @@ std::string AtomicFile::writeErrorMessage() const {
 void AtomicFile::commit() {
     State& s = *m_state;
     s.out->flush();
+    s.buf->finish(); // the blocks reserved ahead and not written go before the data is synced
     if (!*s.out || error())
         throw AtomicFileError(writeErrorMessage());
     if (fsync(s.fd) != 0)

@@ -1,14 +1,22 @@
-// speedscope writer: schema rules and round trips over every corpus input; atomic file writing.
+// speedscope writer: schema rules and round trips over every corpus input; atomic file writing;
+// FileOutputBuffer.
 #include "exporttestutil.h"
 
 #include "scorch/export.h"
+#include "scorch/fileoutput.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
 
+#include <cerrno>
+#include <fcntl.h>
 #include <fstream>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
 
 using namespace scorch;
 
@@ -75,6 +83,20 @@ QString schemaViolation(const QByteArray& json) {
     return {};
 }
 
+/// Bytes of `size` that vary with the position (a misplaced or repeated piece shows).
+std::string patterned(std::size_t size, std::size_t seed) {
+    std::string bytes(size, '\0');
+    for (std::size_t i = 0; i < size; ++i)
+        bytes[i] = static_cast<char>('a' + (i * 7 + seed + i / 4096) % 26);
+    return bytes;
+}
+
+/// Bytes the file system holds for the file (its blocks, not its size).
+long long allocatedBytes(int fd) {
+    struct stat st {};
+    return fstat(fd, &st) == 0 ? static_cast<long long>(st.st_blocks) * 512 : -1;
+}
+
 Profile reimport(const std::string& bytes, const std::string& name) {
     return importProfile(memoryByteSource(bytes, name), name);
 }
@@ -84,6 +106,85 @@ Profile reimport(const std::string& bytes, const std::string& name) {
 class TestExport : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    /// FileOutputBuffer on ext4, written at the file's end: past the output's first MiB the file's blocks are
+    /// reserved ahead of the writes (it holds more than its size needs, its size unchanged), and finish()
+    /// gives back what was not written; the file has exactly the bytes written, in small and large pieces.
+    /// Appending (O_APPEND) reserves too; writing over a file's middle does not (its blocks exist).
+    void fileOutputReservesAhead() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        struct statfs fs {};
+        QVERIFY(statfs(dir.path().toUtf8().constData(), &fs) == 0);
+        if (fs.f_type != EXT4_SUPER_MAGIC)
+            QSKIP("the temporary directory is not on ext4: FileOutputBuffer reserves blocks on ext4 only");
+        const QByteArray path = dir.filePath(QStringLiteral("out")).toUtf8();
+        const std::string first = patterned(3 << 20, 1), second = patterned(5 << 20, 2);
+
+        int fd = open(path.constData(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        QVERIFY(fd >= 0);
+        {
+            FileOutputBuffer buffer(fd);
+            QVERIFY(buffer.reservesAhead());
+            std::ostream out(&buffer);
+            for (std::size_t i = 0; i < first.size(); i += 1000) // small pieces, through the buffer
+                out.write(first.data() + i,
+                          static_cast<std::streamsize>(std::min<std::size_t>(1000, first.size() - i)));
+            out.flush();
+            QVERIFY(buffer.reservedAhead() > 0);
+            QVERIFY2(allocatedBytes(fd) >= (64 << 20), QByteArray::number(allocatedBytes(fd)).constData());
+            QCOMPARE(lseek(fd, 0, SEEK_END),
+                     static_cast<off_t>(first.size())); // the size stays what was written
+            QVERIFY(buffer.finish());
+            QCOMPARE(buffer.reservedAhead(), 0u);
+            QVERIFY2(allocatedBytes(fd) < static_cast<long long>(first.size()) + (1 << 20),
+                     QByteArray::number(allocatedBytes(fd)).constData());
+        }
+        close(fd);
+        QCOMPARE(test::readAll(QString::fromUtf8(path)), QByteArray::fromStdString(first));
+
+        fd = open(path.constData(), O_WRONLY | O_APPEND | O_CLOEXEC);
+        QVERIFY(fd >= 0);
+        {
+            FileOutputBuffer buffer(fd);
+            QVERIFY(buffer.reservesAhead());
+            std::ostream out(&buffer);
+            out.write(second.data(),
+                      static_cast<std::streamsize>(second.size())); // one large piece, directly
+            QVERIFY(buffer.finish());
+        } // the destructor's finish() after finish(): nothing more
+        QVERIFY(allocatedBytes(fd) < static_cast<long long>(first.size() + second.size()) + (1 << 20));
+        close(fd);
+        QCOMPARE(test::readAll(QString::fromUtf8(path)), QByteArray::fromStdString(first + second));
+
+        fd = open(path.constData(), O_WRONLY | O_CLOEXEC); // at offset 0 of an 8 MiB file
+        QVERIFY(fd >= 0);
+        {
+            FileOutputBuffer buffer(fd);
+            QVERIFY(!buffer.reservesAhead());
+            std::ostream out(&buffer);
+            out.write(second.data(), static_cast<std::streamsize>(second.size()));
+        } // the destructor writes what is buffered
+        close(fd);
+        QCOMPARE(test::readAll(QString::fromUtf8(path)),
+                 QByteArray::fromStdString(second + (first + second).substr(second.size())));
+    }
+
+    /// A failed write is kept (errno) and ends the writing; nothing is reserved on a device.
+    void fileOutputWriteError() {
+        const int fd = open("/dev/full", O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+            QSKIP("no /dev/full here");
+        FileOutputBuffer buffer(fd);
+        QVERIFY(!buffer.reservesAhead());
+        std::ostream out(&buffer);
+        const std::string bytes = patterned(2 << 20, 3);
+        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+        QVERIFY(!out);
+        QVERIFY(!buffer.finish());
+        QCOMPARE(buffer.error(), ENOSPC);
+        close(fd);
+    }
+
     /// Every importable corpus input, every cost type: the speedscope output follows the schema rules and
     /// reads back with the same total and the same stacks; a cost type counting samples keeps the count.
     void speedscopeCorpusRoundTrip() {
