@@ -226,6 +226,70 @@ void sortStacksOnTwoThreads(StackKey* a, std::size_t n, const uint32_t* refKey) 
         std::rethrow_exception(failure);
 }
 
+/// The nodes of the last batch into the empty tree (sealed: new nodes are not linked as children), made on
+/// two threads, each taking half of the sorted stacks (half of their frames). The nodes come out numbered as
+/// one thread would number them: the second half's after the first half's. Until the first half is done, the
+/// second refers to the nodes of the first half's last stack by their depth and to its own by their index
+/// (encoded: 0 the root, 1..D depth - 1 on that stack's path of D frames, D + 1 + i its node i), and is
+/// renumbered when both are done.
+template <typename PathOf, typename Shared>
+void makeNodesOnTwoThreads(std::span<const StackKey> keys, const PathOf& pathOf,
+                           std::span<const FrameId> refFrame, const Shared& shared,
+                           std::vector<NodeId>& parent, std::vector<FrameId>& frame,
+                           std::vector<uint32_t>& leaf) {
+    std::size_t frames = 0, half = 0, split = 0;
+    for (const StackKey& key : keys)
+        frames += key.size;
+    while (split + 1 < keys.size() && half < frames / 2)
+        half += keys[split++].size;
+    split = std::max<std::size_t>(split, 1); // (callers pass two stacks or more)
+    // Makes the nodes of keys[from, to) after `prev` (nodes[d]: prev's node at depth d + 1), appending them
+    // to `parents` and `frames`: node i of `parents` is number `firstId + i`.
+    const auto makeNodes = [&](std::size_t from, std::size_t to, std::span<const uint32_t> prev,
+                               std::vector<uint32_t>& nodes, uint32_t firstId, std::vector<NodeId>& parents,
+                               std::vector<FrameId>& frames) {
+        for (std::size_t i = from; i < to; ++i) {
+            const uint32_t k = keys[i].stack;
+            const std::span<const uint32_t> p = pathOf(k);
+            std::size_t d = shared(p, prev);
+            nodes.resize(d);
+            uint32_t node = d ? nodes[d - 1] : kRootNode;
+            for (; d < p.size(); ++d) {
+                const auto id = static_cast<uint32_t>(firstId + parents.size());
+                parents.push_back(node);
+                frames.push_back(refFrame[p[d]]);
+                node = id;
+                nodes.push_back(id);
+            }
+            leaf[k] = node;
+            prev = p;
+        }
+    };
+    // the first half on another thread, into the tree's arrays; the second half here, numbered as above
+    std::vector<uint32_t> firstNodes;
+    auto first =
+        std::async(std::launch::async, [&] { makeNodes(0, split, {}, firstNodes, 0, parent, frame); });
+    const std::span<const uint32_t> boundary = pathOf(keys[split - 1].stack);
+    const auto depths = static_cast<uint32_t>(boundary.size());
+    std::vector<uint32_t> nodes(depths);
+    for (uint32_t d = 0; d < depths; ++d)
+        nodes[d] = d + 1;
+    std::vector<NodeId> ownParent;
+    std::vector<FrameId> ownFrame;
+    makeNodes(split, keys.size(), boundary, nodes, depths + 1, ownParent, ownFrame);
+    first.get();
+    // firstNodes is the path of the first half's last stack now
+    const auto base = static_cast<uint32_t>(parent.size());
+    const auto renumber = [&](uint32_t v) {
+        return v == kRootNode ? kRootNode : v <= depths ? firstNodes[v - 1] : base + (v - depths - 1);
+    };
+    for (const uint32_t v : ownParent)
+        parent.push_back(renumber(v));
+    frame.insert(frame.end(), ownFrame.begin(), ownFrame.end());
+    for (std::size_t i = split; i < keys.size(); ++i)
+        leaf[keys[i].stack] = renumber(leaf[keys[i].stack]);
+}
+
 } // namespace
 
 void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<const uint32_t> refs,
@@ -299,24 +363,33 @@ void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<co
     }
     const bool intoEmpty = firstNew == 1;
     std::vector<uint32_t> leaf(stacks.size(), kRootNode);
-    std::vector<uint32_t> nodes; // nodes[d]: the previous stack's node at depth d + 1
-    std::span<const uint32_t> prev;
-    for (const StackKey& key : keys) {
-        const uint32_t k = key.stack;
-        const std::span<const uint32_t> p = pathOf(k);
+    // How many of the frames of stack `p` agree with those of `prev`, the stack before it.
+    const auto shared = [&](std::span<const uint32_t> p, std::span<const uint32_t> prev) {
         const std::size_t m = std::min(p.size(), prev.size());
         std::size_t d = 0;
         while (d < m && refFrame[p[d]] == refFrame[prev[d]])
             ++d;
-        nodes.resize(d);
-        uint32_t node = d ? nodes[d - 1] : kRootNode;
-        for (; d < p.size(); ++d) {
-            const FrameId f = refFrame[p[d]];
-            node = node >= firstNew ? newChild(node, f) : child(node, f);
-            nodes.push_back(node);
+        return d;
+    };
+    if (last && intoEmpty && keys.size() >= kStacksAside) {
+        makeNodesOnTwoThreads(keys, pathOf, refFrame, shared, m_parent, m_frame, leaf);
+    } else {
+        std::vector<uint32_t> nodes; // nodes[d]: the previous stack's node at depth d + 1
+        std::span<const uint32_t> prev;
+        for (const StackKey& key : keys) {
+            const uint32_t k = key.stack;
+            const std::span<const uint32_t> p = pathOf(k);
+            std::size_t d = shared(p, prev);
+            nodes.resize(d);
+            uint32_t node = d ? nodes[d - 1] : kRootNode;
+            for (; d < p.size(); ++d) {
+                const FrameId f = refFrame[p[d]];
+                node = node >= firstNew ? newChild(node, f) : child(node, f);
+                nodes.push_back(node);
+            }
+            leaf[k] = node;
+            prev = p;
         }
-        leaf[k] = node;
-        prev = p;
     }
     trace("tree: " + std::to_string(m_parent.size()) + " nodes");
     if (m_parent.size() > firstNew)
