@@ -26,7 +26,8 @@
 # in GNU `/usr/bin/time` for peak RSS (KiB), CPU time (user + sys) and minor page faults of the
 # timed tool; wall time comes from the clock around it (ms resolution, including ~1 ms of time's
 # own start-up, and the pipe's reader). CPU time and page faults hardly depend on the load of a
-# shared machine; wall time does. Output goes where --to says (perl's: to a file).
+# shared machine; wall time does. Output goes where --to says (perl's: to a file); before each run to a
+# file, `sync` writes back what earlier runs left dirty.
 # scorch runs N times (median wall and CPU, max RSS); perl runs N times too, but only once on
 # inputs above PERL_ONCE_MB (default 200; it needs ~65 s for 1.3 GB). samples = event
 # header lines (lines not starting with blank or '#'), cached in DATA/<w>.samples.
@@ -113,6 +114,9 @@ timed() {
   for ((i = 0; i < n; i++)); do
     local t0 t1 ok=1
     rm -f "$TMP/out"
+    # the dirty data of earlier runs (perl's 855 MB files, or the file just removed) written back first:
+    # otherwise its writeback lands in this run's time (fp-medium to a file: 0.45 s, or 1.7 s after perl)
+    [ "$dest" = file ] && sync
     t0=$(date +%s%N)
     case $dest in
       file) /usr/bin/time -f '%e %M %U %S %R' -o "$TMP/time" "$@" > "$TMP/out" 2> "$TMP/err" || ok=0 ;;
