@@ -1,87 +1,24 @@
-// Symbolizer: module registry, lookup of module files (path, sysroot, search paths, build-id directories),
-// per-module caches and parallel symbolization of unique addresses.
+// Symbolizer: module registry, loading ELF modules, per-module caches and parallel symbolization of unique
+// addresses. Finding a module's file and the kernel's and JIT maps' symbol tables: symbolizer_modules.cpp.
 #include "scorch/symbolizer.h"
 #include "scorch/cancel.h"
 
 #include "symbols/debuginfod.h"
-#include "symbols/elfinflate.h"
+#include "symbols/symbolizer_impl.h"
 #include "symbols/symbolizer_internal.h"
 #include "util/phasetimer.h"
-#include "util/textutil.h"
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <condition_variable>
-#include <cstdio>
 #include <cstdlib>
-#include <deque>
-#include <map>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
 
 namespace scorch {
 
-using detail::AddressTable;
-using detail::ElfFileInfo;
 using detail::ElfSession;
-
-namespace {
-
-using ModuleKind = ModuleType;
-
-/// Reads straight into `out`, sized from the file's length (or, for /proc files such as the 5 MB kallsyms,
-/// which report 0, grown by doubling): no bounce buffer, no copy per 64 KiB.
-bool readWholeFile(const std::string& path, std::string& out) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    struct stat st {};
-    const std::size_t hint =
-        ::fstat(fd, &st) == 0 && st.st_size > 0 ? static_cast<std::size_t>(st.st_size) : 0;
-    out.clear();
-    std::size_t used = 0;
-    bool ok = true;
-    for (;;) {
-        if (used == out.size())
-            out.resize(std::max<std::size_t>({hint + 1, out.size() * 2, std::size_t(1) << 20}));
-        const ssize_t got = ::read(fd, out.data() + used, out.size() - used);
-        if (got > 0) {
-            used += static_cast<std::size_t>(got);
-        } else if (got == 0) {
-            break;
-        } else if (errno != EINTR) {
-            ok = false;
-            break;
-        }
-    }
-    ::close(fd);
-    out.resize(used);
-    return ok;
-}
-
-bool isRegularFile(const std::string& path, uint64_t* size = nullptr) {
-    struct stat st;
-    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
-        return false;
-    if (size)
-        *size = static_cast<uint64_t>(st.st_size);
-    return true;
-}
-
-std::string lowerHex(std::string_view s) {
-    std::string out(s);
-    for (char& c : out)
-        if (c >= 'A' && c <= 'F')
-            c = static_cast<char>(c - 'A' + 'a');
-    return out;
-}
-
-} // namespace
+using detail::lowerHex;
+using detail::Module;
 
 std::string defaultBuildIdCache() {
     const char* home = std::getenv("HOME");
@@ -99,127 +36,8 @@ std::string elfBuildId(const std::string& path) {
     return detail::readElfFileInfo(path).buildId;
 }
 
-struct Module {
-    ModuleKind kind = ModuleKind::Elf;
-    std::string path; ///< as recorded ("[kernel.kallsyms]", "/tmp/perf-PID.map" for the others)
-    std::string buildId;
-
-    std::atomic<bool> queued{false}; ///< handed to the preload thread (or loaded)
-
-    /// Guards the four below and `buildId` while they are read: the module's file, found once (by
-    /// Symbolizer::moduleFile() for the unwinder, or on loading), without waiting for a load in progress.
-    /// Taken after `mutex` when both are.
-    std::mutex locateMutex;
-    bool located = false;
-    std::string locatedPath; ///< the file found; empty when none was
-    std::string locateProblem;
-    const char* locatedHow = ""; ///< ModuleReport::foundBy
-    std::vector<std::string> searched;
-    ElfFileInfo locatedFile;
-
-    std::mutex mutex; ///< guards everything below
-    bool loaded = false;
-    ModuleReport report;
-    ElfFileInfo file;
-    AddressTable symbols; ///< ELF function symbols, kallsyms or the JIT map
-    std::vector<std::unique_ptr<ElfSession>> idle;
-    std::size_t sessions = 0;
-    uint64_t jitSize = UINT64_MAX;
-    std::unordered_map<uint64_t, std::vector<SymbolFrame>> cache;
-};
-
-struct Symbolizer::Impl {
-    SymbolizerOptions options;
-    std::string debugInfoPath;
-    unsigned threads = 1;
-    detail::InflatedElfCache inflated; ///< uncompressed copies of files with compressed debug sections
-
-    mutable std::mutex registry; ///< guards modules (the container) and index
-    std::vector<std::unique_ptr<Module>> modules;
-    std::map<std::string, uint32_t, std::less<>> index;
-
-    // the preload threads (as many as `threads`, started as modules are queued): each loads the module
-    // queued first, so that kallsyms, libc's debug info and the rest load side by side
-    std::mutex preloadMutex; ///< guards preloadQueue, stopping, idlePreloaders and preloaders
-    std::condition_variable preloadWake;
-    std::deque<Module*> preloadQueue;
-    bool stopping = false;
-    std::size_t idlePreloaders = 0;
-    std::vector<std::thread> preloaders;
-
-    void preloadLoop() {
-        for (;;) {
-            Module* m;
-            {
-                std::unique_lock lock(preloadMutex);
-                ++idlePreloaders;
-                preloadWake.wait(lock, [&] { return stopping || !preloadQueue.empty(); });
-                --idlePreloaders;
-                if (stopping)
-                    return;
-                m = preloadQueue.front();
-                preloadQueue.pop_front();
-            }
-            std::lock_guard lock(m->mutex);
-            load(*m);
-        }
-    }
-
-    using AddressCache = std::unordered_map<uint64_t, std::vector<SymbolFrame>>;
-    /// Frees forgotten caches (forgetAddressesInBackground()).
-    std::thread releaser;
-    /// Moves every module's cache of symbolized addresses into `taken`; returns how many addresses they held.
-    std::size_t takeCaches(std::vector<AddressCache>& taken);
-
-    ~Impl() {
-        if (releaser.joinable())
-            releaser.join();
-        {
-            std::lock_guard lock(preloadMutex);
-            stopping = true;
-        }
-        preloadWake.notify_all();
-        for (std::thread& t : preloaders)
-            t.join();
-    }
-
-    ModuleHandle add(std::string key, ModuleKind kind, std::string path, std::string buildId) {
-        std::lock_guard lock(registry);
-        auto it = index.find(key);
-        if (it != index.end())
-            return ModuleHandle{it->second};
-        auto m = std::make_unique<Module>();
-        m->kind = kind;
-        m->path = std::move(path);
-        m->buildId = std::move(buildId);
-        m->report.path = m->path;
-        m->report.buildId = m->buildId;
-        const auto id = static_cast<uint32_t>(modules.size());
-        modules.push_back(std::move(m));
-        index.emplace(std::move(key), id);
-        return ModuleHandle{id};
-    }
-
-    Module* get(ModuleHandle h) const {
-        std::lock_guard lock(registry);
-        return h.valid() && h.value < modules.size() ? modules[h.value].get() : nullptr;
-    }
-
-    void load(Module& m); // with m.mutex held
-    void loadElf(Module& m);
-    void locate(Module& m); // with m.locateMutex held
-    void loadKernel(Module& m);
-    void loadJit(Module& m);
-
-    std::unique_ptr<ElfSession> newSession(const Module& m);
-    std::unique_ptr<ElfSession> acquire(Module& m);
-    void release(Module& m, std::unique_ptr<ElfSession> s);
-    void lookup(Module& m, std::span<const uint64_t> keys, std::vector<std::vector<SymbolFrame>>& out,
-                const std::atomic<bool>* cancel);
-};
-
 void Symbolizer::Impl::load(Module& m) {
-    if (m.kind == ModuleKind::Jit) {
+    if (m.kind == ModuleType::Jit) {
         loadJit(m); // re-read when the map grew (a JIT keeps appending while it runs)
         return;
     }
@@ -227,7 +45,7 @@ void Symbolizer::Impl::load(Module& m) {
         return;
     m.loaded = true;
     detail::trace("load " + m.path);
-    if (m.kind == ModuleKind::Elf)
+    if (m.kind == ModuleType::Elf)
         loadElf(m);
     else
         loadKernel(m);
@@ -279,168 +97,6 @@ std::unique_ptr<ElfSession> Symbolizer::Impl::newSession(const Module& m) {
                                         std::move(remote));
 }
 
-void Symbolizer::Impl::locate(Module& m) {
-    if (m.located)
-        return;
-    m.located = true;
-    std::string path = m.path;
-    if (path.ends_with(" (deleted)"))
-        path.resize(path.size() - 10);
-    struct Candidate {
-        std::string path;
-        const char* how;
-    };
-    std::vector<Candidate> candidates;
-    auto candidate = [&](std::string p, const char* how) {
-        if (std::none_of(candidates.begin(), candidates.end(),
-                         [&](const Candidate& c) { return c.path == p; }))
-            candidates.push_back({std::move(p), how});
-    };
-    const bool absolute = path.starts_with('/');
-    if (absolute)
-        candidate(options.sysroot + path, options.sysroot.empty() ? "recorded path" : "sysroot");
-    else if (!path.empty() && !path.starts_with('[') && !options.relativeBase.empty())
-        candidate(options.relativeBase + '/' + path, "beside the recording"); // `perf record ./prog`
-    if (!path.empty() && !path.starts_with('[')) {
-        for (const std::string& dir : options.searchPaths) {
-            candidate(dir + '/' + std::string(detail::baseName(path)), "symbol path");
-            if (absolute)
-                candidate(dir + path, "symbol path");
-        }
-    }
-    const std::string id = lowerHex(m.buildId.substr(0, std::min<std::size_t>(m.buildId.size(), 40)));
-    if (path == "[vdso]" && !id.empty() && !options.buildIdCache.empty())
-        candidate(options.buildIdCache + "/[vdso]/" + id + "/vdso",
-                  "perf build-id cache"); // perf record's copy
-    if (id.size() > 2 && !options.buildIdCache.empty())
-        candidate(options.buildIdCache + "/.build-id/" + id.substr(0, 2) + '/' + id.substr(2) + "/elf",
-                  "perf build-id cache");
-    if (id.size() > 2) {
-        for (const std::string& dir : options.debugDirs) {
-            const std::string stem = dir + "/.build-id/" + id.substr(0, 2) + '/' + id.substr(2);
-            // a link to the binary itself, or perf's build-id cache (~/.debug); a separate .debug file alone
-            // does not do: its program headers lost the file offsets that our addresses are given in
-            candidate(stem, "debug directory");
-            candidate(stem + "/elf", "debug directory");
-        }
-    }
-
-    std::string mismatch, notElf;
-    auto accept = [&](const std::string& p, const char* how) {
-        if (!isRegularFile(p))
-            return false;
-        ElfFileInfo info = detail::readElfFileInfo(p);
-        if (!info.ok) {
-            notElf = p;
-            return false;
-        }
-        if (!m.buildId.empty() && !detail::buildIdMatches(m.buildId, info.buildId)) {
-            if (mismatch.empty())
-                mismatch = p + " has " + (info.buildId.empty() ? std::string("none") : info.buildId);
-            return false;
-        }
-        m.locatedFile = std::move(info);
-        m.locatedPath = p;
-        m.locatedHow = how;
-        return true;
-    };
-    m.searched.clear();
-    for (const Candidate& c : candidates) {
-        m.searched.push_back(c.path);
-        if (accept(c.path, c.how)) {
-            if (m.searched.size() == 1)
-                m.searched.clear(); // found where it was recorded: nothing to tell
-            return;
-        }
-    }
-    std::string remoteError;
-    if (id.size() > 2 && !options.debuginfodUrls.empty()) {
-        m.searched.push_back("debuginfod " + options.debuginfodUrls);
-        const detail::DebuginfodResult fetched =
-            detail::debuginfodFetch(options.debuginfodUrls, detail::DebuginfodKind::Executable, id, path, {},
-                                    options.cancel, options.status);
-        if (!fetched.path.empty() && accept(fetched.path, "debuginfod"))
-            return;
-        remoteError = fetched.error;
-    }
-    if (!mismatch.empty())
-        m.locateProblem = "build-id mismatch (" + mismatch + ", recorded " + m.buildId + ")";
-    else if (!notElf.empty())
-        m.locateProblem = "not an ELF file: " + notElf;
-    else
-        m.locateProblem = "not found";
-    if (!remoteError.empty())
-        m.locateProblem += " (debuginfod: " + remoteError + ")";
-}
-
-void Symbolizer::Impl::loadKernel(Module& m) {
-    if (options.kallsyms.empty()) {
-        m.report.problem = "kernel symbols disabled";
-        return;
-    }
-    std::string text;
-    if (!m.buildId.empty() && !options.buildIdCache.empty()) {
-        const std::string cached = options.buildIdCache + "/[kernel.kallsyms]/" + m.buildId + "/kallsyms";
-        if (readWholeFile(cached, text)) {
-            m.report.resolvedPath = cached;
-            m.report.foundBy = "perf build-id cache";
-            m.symbols = detail::parseKallsyms(std::move(text));
-            if (m.symbols.size() > 0 && !m.symbols.allZero()) {
-                m.report.hasSymbols = true;
-                return;
-            }
-            m.symbols = AddressTable();
-            m.report.resolvedPath.clear();
-            m.report.foundBy.clear();
-        }
-    }
-    if (!m.buildId.empty()) {
-        std::string notes;
-        const std::string running =
-            readWholeFile(options.kernelNotes, notes) ? detail::buildIdFromNotes(notes) : std::string();
-        if (!running.empty() && !detail::buildIdMatches(m.buildId, running)) {
-            m.report.problem = "build-id mismatch (running kernel has " + running + ", recorded " +
-                               m.buildId + "): kernel symbols not used";
-            return;
-        }
-    }
-    if (!readWholeFile(options.kallsyms, text)) {
-        m.report.problem = "cannot read " + options.kallsyms;
-        return;
-    }
-    m.report.resolvedPath = options.kallsyms;
-    m.symbols = detail::parseKallsyms(std::move(text));
-    if (m.symbols.size() == 0) {
-        m.report.problem = "no symbols in " + options.kallsyms;
-    } else if (m.symbols.allZero()) {
-        m.symbols = AddressTable();
-        m.report.problem = "kernel addresses hidden in " + options.kallsyms + " (kernel.kptr_restrict)";
-    } else {
-        m.report.hasSymbols = true;
-    }
-}
-
-void Symbolizer::Impl::loadJit(Module& m) {
-    uint64_t size = 0;
-    if (!isRegularFile(m.path, &size)) {
-        m.report.problem = "not found";
-        return;
-    }
-    if (size == m.jitSize)
-        return;
-    std::string text;
-    if (!readWholeFile(m.path, text)) {
-        m.report.problem = "cannot be read";
-        return;
-    }
-    m.jitSize = size;
-    m.loaded = true;
-    m.report.resolvedPath = m.path;
-    m.report.problem.clear();
-    m.symbols = detail::parsePerfMap(text);
-    m.report.hasSymbols = m.symbols.size() > 0;
-}
-
 std::unique_ptr<ElfSession> Symbolizer::Impl::acquire(Module& m) {
     {
         std::lock_guard lock(m.mutex);
@@ -466,7 +122,7 @@ void Symbolizer::Impl::lookup(Module& m, std::span<const uint64_t> keys,
     };
     std::unique_lock lock(m.mutex);
     load(m);
-    if (m.kind != ModuleKind::Elf) {
+    if (m.kind != ModuleType::Elf) {
         for (std::size_t i = 0; i < keys.size() && !cancelled(); ++i) {
             SymbolFrame f;
             const int64_t s = m.symbols.find(keys[i]);
@@ -514,22 +170,22 @@ ModuleHandle Symbolizer::module(std::string_view path, std::string_view buildId)
     const std::string id = lowerHex(buildId);
     std::string key = "E";
     key.append(path).append(1, '\0').append(id);
-    return d->add(std::move(key), ModuleKind::Elf, std::string(path), id);
+    return d->add(std::move(key), ModuleType::Elf, std::string(path), id);
 }
 
 ModuleHandle Symbolizer::kernel(std::string_view buildId) {
     const std::string id = lowerHex(buildId);
-    return d->add("K" + id, ModuleKind::Kernel, "[kernel.kallsyms]", id);
+    return d->add("K" + id, ModuleType::Kernel, "[kernel.kallsyms]", id);
 }
 
 ModuleHandle Symbolizer::jitMap(int64_t pid) {
-    return d->add("J" + std::to_string(pid), ModuleKind::Jit,
+    return d->add("J" + std::to_string(pid), ModuleType::Jit,
                   d->options.jitMapDir + "/perf-" + std::to_string(pid) + ".map", {});
 }
 
 bool Symbolizer::setBuildId(ModuleHandle module, std::string_view buildId) {
     Module* m = d->get(module);
-    if (!m || m->kind != ModuleKind::Elf || buildId.empty())
+    if (!m || m->kind != ModuleType::Elf || buildId.empty())
         return false;
     std::lock_guard lock(m->mutex);
     if (m->loaded || m->queued || !m->buildId.empty())
@@ -545,7 +201,7 @@ bool Symbolizer::setBuildId(ModuleHandle module, std::string_view buildId) {
 
 void Symbolizer::preload(ModuleHandle module) {
     Module* m = d->get(module);
-    if (!m || m->kind == ModuleKind::Jit || m->queued.exchange(true))
+    if (!m || m->kind == ModuleType::Jit || m->queued.exchange(true))
         return;
     {
         std::lock_guard lock(d->preloadMutex);
@@ -564,7 +220,7 @@ std::string Symbolizer::debugSearchPath() const {
 
 std::string Symbolizer::moduleFile(ModuleHandle module) {
     Module* m = d->get(module);
-    if (!m || m->kind != ModuleKind::Elf)
+    if (!m || m->kind != ModuleType::Elf)
         return {};
     std::lock_guard lock(m->locateMutex);
     d->locate(*m);
@@ -718,7 +374,7 @@ std::vector<std::vector<SymbolFrame>> Symbolizer::symbolize(std::span<const Requ
     // fill the caches and the results
     for (auto& [id, w] : work) {
         std::lock_guard lock(w.module->mutex);
-        const bool jit = w.module->kind == ModuleKind::Jit;
+        const bool jit = w.module->kind == ModuleType::Jit;
         for (std::size_t k = 0; k < w.keys.size(); ++k) {
             if (w.frames[k].empty())
                 continue; // cancelled before it was looked up
