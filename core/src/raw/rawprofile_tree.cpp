@@ -244,10 +244,10 @@ void makeNodesOnTwoThreads(std::span<const StackKey> keys, const PathOf& pathOf,
         half += keys[split++].size;
     split = std::max<std::size_t>(split, 1); // (callers pass two stacks or more)
     // Makes the nodes of keys[from, to) after `prev` (nodes[d]: prev's node at depth d + 1), appending them
-    // to `parents` and `frames`: node i of `parents` is number `firstId + i`.
+    // to `parents` and `nodeFrames`: node i of `parents` is number `firstId + i`.
     const auto makeNodes = [&](std::size_t from, std::size_t to, std::span<const uint32_t> prev,
                                std::vector<uint32_t>& nodes, uint32_t firstId, std::vector<NodeId>& parents,
-                               std::vector<FrameId>& frames) {
+                               std::vector<FrameId>& nodeFrames) {
         for (std::size_t i = from; i < to; ++i) {
             const uint32_t k = keys[i].stack;
             const std::span<const uint32_t> p = pathOf(k);
@@ -257,7 +257,7 @@ void makeNodesOnTwoThreads(std::span<const StackKey> keys, const PathOf& pathOf,
             for (; d < p.size(); ++d) {
                 const auto id = static_cast<uint32_t>(firstId + parents.size());
                 parents.push_back(node);
-                frames.push_back(refFrame[p[d]]);
+                nodeFrames.push_back(refFrame[p[d]]);
                 node = id;
                 nodes.push_back(id);
             }
