@@ -35,6 +35,8 @@ inline std::string lowerHex(std::string_view s) {
     return out;
 }
 
+/// A module a Symbolizer knows (an ELF file, the kernel or a JIT map): where its file is, its symbols, its
+/// libdw sessions and the addresses already looked up in it.
 struct Module {
     ModuleType kind = ModuleType::Elf;
     std::string path; ///< as recorded ("[kernel.kallsyms]", "/tmp/perf-PID.map" for the others)
