@@ -12,6 +12,7 @@
 // Targets: diff of two 1M-node trees < 1 s; repaint within the flame graph window's 8 ms.
 #include "flame/flamegraphview.h"
 
+#include "benchutil.h"
 #include "scorch/builder.h"
 #include "scorch/diff.h"
 #include "scorch/import.h"
@@ -30,14 +31,10 @@
 #include <vector>
 
 using namespace scorch;
+using scorch::bench::median;
 using scorch::bench::syntheticProfile;
 
 namespace {
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
 
 double msSince(const QElapsedTimer& t) {
     return static_cast<double>(t.nsecsElapsed()) / 1e6;

@@ -10,10 +10,10 @@
 // ext4 only: on other file systems both rows write the same way).
 #include "scorch/fileoutput.h"
 
+#include "benchutil.h"
+
 #include <sys/vfs.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -25,16 +25,10 @@
 #include <unistd.h>
 #include <vector>
 
+using scorch::bench::median;
+using scorch::bench::seconds;
+
 namespace {
-
-double seconds() {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[v.size() / 2];
-}
 
 /// One write of `mb` MiB of `piece` to a new `path`; seconds from open to close, or -1 on an error.
 double writeOnce(const std::string& path, std::size_t mb, const std::string& piece,

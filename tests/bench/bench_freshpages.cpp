@@ -11,6 +11,8 @@
 // reporting: /sys/module/page_reporting exists), the first round and the one after the pause take far longer
 // than the rounds that reuse the pages just unmapped; an import pays that price for every MB its peak grows
 // by.
+#include "benchutil.h"
+
 #include <sys/mman.h>
 
 #include <chrono>
@@ -20,11 +22,9 @@
 #include <string_view>
 #include <thread>
 
-namespace {
+using scorch::bench::seconds;
 
-double seconds() {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+namespace {
 
 /// One round: map, first-touch, rewrite, unmap; prints the times. False when the mapping failed.
 bool round(std::size_t bytes, bool huge, const char* label) {

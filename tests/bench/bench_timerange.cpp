@@ -19,6 +19,8 @@
 #include "scorch/procstatus.h"
 #include "scorch/samples.h"
 
+#include "benchutil.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -30,13 +32,9 @@
 #include <vector>
 
 using namespace scorch;
+using scorch::bench::median;
 
 namespace {
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
 
 /// The median time of f() over `runs` runs; with `after`, called after each run and not counted in it, the
 /// median time of that in *afterMs.
