@@ -7,7 +7,6 @@
 
 #include <array>
 #include <cstdio>
-#include <cstring>
 #include <fcntl.h>
 #include <iostream>
 #include <string>
@@ -103,7 +102,7 @@ int runWithStandardOutput(const Command& command, int argc, char** argv) {
     std::cout.flush();
     const bool written = buffer.finish();
     if (status == 0 && !written)
-        return fail(std::string("standard output: cannot write (") + std::strerror(buffer.error()) + ")");
+        return standardOutputFailed(buffer.error());
     return status;
 }
 

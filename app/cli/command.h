@@ -134,5 +134,8 @@ int writeOutput(const std::string& output, const std::string& input,
                 const std::function<void(std::ostream&)>& write);
 /// Writes folded output to standard output.
 int finishStandardOutput();
+/// Reports that writing standard output failed with `err` (EIO when 0): "standard output: cannot write
+/// (REASON)"; returns the exit status.
+int standardOutputFailed(int err);
 
 } // namespace scorch::cli

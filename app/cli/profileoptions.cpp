@@ -306,12 +306,14 @@ bool isDifferential(const Profile& p) {
     return p.meta.format == Format::FoldedDiff;
 }
 
+int standardOutputFailed(int err) {
+    return fail(std::string("standard output: cannot write (") + std::strerror(err ? err : EIO) + ")");
+}
+
 int finishStandardOutput() {
     std::cout.flush();
     const int err = errno;
-    return std::cout
-               ? 0
-               : fail(std::string("standard output: cannot write (") + std::strerror(err ? err : EIO) + ")");
+    return std::cout ? 0 : standardOutputFailed(err);
 }
 
 int writeOutput(const std::string& output, const std::string& input,
@@ -321,9 +323,7 @@ int writeOutput(const std::string& output, const std::string& input,
             try {
                 write(std::cout);
             } catch (const ExportError&) {
-                const int err = errno; // the writers say only that the stream failed
-                return fail(std::string("standard output: cannot write (") + std::strerror(err ? err : EIO) +
-                            ")");
+                return standardOutputFailed(errno); // the writers say only that the stream failed
             }
             return finishStandardOutput();
         }
