@@ -138,10 +138,15 @@ public:
     /// also split across workers), with a per-module cache. result[i] belongs to requests[i] and lists
     /// the frames outermost first (the real function, then the functions inlined into it, innermost last);
     /// an address that cannot be resolved gives one frame with an empty function name.
-    /// `maxThreads` (0 = options.threads) bounds the threads of this call.
+    /// `maxThreads` (0 = options.threads) bounds the threads of this call. `cache`: Cache::Skip for a caller
+    /// that asks each address once (RawProfileBuilder): what is looked up goes into the result only, moved
+    /// rather than copied (the cache would hold a second copy of every frame's strings: fp-large's 364 000
+    /// addresses). A cancelled Cache::Skip call returns no results (none at all, whatever was looked up) and
+    /// keeps its lookups in the cache for the caller's next call.
+    enum class Cache : bool { Use, Skip };
     std::vector<std::vector<SymbolFrame>> symbolize(std::span<const Request> requests,
                                                     const std::atomic<bool>* cancel = nullptr,
-                                                    unsigned maxThreads = 0);
+                                                    unsigned maxThreads = 0, Cache cache = Cache::Use);
 
     /// Empties the per-module caches of symbolized addresses and returns how many it held: for a caller that
     /// has taken what it needs and asks no more, so that their memory is free for what it builds next. Loaded

@@ -218,11 +218,11 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
         throw ImportCancelled();
     }
 
-    // The final build asks the symbolizer for no more addresses (their frames are in `resolved`): its cache
-    // goes, freed on another thread while the tree is built (on fp-medium, 30 000 addresses, the frees took
-    // 6-7 ms here), and for a big one the heap's free pages then go back to the kernel (fp-large: 100 000
-    // cached addresses, peak RSS 640 -> 617 MiB; below, the trim's cost weighs more: on fp-medium ~7 ms for
-    // 11 MiB; on fp-small ~3 ms for 7 MiB).
+    // The final build asks the symbolizer for no more addresses (their frames are in `resolved`): what its
+    // cache holds goes, freed on another thread while the tree is built, and for a big cache the heap's free
+    // pages then go back to the kernel. (resolveNew() does not fill the cache: only an ahead batch that a
+    // build cancelled leaves its lookups there. Before, the cache held every address: fp-large's 100 000
+    // freed at this point took RSS 640 -> 617 MiB.)
     if (final)
         symbolizer.forgetAddressesInBackground([](std::size_t forgotten) {
 #ifdef __GLIBC__

@@ -225,8 +225,9 @@ struct RawProfileBuilder::Impl {
         }
         if (requests.empty())
             return true;
-        auto frames = symbolizer.symbolize(requests, cancel, threads);
-        if (cancel && cancel->load())
+        // (each address asked once: not cached; cancelled, it gives no frames)
+        auto frames = symbolizer.symbolize(requests, cancel, threads, Symbolizer::Cache::Skip);
+        if (frames.size() != requests.size())
             return false;
         detail::trace("resolve");
         resolve(requests, frames);

@@ -289,7 +289,8 @@ std::vector<ModuleReport> Symbolizer::report() const {
 
 std::vector<std::vector<SymbolFrame>> Symbolizer::symbolize(std::span<const Request> requests,
                                                             const std::atomic<bool>* cancel,
-                                                            unsigned maxThreads) {
+                                                            unsigned maxThreads, Cache cache) {
+    const bool useCache = cache == Cache::Use;
     const unsigned threads = maxThreads ? std::min(maxThreads, d->threads) : d->threads;
     std::vector<std::vector<SymbolFrame>> result(requests.size());
     detail::trace("symbolize " + std::to_string(requests.size()) + " addresses");
@@ -318,13 +319,14 @@ std::vector<std::vector<SymbolFrame>> Symbolizer::symbolize(std::span<const Requ
     for (auto& entry : work) {
         Work& w = entry.second;
         std::lock_guard lock(w.module->mutex);
-        std::erase_if(w.missing, [&](const std::pair<uint64_t, uint32_t>& p) {
-            auto hit = w.module->cache.find(p.first);
-            if (hit == w.module->cache.end())
-                return false;
-            result[p.second] = hit->second;
-            return true;
-        });
+        if (!w.module->cache.empty())
+            std::erase_if(w.missing, [&](const std::pair<uint64_t, uint32_t>& p) {
+                auto hit = w.module->cache.find(p.first);
+                if (hit == w.module->cache.end())
+                    return false;
+                result[p.second] = hit->second;
+                return true;
+            });
         for (const auto& p : w.missing)
             w.keys.push_back(p.first);
         std::sort(w.keys.begin(), w.keys.end());
@@ -371,7 +373,9 @@ std::vector<std::vector<SymbolFrame>> Symbolizer::symbolize(std::span<const Requ
         t.join();
     detail::trace("looked up");
 
-    // fill the caches and the results
+    // fill the caches and the results; a cancelled call's lookups are kept in the cache whatever `cache` says
+    // (its caller asks again)
+    const bool keep = useCache || (cancel && cancel->load());
     for (auto& [id, w] : work) {
         std::lock_guard lock(w.module->mutex);
         const bool jit = w.module->kind == ModuleType::Jit;
@@ -380,18 +384,30 @@ std::vector<std::vector<SymbolFrame>> Symbolizer::symbolize(std::span<const Requ
                 continue; // cancelled before it was looked up
             const bool resolved = !w.frames[k].front().function.empty();
             // a JIT map may still grow: unresolved JIT addresses are looked up again next time
-            if ((resolved || !jit) && !w.module->cache.emplace(w.keys[k], w.frames[k]).second)
+            if (keep && (resolved || !jit) && !w.module->cache.emplace(w.keys[k], w.frames[k]).second)
                 continue; // another call looked it up meanwhile
             ++w.module->report.addresses;
             if (!resolved)
                 ++w.module->report.unresolved;
         }
-        for (const auto& [key, request] : w.missing) {
-            const std::size_t k = static_cast<std::size_t>(
-                std::lower_bound(w.keys.begin(), w.keys.end(), key) - w.keys.begin());
-            result[request] = w.frames[k];
+        // each key's frames copied to all but its last request, which takes them
+        std::vector<uint32_t> last(w.keys.size(), UINT32_MAX);
+        std::vector<std::size_t> keyOf(w.missing.size());
+        for (std::size_t i = 0; i < w.missing.size(); ++i) {
+            keyOf[i] = static_cast<std::size_t>(
+                std::lower_bound(w.keys.begin(), w.keys.end(), w.missing[i].first) - w.keys.begin());
+            last[keyOf[i]] = static_cast<uint32_t>(i);
+        }
+        for (std::size_t i = 0; i < w.missing.size(); ++i) {
+            std::vector<SymbolFrame>& frames = w.frames[keyOf[i]];
+            if (!keep && last[keyOf[i]] == i)
+                result[w.missing[i].second] = std::move(frames);
+            else
+                result[w.missing[i].second] = frames;
         }
     }
+    if (!useCache && keep)
+        return {}; // cancelled (what was looked up is cached for the next call)
     for (auto& r : result)
         if (r.empty())
             r.emplace_back();

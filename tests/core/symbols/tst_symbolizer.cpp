@@ -269,6 +269,45 @@ private Q_SLOTS:
         QCOMPARE(heard.load(), std::size_t(2));
     }
 
+    void uncachedRequestsAreMovedNotKept() {
+        // Cache::Skip (RawProfileBuilder asks each address once): the same frames as a cached call, counted
+        // once, nothing kept; a cancelled call gives no results and counts nothing
+        const Location exe = locate(symtest::outerFunction(2));
+        const Location lib = locate(symtest::libFunction(2));
+        SymbolizerOptions options;
+        options.threads = 2;
+        Symbolizer cached(options), uncached(options);
+        std::vector<Symbolizer::Request> requests, again;
+        for (Symbolizer* s : {&cached, &uncached}) {
+            std::vector<Symbolizer::Request>& r = s == &cached ? requests : again;
+            r.push_back({s->module(exe.path), exe.offset, true});
+            r.push_back({s->module(lib.path), lib.offset, true});
+            r.push_back({s->module(exe.path), exe.offset, true}); // the same address twice in one call
+            r.push_back({ModuleHandle{}, 1234, false});
+        }
+        const std::atomic<bool> cancelled{true};
+        QVERIFY(uncached.symbolize(again, &cancelled, 0, Symbolizer::Cache::Skip).empty());
+        for (const ModuleReport& r : uncached.report())
+            QCOMPARE(r.addresses, uint64_t(0));
+        const auto want = cached.symbolize(requests);
+        const auto got = uncached.symbolize(again, nullptr, 0, Symbolizer::Cache::Skip);
+        QCOMPARE(got.size(), want.size());
+        for (std::size_t i = 0; i < want.size(); ++i) {
+            QCOMPARE(got[i].size(), want[i].size());
+            for (std::size_t k = 0; k < want[i].size(); ++k) {
+                QCOMPARE(got[i][k].function, want[i][k].function);
+                QCOMPARE(got[i][k].file, want[i][k].file);
+                QCOMPARE(got[i][k].line, want[i][k].line);
+                QCOMPARE(got[i][k].inlined, want[i][k].inlined);
+            }
+        }
+        QCOMPARE(toQ(got[2].at(0).function), QStringLiteral("symtest::outerFunction(int)"));
+        for (const ModuleReport& r : uncached.report())
+            QCOMPARE(r.addresses, uint64_t(1));
+        QCOMPARE(cached.forgetAddresses(), std::size_t(2));
+        QCOMPARE(uncached.forgetAddresses(), std::size_t(0));
+    }
+
     void buildIdMismatchAndSearchPaths() {
         const QString lib = QString::fromUtf8(SCORCH_SYMTEST_LIB);
         const std::string realId = elfBuildId(lib.toStdString());
