@@ -232,10 +232,19 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
             (void)forgotten;
 #endif
         });
+    // where the first new stack's address ids start in stackAddrs (the final build reads them there)
+    const bool anyNew = expanded < stacks.size();
+    const std::size_t firstNewId = anyNew ? stacks[expanded].first : 0;
     if (final) { // (finding a stack or an address again is for adding samples: no more come, none is taken)
         finished = true;
         stackTable = detail::IndexTable(16);
         addrIndex = FrameIndex();
+        // nor are the stacks' counts and costs needed any more: `deltas` holds them (fp-large: 640 000
+        // stacks, ~30 MB given back before the tree's arrays are made)
+        std::vector<Stack>().swap(stacks);
+        for (auto& c : stackCost)
+            std::vector<int64_t>().swap(c);
+        std::vector<uint32_t>().swap(dirty);
     }
     detail::trace("build the tree");
     // expand the new stacks (sorted, without gaps: the tree numbers them alike), add all new costs
@@ -258,9 +267,7 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
     {
         // where each new stack's frames go: at most so many (runs of unresolved addresses become one frame)
         NewStacks fresh;
-        fresh.addrs = !final                     ? newAddrs.data()
-                      : expanded < stacks.size() ? stackAddrs.data() + stacks[expanded].first
-                                                 : nullptr;
+        fresh.addrs = !final ? newAddrs.data() : anyNew ? stackAddrs.data() + firstNewId : nullptr;
         std::size_t nextAddr = 0, nextRef = 0;
         for (const Delta& x : deltas) {
             if (x.stack < expanded)
@@ -295,7 +302,7 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
                 ++firstUndone;
             const std::size_t through =
                 std::min({firstUndone * kStretch, modulesListed.load(std::memory_order_acquire), newStacks});
-            const std::size_t ids = stacks[expanded].first + fresh.addr[through];
+            const std::size_t ids = firstNewId + fresh.addr[through];
             if (ids >= discarded + detail::kHugePageBytes / sizeof(uint32_t)) {
                 stackAddrs.discardFront(ids);
                 discarded = ids;
@@ -316,9 +323,14 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
         if (other.valid())
             other.get();
         expanded += newStacks;
-        accountedCount.resize(expanded, 0);
+        if (!final) // (the final build has no later one to tell what it accounted for)
+            accountedCount.resize(expanded, 0);
         if (final) // the address ids the expansion has not given back yet (fp-large: 25 M ids, 100 MB in all)
             stackAddrs.release();
+        // only the stacks' paths and frames are left to the tree (fp-large: 13 MB of offsets)
+        std::vector<uint32_t>().swap(fresh.thread);
+        std::vector<std::size_t>().swap(fresh.addr);
+        std::vector<std::size_t>().swap(fresh.ref);
         detail::trace("expanded");
         std::vector<FrameId> refFrame(resolved.size());
         std::vector<SourceLine> refLine(resolved.size());
@@ -332,17 +344,23 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
     } // (the expanded frames freed)
     std::vector<uint32_t>().swap(newAddrs);
     // each delta's new samples and costs (deltaCost becomes the costs since the last snapshot)
+    // (the final build only reads what earlier ones accounted for: stacks new since have none)
     std::vector<uint64_t> deltaSamples(deltas.size());
-    for (std::size_t t = 0; t < nt; ++t)
-        accountedCost[t].resize(expanded, 0);
+    if (!final)
+        for (std::size_t t = 0; t < nt; ++t)
+            accountedCost[t].resize(expanded, 0);
     for (std::size_t i = 0; i < deltas.size(); ++i) {
         const Delta& x = deltas[i];
-        deltaSamples[i] = x.count - accountedCount[x.stack];
-        accountedCount[x.stack] = x.count;
+        const bool accounted = x.stack < accountedCount.size();
+        deltaSamples[i] = x.count - (accounted ? accountedCount[x.stack] : 0);
+        if (!final)
+            accountedCount[x.stack] = x.count;
         for (std::size_t t = 0; t < nt; ++t) {
             const int64_t all = deltaCost[i * nt + t];
-            deltaCost[i * nt + t] = subCost(all, accountedCost[t][x.stack]);
-            accountedCost[t][x.stack] = all;
+            deltaCost[i * nt + t] =
+                subCost(all, accounted && x.stack < accountedCost[t].size() ? accountedCost[t][x.stack] : 0);
+            if (!final)
+                accountedCost[t][x.stack] = all;
         }
     }
     const auto costsOf = [&](std::size_t i) {
