@@ -40,17 +40,21 @@ void SamplePipeline::rethrow() {
 
 void SamplePipeline::handOver(bool wait) {
     std::unique_lock lock(m_mutex);
-    // one batch in the consumer's hands at a time: wait for the previous one
-    m_wake.wait(lock, [&] { return !m_queued; });
+    m_wake.wait(lock, [&] { return m_queue.size() < kMaxQueued || m_error; });
     rethrow();
     if (!m_filling.samples.empty()) {
-        std::swap(m_filling, m_next);
-        m_queued = true;
+        m_queue.push_back(std::move(m_filling));
+        m_filling = Batch();
+        if (!m_spare.empty()) { // (a merged batch's buffers, already grown to a batch's size)
+            m_filling = std::move(m_spare.back());
+            m_spare.pop_back();
+        }
         m_wake.notify_all();
     }
     if (wait) { // and until it is merged
-        m_wake.wait(lock, [&] { return !m_queued; });
+        m_wake.wait(lock, [&] { return (m_queue.empty() && !m_merging) || m_error; });
         rethrow();
+        std::vector<Batch>().swap(m_spare); // (the memory goes back before a profile is built)
     }
 }
 
@@ -59,11 +63,14 @@ void SamplePipeline::consume() {
     for (;;) {
         {
             std::unique_lock lock(m_mutex);
-            m_wake.wait(lock, [&] { return m_stop || m_queued; });
-            if (!m_queued)
-                return; // stopped with nothing left
-            std::swap(work, m_next);
+            m_wake.wait(lock, [&] { return m_stop || !m_queue.empty(); });
+            if (m_stop)
+                return; // (what is queued is dropped)
+            work = std::move(m_queue.front());
+            m_queue.pop_front();
+            m_merging = true;
         }
+        bool failed = false;
         try {
             m_mergeBatch([&](const Merge& merge) {
                 std::size_t frame = 0, cost = 0;
@@ -78,13 +85,18 @@ void SamplePipeline::consume() {
         } catch (...) {
             std::lock_guard lock(m_mutex);
             m_error = std::current_exception();
+            failed = true;
         }
         work.samples.clear();
         work.frames.clear();
         work.costs.clear();
         {
             std::lock_guard lock(m_mutex);
-            m_queued = false;
+            m_merging = false;
+            if (failed)
+                m_queue.clear(); // (the producer hears of the error at its next hand-over)
+            m_spare.push_back(std::move(work));
+            work = Batch();
         }
         m_wake.notify_all();
     }

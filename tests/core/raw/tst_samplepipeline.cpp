@@ -1,0 +1,151 @@
+// The sample pipeline between the perf.data reader and the merging thread (raw/samplepipeline.h): every
+// sample merged once, in order, across many batches; the producer runs up to kMaxQueued batches ahead of a
+// consumer that is held up, and no further; drain() waits for the last sample; an error in merging reaches
+// the producer. Waits for counts with generous time-outs, never for a time.
+#include "raw/samplepipeline.h"
+
+#include "patience.h"
+
+#include <QTest>
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+using namespace scorch;
+using scorch::detail::SamplePipeline;
+using scorch::test::kPatienceMs;
+
+namespace {
+
+/// Holds the consumer inside its first batch until release().
+class Gate {
+public:
+    void wait() {
+        std::unique_lock lock(m_mutex);
+        m_entered = true;
+        m_wake.notify_all();
+        m_wake.wait(lock, [&] { return m_open; });
+    }
+    bool waitEntered() {
+        std::unique_lock lock(m_mutex);
+        return m_wake.wait_for(lock, std::chrono::milliseconds(kPatienceMs), [&] { return m_entered; });
+    }
+    void release() {
+        std::lock_guard lock(m_mutex);
+        m_open = true;
+        m_wake.notify_all();
+    }
+
+private:
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
+    bool m_entered = false, m_open = false;
+};
+
+/// A sample whose frames and cost say which it is.
+void addNumbered(SamplePipeline& pipe, uint64_t i) {
+    const RawFrame frames[] = {{ModuleHandle{7}, i, true}, {ModuleHandle{}, i * 3, false}};
+    const CostValue cost{1, static_cast<int64_t>(i)};
+    pipe.add(static_cast<uint32_t>(i % 5), frames, {&cost, 1}, static_cast<double>(i),
+             static_cast<int32_t>(i % 2), i * 11);
+}
+
+} // namespace
+
+class TestSamplePipeline : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void everySampleOnceInOrder() {
+        std::vector<uint64_t> seen; // (the consumer's only)
+        bool intact = true;
+        SamplePipeline pipe([&](const auto& forEach) {
+            forEach([&](uint32_t thread, std::span<const RawFrame> frames, std::span<const CostValue> costs,
+                        double time, int32_t cpu, uint64_t hash) {
+                const uint64_t i = frames.size() == 2 ? frames[0].address : UINT64_MAX;
+                intact = intact && thread == i % 5 && frames[1].address == i * 3 && frames[0].returnAddress &&
+                         costs.size() == 1 && costs[0].value == static_cast<int64_t>(i) &&
+                         time == static_cast<double>(i) && cpu == static_cast<int32_t>(i % 2) &&
+                         hash == i * 11;
+                seen.push_back(i);
+            });
+        });
+        // many batches and a partial one; drained twice (as a snapshot and the final build do)
+        const uint64_t first = SamplePipeline::kBatchSamples * (SamplePipeline::kMaxQueued + 3) + 17;
+        for (uint64_t i = 0; i < first; ++i)
+            addNumbered(pipe, i);
+        pipe.drain();
+        QCOMPARE(seen.size(), std::size_t(first));
+        for (uint64_t i = first; i < first + 5000; ++i)
+            addNumbered(pipe, i);
+        pipe.drain();
+        QVERIFY(intact);
+        QCOMPARE(seen.size(), std::size_t(first + 5000));
+        for (std::size_t i = 0; i < seen.size(); ++i)
+            QCOMPARE(seen[i], uint64_t(i));
+    }
+
+    void producerRunsAheadOfAHeldConsumer() {
+        Gate gate;
+        std::atomic<uint64_t> merged{0};
+        SamplePipeline pipe([&](const auto& forEach) {
+            if (merged.load() == 0)
+                gate.wait(); // the first batch holds the consumer up
+            forEach([&](uint32_t, std::span<const RawFrame>, std::span<const CostValue>, double, int32_t,
+                        uint64_t) { ++merged; });
+        });
+        // the producer hands over the first batch, then kMaxQueued more, and fills one: then it must wait
+        const uint64_t room = SamplePipeline::kBatchSamples * (SamplePipeline::kMaxQueued + 2);
+        std::atomic<uint64_t> added{0};
+        std::atomic<bool> done{false};
+        std::thread producer([&] {
+            for (uint64_t i = 0; i < room + 1000; ++i) {
+                addNumbered(pipe, i);
+                ++added;
+            }
+            pipe.drain();
+            done = true;
+        });
+        struct Finally { // (also when a check below fails: the consumer let go, the producer joined)
+            Gate& gate;
+            std::thread& producer;
+            ~Finally() {
+                gate.release();
+                producer.join();
+            }
+        } finally{gate, producer};
+        QVERIFY(gate.waitEntered());
+        QTRY_VERIFY_WITH_TIMEOUT(added.load() >= room - 1, kPatienceMs);
+        // the sample that fills the next batch waits for room in the queue, and waits on (a while later the
+        // count still stands: a producer that is not held would be far past it by then)
+        QTest::qWait(50);
+        QCOMPARE(added.load(), room - 1);
+        QCOMPARE(merged.load(), uint64_t(0));
+        gate.release();
+        QTRY_VERIFY_WITH_TIMEOUT(done.load(), kPatienceMs);
+        QCOMPARE(merged.load(), room + 1000);
+    }
+
+    void anErrorInMergingReachesTheProducer() {
+        std::atomic<int> batches{0};
+        SamplePipeline pipe([&](const auto&) {
+            if (++batches == 2)
+                throw std::runtime_error("merge failed");
+        });
+        bool thrown = false;
+        try {
+            for (uint64_t i = 0; i < SamplePipeline::kBatchSamples * 3; ++i)
+                addNumbered(pipe, i);
+            pipe.drain();
+        } catch (const std::runtime_error& e) {
+            thrown = std::string(e.what()) == "merge failed";
+        }
+        QVERIFY(thrown);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSamplePipeline)
+#include "tst_samplepipeline.moc"
