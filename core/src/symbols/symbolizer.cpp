@@ -390,6 +390,8 @@ std::vector<std::vector<SymbolFrame>> Symbolizer::symbolize(std::span<const Requ
             if (!resolved)
                 ++w.module->report.unresolved;
         }
+        if (!useCache && keep)
+            continue; // cancelled: no results (below)
         // each key's frames copied to all but its last request, which takes them
         std::vector<uint32_t> last(w.keys.size(), UINT32_MAX);
         std::vector<std::size_t> keyOf(w.missing.size());
