@@ -16,10 +16,18 @@ namespace scorch {
 
 /// One unsymbolized frame of a raw sample.
 struct RawFrame {
-    ModuleHandle module;
+    constexpr RawFrame() = default;
+    constexpr RawFrame(ModuleHandle m, uint64_t a, bool r)
+        : address(a)
+        , module(m)
+        , returnAddress(r) {}
+    // (16 bytes in this order, 24 with the module first: the reader copies every sample's frames, the
+    // merging thread reads them)
     uint64_t address = 0; ///< as in Symbolizer::Request
+    ModuleHandle module;
     bool returnAddress = false;
 };
+static_assert(sizeof(RawFrame) == 16);
 
 struct RawProfileOptions {
     /// Unresolved addresses: false = one `[libfoo.so]` frame per module (consecutive ones merged), so that
