@@ -40,7 +40,9 @@ void SamplePipeline::rethrow() {
 
 void SamplePipeline::handOver(bool wait) {
     std::unique_lock lock(m_mutex);
+    m_waitingForRoom = m_queue.size() >= kMaxQueued && !m_error;
     m_wake.wait(lock, [&] { return m_queue.size() < kMaxQueued || m_error; });
+    m_waitingForRoom = false;
     rethrow();
     if (!m_filling.samples.empty()) {
         m_queue.push_back(std::move(m_filling));

@@ -6,6 +6,7 @@
 #include "scorch/costs.h"
 #include "scorch/rawprofile.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -47,6 +48,9 @@ public:
     /// (producer thread only); the buffers of merged batches are given back then. Rethrows what merging
     /// threw.
     void drain();
+    /// The producer is waiting for room in the queue (kMaxQueued batches handed over and not merged): for
+    /// tests, which wait for this instead of for a time.
+    bool producerWaitingForRoom() const { return m_waitingForRoom.load(); }
 
 private:
     struct Batch {
@@ -72,6 +76,7 @@ private:
     std::deque<Batch> m_queue;  ///< handed to the consumer, in order
     std::vector<Batch> m_spare; ///< merged batches, emptied, their buffers kept for the producer
     bool m_merging = false;     ///< the consumer holds a batch
+    std::atomic<bool> m_waitingForRoom{false};
     bool m_stop = false;
     std::exception_ptr m_error;
     std::thread m_consumer;

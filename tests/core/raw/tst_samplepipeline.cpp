@@ -1,7 +1,7 @@
 // The sample pipeline between the perf.data reader and the merging thread (raw/samplepipeline.h): every
 // sample merged once, in order, across many batches; the producer runs up to kMaxQueued batches ahead of a
 // consumer that is held up, and no further; drain() waits for the last sample; an error in merging reaches
-// the producer. Waits for counts with generous time-outs, never for a time.
+// the producer. Waits for counts and states with generous time-outs, never for a time.
 #include "raw/samplepipeline.h"
 
 #include "patience.h"
@@ -118,10 +118,9 @@ private Q_SLOTS:
             }
         } finally{gate, producer};
         QVERIFY(gate.waitEntered());
-        QTRY_VERIFY_WITH_TIMEOUT(added.load() >= room - 1, kPatienceMs);
-        // the sample that fills the next batch waits for room in the queue, and waits on (a while later the
-        // count still stands: a producer that is not held would be far past it by then)
-        QTest::qWait(50);
+        // the sample that fills the next batch waits for room in the queue: the producer stops there
+        QTRY_VERIFY_WITH_TIMEOUT(pipe.producerWaitingForRoom() || added.load() >= room, kPatienceMs);
+        QVERIFY(pipe.producerWaitingForRoom());
         QCOMPARE(added.load(), room - 1);
         QCOMPARE(merged.load(), uint64_t(0));
         gate.release();
