@@ -2,11 +2,11 @@
 // read on the worker thread. Each sample carries the frame-pointer callchain and a copy of the user
 // registers and stack, unwound with libunwind (programs without frame pointers); the deeper stack wins.
 // Off-CPU time (SamplerOptions::offCpu): the cpu-clock events also write switch records (context_switch),
-// and a `context-switches` event samples the stack each thread leaves the CPU with. The rings are read in
-// turn, so these are put in time order before they are paired (a switch-out on one CPU, the switch-in on
-// another): each drain processes what is older than the newest event of the drain before.
+// and a `context-switches` event samples the stack each thread leaves the CPU with; a SwitchTimeline puts
+// them in time order and pairs them.
 #include "sampler/sampler_unwind.h"
 #include "sampler/samplerinternal.h"
+#include "sampler/switchtimeline.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -21,7 +21,6 @@
 #include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <unordered_map>
 
 namespace scorch::detail {
 
@@ -107,14 +106,8 @@ public:
             ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
         drain();
         const uint64_t end = monotonicNs();
-        if (m_offCpu) {
-            processSwitches(UINT64_MAX);
-            // threads still waiting when the recording ended waited until then
-            for (auto& [tid, t] : m_switch)
-                if (t.off && !t.dead && end > t.out)
-                    m_ctx.addTimed(tid, t.out, end - t.out, t.preempt ? 'R' : '?', t.offStack.data(),
-                                   t.offStack.size());
-        }
+        if (m_timeline)
+            m_timeline->finish(end);
         std::lock_guard lock(m_ctx.mutex);
         m_ctx.recording.endNs = end;
         m_ctx.recording.lost += m_lost;
@@ -135,20 +128,7 @@ private:
     bool m_offCpu = false;
     std::vector<uint64_t> m_switchIds; ///< sample ids of the context-switches events
     std::size_t m_trailerBytes = 16;   ///< sample_id of non-sample records: pid, tid, time (, identifier)
-    struct SwitchEvent {
-        enum Kind : uint8_t { Sample, Stack, Out, OutPreempt, In, Exit } kind;
-        uint64_t time, seq;
-        pid_t tid;
-        std::vector<uint64_t> stack;
-    };
-    std::vector<SwitchEvent> m_events;
-    uint64_t m_seq = 0, m_newest = 0, m_limit = 0;
-    struct SwitchState {
-        bool off = false, dead = false, preempt = false, haveStack = false;
-        uint64_t out = 0, lastIn = 0, lastSample = 0, stackTime = 0;
-        std::vector<uint64_t> stack, offStack, lastStack; ///< lastStack: of the latest on-CPU sample
-    };
-    std::unordered_map<pid_t, SwitchState> m_switch;
+    std::unique_ptr<SwitchTimeline> m_timeline; ///< with m_offCpu
 
     bool isZombie() const {
         FILE* f = std::fopen(("/proc/" + std::to_string(m_pid) + "/stat").c_str(), "r");
@@ -175,6 +155,11 @@ private:
                            PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |
                            (m_offCpu ? PERF_SAMPLE_IDENTIFIER : 0);
         m_trailerBytes = m_offCpu ? 24 : 16;
+        if (m_offCpu)
+            m_timeline = std::make_unique<SwitchTimeline>(
+                Sampler::periodNs(m_ctx.frequency),
+                [this](pid_t tid, uint64_t time, uint64_t ns, char state, const uint64_t* ips,
+                       std::size_t n) { m_ctx.addTimed(tid, time, ns, state, ips, n); });
         attr.sample_regs_user = kPerfRegsMask;
         attr.sample_stack_user = std::min<uint32_t>(o.stackBytes, 65528) & ~7u;
         attr.exclude_kernel = 1;
@@ -333,81 +318,8 @@ private:
             }
             __atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
         }
-        if (m_offCpu) {
-            // perf's ordering rule: what is older than the newest event of the previous drain is complete
-            processSwitches(m_limit);
-            m_limit = m_newest;
-        }
-    }
-
-    void queueSwitch(SwitchEvent::Kind kind, pid_t tid, uint64_t time, std::vector<uint64_t> stack = {}) {
-        m_newest = std::max(m_newest, time);
-        m_events.push_back({kind, time, m_seq++, tid, std::move(stack)});
-    }
-
-    void processSwitches(uint64_t limit) {
-        std::stable_sort(m_events.begin(), m_events.end(), [](const SwitchEvent& a, const SwitchEvent& b) {
-            return a.time != b.time ? a.time < b.time : a.seq < b.seq;
-        });
-        std::size_t n = 0;
-        for (; n < m_events.size() && m_events[n].time <= limit; ++n) {
-            SwitchEvent& e = m_events[n];
-            SwitchState& t = m_switch[e.tid];
-            switch (e.kind) {
-            case SwitchEvent::Sample: {
-                // the CPU time since the thread's previous sample or switch-in, which the timer's period
-                // only approximates (on a virtual machine cpu-clock fires late: 0.75 s of samples a second)
-                const uint64_t since = std::max(t.lastIn, t.lastSample);
-                const uint64_t period = Sampler::periodNs(m_ctx.frequency);
-                const uint64_t ns =
-                    since && e.time > since ? std::min<uint64_t>(e.time - since, 1'000'000'000) : period;
-                t.lastSample = e.time;
-                m_ctx.addTimed(e.tid, e.time, ns, 0, e.stack.data(), e.stack.size());
-                t.lastStack = std::move(e.stack);
-                break;
-            }
-            case SwitchEvent::Stack:
-                t.stack = std::move(e.stack);
-                t.stackTime = e.time;
-                t.haveStack = true;
-                break;
-            case SwitchEvent::Out:
-            case SwitchEvent::OutPreempt:
-                if (t.dead)
-                    break;
-                t.off = true;
-                t.out = e.time;
-                t.preempt = e.kind == SwitchEvent::OutPreempt;
-                t.offStack.clear();
-                if (t.haveStack && t.stackTime >= t.lastIn && t.stackTime <= e.time)
-                    std::swap(t.offStack, t.stack);
-                t.haveStack = false;
-                // the CPU time since the last sample or switch-in, at the stack it leaves with (else at the
-                // last sample's): with it the on-CPU time adds up to the time between switches
-                if (const uint64_t since = std::max(t.lastIn, t.lastSample); since && e.time > since) {
-                    const std::vector<uint64_t>& at = t.offStack.empty() ? t.lastStack : t.offStack;
-                    m_ctx.addTimed(e.tid, e.time, std::min<uint64_t>(e.time - since, 1'000'000'000), 0,
-                                   at.data(), at.size());
-                }
-                t.lastSample = 0;
-                break;
-            case SwitchEvent::In:
-                t.lastIn = e.time;
-                t.dead = false; // a thread id used again
-                if (!t.off)
-                    break;
-                t.off = false;
-                if (e.time > t.out)
-                    m_ctx.addTimed(e.tid, t.out, e.time - t.out, t.preempt ? 'R' : '?', t.offStack.data(),
-                                   t.offStack.size());
-                break;
-            case SwitchEvent::Exit:
-                t.dead = true;
-                t.off = false;
-                break;
-            }
-        }
-        m_events.erase(m_events.begin(), m_events.begin() + static_cast<std::ptrdiff_t>(n));
+        if (m_timeline)
+            m_timeline->drained();
     }
 
     static void copyOut(const uint8_t* data, std::size_t size, uint64_t pos, void* out, std::size_t n) {
@@ -494,10 +406,11 @@ private:
             if (!m_offCpu || !take(p, end, time) || static_cast<pid_t>(pid) != m_pid)
                 break;
             const bool out = h.misc & PERF_RECORD_MISC_SWITCH_OUT;
-            queueSwitch(!out                                             ? SwitchEvent::In
-                        : (h.misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) ? SwitchEvent::OutPreempt
-                                                                         : SwitchEvent::Out,
-                        static_cast<pid_t>(tid), time);
+            using Kind = SwitchTimeline::Kind;
+            m_timeline->queue(!out                                             ? Kind::In
+                              : (h.misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) ? Kind::OutPreempt
+                                                                               : Kind::Out,
+                              static_cast<pid_t>(tid), time);
             break;
         }
         case PERF_RECORD_EXIT: {
@@ -508,7 +421,7 @@ private:
             take(p, end, tid);
             take(p, end, ptid);
             if (m_offCpu && take(p, end, time) && static_cast<pid_t>(pid) == m_pid)
-                queueSwitch(SwitchEvent::Exit, static_cast<pid_t>(tid), time);
+                m_timeline->queue(SwitchTimeline::Kind::Exit, static_cast<pid_t>(tid), time);
             break;
         }
         case PERF_RECORD_LOST: {
@@ -571,7 +484,7 @@ private:
                 dwarf ? std::vector<uint64_t>(m_dwarf.begin(),
                                               m_dwarf.begin() + static_cast<std::ptrdiff_t>(dwarfFrames))
                       : m_chain;
-            queueSwitch(SwitchEvent::Stack, static_cast<pid_t>(tid), time, std::move(stack));
+            m_timeline->queue(SwitchTimeline::Kind::Stack, static_cast<pid_t>(tid), time, std::move(stack));
             return;
         }
         if (dwarfFrames >= m_chain.size() && dwarfFrames > 0)
@@ -585,7 +498,7 @@ private:
     /// An on-CPU sample; in an off-CPU recording it waits in the time-ordered queue for its weight.
     void add(pid_t tid, uint64_t time, const uint64_t* ips, std::size_t n) {
         if (m_offCpu)
-            queueSwitch(SwitchEvent::Sample, tid, time, std::vector<uint64_t>(ips, ips + n));
+            m_timeline->queue(SwitchTimeline::Kind::Sample, tid, time, std::vector<uint64_t>(ips, ips + n));
         else
             m_ctx.addSample(tid, time, ips, n);
     }
