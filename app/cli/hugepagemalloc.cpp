@@ -2,10 +2,11 @@
 
 #include "cli/ownexecutable.h"
 
+#include "scorch/hugepages.h"
+
 #include <malloc.h>
 
 #include <cstdlib>
-#include <fstream>
 #include <optional>
 #include <string_view>
 #include <unistd.h>
@@ -18,7 +19,7 @@ namespace {
 constexpr const char* kSaved = "SCORCH_SAVED_GLIBC_TUNABLES";
 constexpr std::string_view kTunable = "glibc.malloc.hugetlb";
 
-enum class State { NotTried, On, UserSet, ThpNever, Failed };
+enum class State { NotTried, On, UserSet, ThpNever, Slow, Failed };
 State g_state = State::NotTried;
 enum class Threshold { NotTried, Fixed, UserSet, Sanitizer, Failed };
 #if defined(__SANITIZE_ADDRESS__)
@@ -50,18 +51,13 @@ bool userSets(std::string_view tunable) {
     return env && std::string_view(env).find(tunable) != std::string_view::npos;
 }
 
-bool thpNever() {
-    std::ifstream in("/sys/kernel/mm/transparent_hugepage/enabled");
-    std::string line;
-    return !std::getline(in, line) || line.find("[never]") != std::string::npos;
-}
-
 } // namespace
 
 void enableHugePageMalloc(char** argv) {
     if (const char* saved = std::getenv(kSaved)) {
         // the re-executed image: the tunable is in force; give GLIBC_TUNABLES back its old value
         putBack(saved[0] == '=' ? std::optional<std::string>(saved + 1) : std::nullopt);
+        assumeHugePages(HugePages::Fast); // (measured before re-executing)
         g_state = State::On;
         return;
     }
@@ -71,9 +67,15 @@ void enableHugePageMalloc(char** argv) {
     }
     const char* env = std::getenv("GLIBC_TUNABLES");
     const std::optional<std::string> old = env ? std::optional<std::string>(env) : std::nullopt;
-    if (thpNever()) {
+    switch (hugePages()) { // (measured here, before re-executing)
+    case HugePages::Unavailable:
         g_state = State::ThpNever;
         return;
+    case HugePages::Slow: // malloc keeps to small pages too
+        g_state = State::Slow;
+        return;
+    case HugePages::Fast:
+        break;
     }
     const std::string saved = old ? "=" + *old : std::string("-");
     const std::string tunables =
@@ -94,6 +96,9 @@ std::string hugePageMallocStatus() {
         return "huge pages:    as GLIBC_TUNABLES sets glibc.malloc.hugetlb";
     case State::ThpNever:
         return "huge pages:    off (transparent huge pages are disabled on this system)";
+    case State::Slow:
+        return "huge pages:    off (the first huge pages took over 1 ms each to fault in: memory the host "
+               "backs anew)";
     case State::Failed:
         return "huge pages:    off (could not re-execute the program)";
     case State::NotTried:

@@ -15,8 +15,9 @@
 namespace scorch::cli {
 
 /// Re-executes the program with glibc.malloc.hugetlb=1 unless GLIBC_TUNABLES already sets that tunable (the
-/// user's choice wins, e.g. =0 to turn it off) or THP is disabled system-wide; in the re-executed image,
-/// restores GLIBC_TUNABLES. Returns (without re-executing) when anything fails.
+/// user's choice wins, e.g. =0 to turn it off), THP is disabled system-wide, or the first huge pages fault in
+/// slowly (scorch/hugepages.h: a VM whose host backs them anew); in the re-executed image, restores
+/// GLIBC_TUNABLES. Returns (without re-executing) when anything fails.
 void enableHugePageMalloc(char** argv);
 
 /// One line for `scorch --version`: whether this process runs with the tunable, and why (not).

@@ -3,8 +3,11 @@
 // A 1.2M-node tree and its working arrays touch a few hundred MB once each; with 4 KiB pages that is tens of
 // thousands of page faults (on the 2-core test machine ~60 ms of a 0.45 s perf.data import). Advising the
 // kernel to back such arrays with 2 MiB pages where THP is enabled for advised regions (Debian's default,
-// "madvise") takes one fault per 2 MiB instead. Without THP the advice does nothing.
+// "madvise") takes one fault per 2 MiB instead. Without THP the advice does nothing. Where huge pages fault
+// in slowly (a VM whose host takes back free memory: scorch/hugepages.h), the helpers advise against them.
 #pragma once
+
+#include "scorch/hugepages.h"
 
 #include <sys/mman.h>
 
@@ -71,9 +74,12 @@ inline std::size_t hugeCapacity(std::size_t n, std::size_t size) {
 }
 
 /// Advises huge pages for [p, p + bytes) (nothing below 4 MiB): the kernel backs the 2 MiB-aligned stretches
-/// of the mapping with huge pages.
+/// of the mapping with huge pages. Where hugePages() found them slow, advises against them instead (where
+/// THP is "always", the array then stays in small pages too).
 inline void adviseHugePages(const void* p, std::size_t bytes) {
-    advisePages(p, bytes, MADV_HUGEPAGE);
+    if (bytes < kAdviseFrom)
+        return;
+    advisePages(p, bytes, hugePages() == HugePages::Fast ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 }
 
 /// Maps in the pages of [p, p + bytes) that are not yet (from 4 MiB on; Linux 5.14 on), before they are

@@ -2,6 +2,7 @@
 // the bytes it is given (never a page that a neighbouring allocation shares) and nothing for small arrays.
 // MappedArray (util/mappedarray.h) keeps its elements as its mapping grows and moves. procKilobytes()
 // (scorch/procstatus.h) reads the memory figures these are measured by.
+#include "scorch/hugepages.h"
 #include "scorch/procstatus.h"
 #include "testutil.h"
 #include "util/hugepages.h"
@@ -13,13 +14,64 @@
 
 #include <algorithm>
 #include <cstring>
+#include <fstream>
 #include <numeric>
+#include <sstream>
 #include <string>
 #include <vector>
+
+namespace {
+
+/// The VmFlags of the mapping that holds `p` (/proc/self/smaps), "" when none does.
+std::string vmFlagsAt(const void* p) {
+    std::ifstream smaps("/proc/self/smaps");
+    const auto at = reinterpret_cast<std::uintptr_t>(p);
+    bool inside = false;
+    for (std::string line; std::getline(smaps, line);) {
+        std::uintptr_t from = 0, to = 0;
+        char dash = 0;
+        std::istringstream range(line);
+        if (range >> std::hex >> from >> dash >> to && dash == '-') // a mapping's first line
+            inside = from <= at && at < to;
+        else if (inside && line.rfind("VmFlags:", 0) == 0)
+            return line.substr(8) + " ";
+    }
+    return {};
+}
+
+} // namespace
 
 class TestHugePages : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // hugePages() is measured once; adviseHugePages() asks for huge pages where they are fast and advises
+    // against them where they are slow (the mapping's VmFlags: hg / nh)
+    void adviceFollowsTheMeasurement() {
+        std::ifstream thp("/sys/kernel/mm/transparent_hugepage/enabled");
+        std::string mode;
+        std::getline(thp, mode);
+        const scorch::HugePages measured = scorch::hugePages();
+        QCOMPARE(scorch::hugePages(), measured);
+        QCOMPARE(measured == scorch::HugePages::Unavailable,
+                 mode.empty() || mode.find("[never]") != std::string::npos);
+        constexpr std::size_t bytes = std::size_t(8) << 20;
+        for (const auto speed : {scorch::HugePages::Fast, scorch::HugePages::Slow}) {
+            scorch::assumeHugePages(speed);
+            QCOMPARE(scorch::hugePages(), speed);
+            void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            QVERIFY(p != MAP_FAILED);
+            QVERIFY(vmFlagsAt(p).find(" hg ") == std::string::npos);
+            scorch::detail::adviseHugePages(p, bytes);
+            const std::string flags = vmFlagsAt(p);
+            ::munmap(p, bytes);
+            const bool fast = speed == scorch::HugePages::Fast;
+            QVERIFY2(flags.find(fast ? " hg " : " nh ") != std::string::npos, flags.c_str());
+            QVERIFY2(flags.find(fast ? " nh " : " hg ") == std::string::npos, flags.c_str());
+        }
+        scorch::assumeHugePages(measured);
+        QCOMPARE(scorch::hugePagesName(scorch::HugePages::Slow), "slow");
+    }
+
     void freeLazilyRoundsIn() {
         constexpr std::size_t page = 4096, bytes = std::size_t(8) << 20;
         // a mapping of our own in 4 KiB pages (no huge page to split), every page written (resident)

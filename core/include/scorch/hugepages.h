@@ -1,0 +1,35 @@
+// Whether this process backs its big arrays with transparent huge pages (THP).
+//
+// Where the kernel offers THP for advised memory (Debian's default), one page fault maps 2 MiB instead of
+// 4 KiB: a big import takes a few hundred faults instead of tens of thousands. But on a virtual machine
+// whose host takes back the guest's free memory (virtio_balloon free page reporting), a huge page the guest
+// has not used lately is backed by the host only on its first write, and then it costs far more than the
+// same 2 MiB in small pages: on the 2-vCPU KVM guest of the README, 2.6–4.2 ms for such a huge page, 0.09 ms
+// for one used lately, 0.7 ms for 2 MiB of 4 KiB pages. The guest hands out the pages it freed lately first,
+// so the first few huge pages a process faults in tell which kind it is getting: hugePages() measures that
+// once, and the helpers of core/src/util/hugepages.h advise huge pages only when they are Fast.
+#pragma once
+
+namespace scorch {
+
+enum class HugePages {
+    Unavailable, ///< THP is disabled on this system (or not for advised memory)
+    Fast,        ///< the first huge pages faulted in quickly: advised
+    Slow,        ///< one of them took over kSlowHugePageMs: small pages instead
+};
+
+/// A huge page whose first write takes longer than this many milliseconds is a slow one (a hot one takes
+/// ~0.1 ms, 4 KiB pages ~0.7 ms for the same 2 MiB on the VM above; on bare metal all take less).
+inline constexpr double kSlowHugePageMs = 1.0;
+
+/// The measurement (made on the first call, thread-safe): up to 16 huge pages written one by one, in a
+/// mapping of their own that is unmapped again; Slow at the first that takes longer than kSlowHugePageMs.
+HugePages hugePages();
+
+/// Takes `speed` instead of measuring (a re-executed program that measured before it re-executed; tests).
+void assumeHugePages(HugePages speed);
+
+/// One word for traces and `scorch --version`: "unavailable", "fast" or "slow".
+const char* hugePagesName(HugePages speed);
+
+} // namespace scorch
