@@ -2,11 +2,16 @@
 # perfdata-bench.sh - time Scorch's native perf.data reader against `perf script`, `perf script | scorch
 # collapse` and Hotspot's parser (hotspot-perfparser) on the same real recordings, side by side in one run.
 #
-# Usage: tests/bench/perfdata-bench.sh [--scorch PATH] [--data DIR] [--runs N] [--no-hotspot] [--no-pipe]
-#                                     [--no-perf-script] [workload...]
+# Usage: tests/bench/perfdata-bench.sh [--scorch PATH] [--data DIR] [--runs N] [--pause S] [--no-hotspot]
+#                                     [--no-pipe] [--no-perf-script] [workload...]
 #   --scorch PATH   scorch binary (default: <repo>/build/app/scorch)
 #   --data DIR      recordings (default: ${BENCH_DATA:-/tmp/bench-data}); workload = DIR/<name>.data
 #   --runs N        timed runs per tool and workload, the median is shown (default 3; 1 above 1 GB)
+#   --pause S       sleep S seconds before every timed run (default 0: the runs follow each other). On a VM
+#                   whose host takes back the guest's free memory (free page reporting), a run right after
+#                   another reuses the memory that one freed, still backed by the host; after a pause of
+#                   some seconds it draws memory the host backs anew, as a user's first open after a while
+#                   does (scorch/hugepages.h). --pause 10 times that case, for every tool alike.
 #   --no-hotspot    do not install or time hotspot-perfparser
 #   --no-pipe       do not time `perf script | scorch collapse -` (perf script on --call-graph dwarf
 #                   recordings is slow: ~10 minutes for dwarf-medium)
@@ -35,6 +40,7 @@ root=$(cd "$here/../.." && pwd)
 SCORCH="$root/build/app/scorch"
 DATA=${BENCH_DATA:-/tmp/bench-data}
 RUNS=3
+PAUSE=0
 HOTSPOT=1
 PIPE=1
 SCRIPT=1
@@ -44,10 +50,11 @@ while [ $# -gt 0 ]; do
     --scorch) SCORCH=${2:?}; shift 2 ;;
     --data) DATA=${2:?}; shift 2 ;;
     --runs) RUNS=${2:?}; shift 2 ;;
+    --pause) PAUSE=${2:?}; shift 2 ;;
     --no-hotspot) HOTSPOT=0; shift ;;
     --no-pipe) PIPE=0; shift ;;
     --no-perf-script) PIPE=0; SCRIPT=0; shift ;;
-    -h | --help) sed -n '2,30p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,35p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "unknown option $1" >&2; exit 2 ;;
     *) workloads+=("$1"); shift ;;
     esac
@@ -82,6 +89,7 @@ fi
 
 # run CMD: one timed run; prints "<wall s> <cpu s (user+sys, all processes)> <peak RSS KiB>"
 run() {
+    [ "$PAUSE" = 0 ] || sleep "$PAUSE"
     # wall clock from bash's microsecond clock (GNU time's %e has 10 ms steps, too coarse for small files)
     local t0=$EPOCHREALTIME out t1
     out=$(/usr/bin/time -f '%U %S %M' bash -c "$1" 2>&1 > /dev/null | tail -n 1)
