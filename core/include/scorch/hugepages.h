@@ -29,7 +29,7 @@ HugePages hugePages();
 /// Takes `speed` instead of measuring (a re-executed program that measured before it re-executed; tests).
 void assumeHugePages(HugePages speed);
 
-/// One word for traces and `scorch --version`: "unavailable", "fast" or "slow".
+/// One word for traces (SCORCH_TRACE=1, at the start of a perf.data import): "unavailable", "fast" or "slow".
 const char* hugePagesName(HugePages speed);
 
 } // namespace scorch

@@ -5,6 +5,7 @@
 #include "perf/perfformat.h"
 #include "perf/perfstate.h"
 #include "scorch/cancel.h"
+#include "scorch/hugepages.h"
 #include "scorch/perfdata.h"
 #include "util/phasetimer.h"
 
@@ -62,7 +63,7 @@ public:
 
     /// Reads everything; `build` = false stops before the profile is built (only sampleHook sees samples).
     Profile run(const std::string& compression, bool build = true) {
-        trace("read " + m_name);
+        trace("read " + m_name + " (huge pages: " + hugePagesName(hugePages()) + ")");
         m_start = std::chrono::steady_clock::now();
         m_lastPartial = m_start;
         Cursor header(m_data, 0, &m_name);
