@@ -76,7 +76,8 @@ struct RawProfileBuilder::Impl {
     std::vector<std::vector<int64_t>> stackCost; ///< [type][stack]
     detail::IndexTable stackTable;
     std::vector<uint32_t> scratch;
-    std::vector<uint32_t> dirty; ///< stacks with samples since the last snapshot
+    std::vector<uint32_t> batchStacks; ///< pipelineSamples(): per sample of a batch, its likely stack
+    std::vector<uint32_t> dirty;       ///< stacks with samples since the last snapshot
     uint64_t samples = 0;
     double timeMin = 0, timeMax = 0;
     bool hasTime = false;

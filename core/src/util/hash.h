@@ -43,10 +43,10 @@ struct IndexProbe {
 
 /// Looks for the item of hash `h` that `equal(index)` accepts (called only on a matching tag).
 template <typename Equal>
-IndexProbe probeIndex(const std::vector<uint64_t>& slots, uint64_t h, Equal&& equal) {
-    const std::size_t mask = slots.size() - 1;
+IndexProbe probeIndex(const std::vector<uint64_t>& table, uint64_t h, Equal&& equal) {
+    const std::size_t mask = table.size() - 1;
     for (std::size_t i = h & mask;; i = (i + 1) & mask) {
-        const uint64_t slot = slots[i];
+        const uint64_t slot = table[i];
         if (!slot)
             return {i, IndexProbe::kAbsent};
         if (slotTagMatches(slot, h) && equal(slotValue(slot)))
@@ -54,15 +54,15 @@ IndexProbe probeIndex(const std::vector<uint64_t>& slots, uint64_t h, Equal&& eq
     }
 }
 
-/// Moves the items of `slots` into a table of `size` slots (a power of two, over twice the items), advised
+/// Moves the items of `table` into a table of `size` slots (a power of two, over twice the items), advised
 /// for huge pages: a table of millions of slots then costs a page fault per 2 MiB, not per 4 KiB (faults are
 /// the dearer part of growing one on a VM).
 template <typename HashOf>
-void rehashIndex(std::vector<uint64_t>& slots, std::size_t size, HashOf&& hashOf) {
+void rehashIndex(std::vector<uint64_t>& table, std::size_t size, HashOf&& hashOf) {
     std::vector<uint64_t> bigger;
     assignHuge(bigger, size, uint64_t(0));
     const std::size_t mask = bigger.size() - 1;
-    for (uint64_t slot : slots) {
+    for (uint64_t slot : table) {
         if (!slot)
             continue;
         std::size_t i = hashOf(slotValue(slot)) & mask;
@@ -70,28 +70,28 @@ void rehashIndex(std::vector<uint64_t>& slots, std::size_t size, HashOf&& hashOf
             i = (i + 1) & mask;
         bigger[i] = slot;
     }
-    slots.swap(bigger);
+    table.swap(bigger);
 }
 
 /// Stores item `index` of hash `h` at the empty slot `p` found; `count` = the items indexed with it. When
 /// that fills more than half of the table it doubles, placing every item by `hashOf(index)`.
 template <typename HashOf>
-void insertIndex(std::vector<uint64_t>& slots, const IndexProbe& p, uint64_t h, uint32_t index,
+void insertIndex(std::vector<uint64_t>& table, const IndexProbe& p, uint64_t h, uint32_t index,
                  std::size_t count, HashOf&& hashOf) {
-    slots[p.slot] = makeSlot(h, index);
-    if (count * 2 <= slots.size())
+    table[p.slot] = makeSlot(h, index);
+    if (count * 2 <= table.size())
         return;
-    rehashIndex(slots, slots.size() * 2, hashOf);
+    rehashIndex(table, table.size() * 2, hashOf);
 }
 
-/// Grows `slots` once so that `count` items fit without further doubling (for a bulk insert of known size).
+/// Grows `table` once so that `count` items fit without further doubling (for a bulk insert of known size).
 template <typename HashOf>
-void reserveIndex(std::vector<uint64_t>& slots, std::size_t count, HashOf&& hashOf) {
-    std::size_t size = slots.size();
+void reserveIndex(std::vector<uint64_t>& table, std::size_t count, HashOf&& hashOf) {
+    std::size_t size = table.size();
     while (count * 2 > size)
         size *= 2;
-    if (size != slots.size())
-        rehashIndex(slots, size, hashOf);
+    if (size != table.size())
+        rehashIndex(table, size, hashOf);
 }
 
 /// probeIndex() and insertIndex() over a table of one's own.
@@ -112,6 +112,21 @@ public:
     std::size_t size() const { return m_size; }
     /// Asks for the slot where a find(h) starts (a cache miss in a big table), ahead of the find.
     void prefetch(uint64_t h) const { __builtin_prefetch(m_slots.data() + (h & (m_slots.size() - 1))); }
+    /// The item a find(h) would test first: the first of the probe's slots whose tag matches h (of at most
+    /// four), else IndexProbe::kAbsent. A hint for asking for the item's own memory ahead of the find; the
+    /// find still decides.
+    uint32_t candidate(uint64_t h) const {
+        const std::size_t mask = m_slots.size() - 1;
+        std::size_t i = h & mask;
+        for (int n = 0; n < 4; ++n, i = (i + 1) & mask) {
+            const uint64_t slot = m_slots[i];
+            if (!slot)
+                break;
+            if (slotTagMatches(slot, h))
+                return slotValue(slot);
+        }
+        return IndexProbe::kAbsent;
+    }
 
 private:
     std::vector<uint64_t> m_slots;
