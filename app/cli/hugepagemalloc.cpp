@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <unistd.h>
 
@@ -62,6 +63,11 @@ void enableHugePageMalloc(char** argv) {
         return;
     }
     if (userSets(kTunable)) {
+        // the user's value decides for the core's big arrays too: 0 none, else huge pages (where THP is on)
+        const std::string_view env = std::getenv("GLIBC_TUNABLES");
+        const std::size_t at = env.rfind(std::string(kTunable) + "=");
+        const bool off = at != std::string_view::npos && env.substr(at + kTunable.size() + 1, 1) == "0";
+        assumeHugePages(off || !thpEnabled() ? HugePages::Unavailable : HugePages::Fast);
         g_state = State::UserSet;
         return;
     }

@@ -13,7 +13,7 @@
 namespace scorch {
 
 enum class HugePages {
-    Unavailable, ///< THP is disabled on this system (or not for advised memory)
+    Unavailable, ///< THP is disabled on this system (or not for advised memory), or the user turned it off
     Fast,        ///< the first huge pages faulted in quickly: advised
     Slow,        ///< one of them took over kSlowHugePageMs: small pages instead
 };
@@ -26,8 +26,12 @@ inline constexpr double kSlowHugePageMs = 1.0;
 /// mapping of their own that is unmapped again; Slow at the first that takes longer than kSlowHugePageMs.
 HugePages hugePages();
 
-/// Takes `speed` instead of measuring (a re-executed program that measured before it re-executed; tests).
+/// Takes `speed` instead of measuring (a re-executed program that measured before it re-executed; the
+/// user's own GLIBC_TUNABLES setting of glibc.malloc.hugetlb; tests).
 void assumeHugePages(HugePages speed);
+
+/// THP is enabled for advised memory ("always" or "madvise" in /sys/kernel/mm/transparent_hugepage/enabled).
+bool thpEnabled();
 
 /// One word for traces (SCORCH_TRACE=1, at the start of a perf.data import): "unavailable", "fast" or "slow".
 const char* hugePagesName(HugePages speed);

@@ -18,15 +18,8 @@ namespace {
 constexpr int kUnmeasured = -1;
 std::atomic<int> g_speed{kUnmeasured};
 
-/// THP for advised memory: "always" or "madvise" in /sys/kernel/mm/transparent_hugepage/enabled.
-bool thpAvailable() {
-    std::ifstream in("/sys/kernel/mm/transparent_hugepage/enabled");
-    std::string line;
-    return std::getline(in, line) && line.find("[never]") == std::string::npos;
-}
-
 HugePages measure() {
-    if (!thpAvailable())
+    if (!thpEnabled())
         return HugePages::Unavailable;
     constexpr std::size_t kProbePages = 16, huge = detail::kHugePageBytes;
     const std::size_t bytes = kProbePages * huge + huge; // room to align the start to a huge page
@@ -51,6 +44,12 @@ HugePages measure() {
 }
 
 } // namespace
+
+bool thpEnabled() {
+    std::ifstream in("/sys/kernel/mm/transparent_hugepage/enabled");
+    std::string line;
+    return std::getline(in, line) && line.find("[never]") == std::string::npos;
+}
 
 HugePages hugePages() {
     int speed = g_speed.load(std::memory_order_acquire);

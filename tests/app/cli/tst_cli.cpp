@@ -2,6 +2,7 @@
 #include "clirunner.h"
 #include "testutil.h"
 
+#include <QScopeGuard>
 #include <QTemporaryDir>
 
 #include <fcntl.h>
@@ -67,6 +68,24 @@ private Q_SLOTS:
             qunsetenv("GLIBC_TUNABLES");
         QVERIFY2(own.out.contains("large blocks:  as GLIBC_TUNABLES sets glibc.malloc.mmap_threshold"),
                  own.out.constData());
+        // the user's glibc.malloc.hugetlb decides for the import's own big arrays too (SCORCH_TRACE names it)
+        const QString recording = QStringLiteral(SCORCH_TEST_DATA "/perfdata/fp-zstd.data");
+        qputenv("SCORCH_TRACE", "1");
+        const auto restore = qScopeGuard([&] { // (also when a check below fails: later tests see no trace)
+            qunsetenv("SCORCH_TRACE");
+            if (had)
+                qputenv("GLIBC_TUNABLES", before);
+            else
+                qunsetenv("GLIBC_TUNABLES");
+        });
+        for (const auto& [value, expected] :
+             {std::pair{"0", "(huge pages: unavailable)"},
+              std::pair{"1", never ? "(huge pages: unavailable)" : "(huge pages: fast)"}}) {
+            qputenv("GLIBC_TUNABLES", QByteArray("glibc.malloc.hugetlb=") + value);
+            const CliResult traced = runScorch({QStringLiteral("info"), recording});
+            QCOMPARE(traced.exitCode, 0);
+            QVERIFY2(traced.err.contains(expected), traced.err.constData());
+        }
     }
 
     /// Output to a pipe leaves in 1 MiB writes; scorch grows the pipe to hold one (where the system allows).
