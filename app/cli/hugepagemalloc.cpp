@@ -103,8 +103,8 @@ std::string hugePageMallocStatus() {
     case State::ThpNever:
         return "huge pages:    off (transparent huge pages are disabled on this system)";
     case State::Slow:
-        return "huge pages:    off (the first huge pages took over 1 ms each to fault in: memory the host "
-               "backs anew)";
+        return "huge pages:    off (the first huge pages took over 1 ms each to fault in: small pages cost "
+               "less here)";
     case State::Failed:
         return "huge pages:    off (could not re-execute the program)";
     case State::NotTried:
