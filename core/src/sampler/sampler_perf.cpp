@@ -106,7 +106,7 @@ public:
             ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
         drain();
         const uint64_t end = monotonicNs();
-        if (m_timeline)
+        if (offCpu())
             m_timeline->finish(end);
         std::lock_guard lock(m_ctx.mutex);
         m_ctx.recording.endNs = end;
@@ -124,11 +124,12 @@ private:
     uint64_t m_lost = 0;
     uint64_t m_otherPid = 0;
 
-    // off-CPU time
-    bool m_offCpu = false;
+    // off-CPU time (a recording with SamplerOptions::offCpu has a timeline)
+    std::unique_ptr<SwitchTimeline> m_timeline;
     std::vector<uint64_t> m_switchIds; ///< sample ids of the context-switches events
     std::size_t m_trailerBytes = 16;   ///< sample_id of non-sample records: pid, tid, time (, identifier)
-    std::unique_ptr<SwitchTimeline> m_timeline; ///< with m_offCpu
+
+    bool offCpu() const { return m_timeline != nullptr; }
 
     bool isZombie() const {
         FILE* f = std::fopen(("/proc/" + std::to_string(m_pid) + "/stat").c_str(), "r");
@@ -150,16 +151,15 @@ private:
         attr.config = PERF_COUNT_SW_CPU_CLOCK;
         attr.freq = 1;
         attr.sample_freq = static_cast<uint64_t>(m_ctx.frequency + 0.5);
-        m_offCpu = o.offCpu;
-        attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN |
-                           PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |
-                           (m_offCpu ? PERF_SAMPLE_IDENTIFIER : 0);
-        m_trailerBytes = m_offCpu ? 24 : 16;
-        if (m_offCpu)
+        if (o.offCpu)
             m_timeline = std::make_unique<SwitchTimeline>(
                 Sampler::periodNs(m_ctx.frequency),
                 [this](pid_t tid, uint64_t time, uint64_t ns, char state, const uint64_t* ips,
                        std::size_t n) { m_ctx.addTimed(tid, time, ns, state, ips, n); });
+        attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN |
+                           PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |
+                           (offCpu() ? PERF_SAMPLE_IDENTIFIER : 0);
+        m_trailerBytes = offCpu() ? 24 : 16;
         attr.sample_regs_user = kPerfRegsMask;
         attr.sample_stack_user = std::min<uint32_t>(o.stackBytes, 65528) & ~7u;
         attr.exclude_kernel = 1;
@@ -177,7 +177,7 @@ private:
         attr.clockid = CLOCK_MONOTONIC;
         attr.wakeup_events = 16;
         perf_event_attr switches = attr;
-        if (m_offCpu) {
+        if (offCpu()) {
             // a fixed period: the switch records time the on-CPU samples (each weighs the time since the
             // thread's previous sample or switch-in)
             attr.freq = 0;
@@ -224,7 +224,7 @@ private:
                     mapRing(ring, fd);
                 else
                     setOutput(fd, ring.fd);
-                if (m_offCpu)
+                if (offCpu())
                     openSwitchEvent(switches, tid, cpu, ring.fd, launch);
             }
         }
@@ -318,7 +318,7 @@ private:
             }
             __atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
         }
-        if (m_timeline)
+        if (offCpu())
             m_timeline->drained();
     }
 
@@ -403,7 +403,7 @@ private:
             uint64_t time = 0;
             take(p, end, pid);
             take(p, end, tid);
-            if (!m_offCpu || !take(p, end, time) || static_cast<pid_t>(pid) != m_pid)
+            if (!offCpu() || !take(p, end, time) || static_cast<pid_t>(pid) != m_pid)
                 break;
             const bool out = h.misc & PERF_RECORD_MISC_SWITCH_OUT;
             using Kind = SwitchTimeline::Kind;
@@ -420,7 +420,7 @@ private:
             take(p, end, ppid);
             take(p, end, tid);
             take(p, end, ptid);
-            if (m_offCpu && take(p, end, time) && static_cast<pid_t>(pid) == m_pid)
+            if (offCpu() && take(p, end, time) && static_cast<pid_t>(pid) == m_pid)
                 m_timeline->queue(SwitchTimeline::Kind::Exit, static_cast<pid_t>(tid), time);
             break;
         }
@@ -439,7 +439,7 @@ private:
     void handleSample(const uint8_t* p, const uint8_t* end) {
         uint64_t ip = 0, time = 0, nr = 0, id = 0;
         uint32_t pid = 0, tid = 0;
-        if (m_offCpu && !take(p, end, id))
+        if (offCpu() && !take(p, end, id))
             return;
         if (!take(p, end, ip) || !take(p, end, pid) || !take(p, end, tid) || !take(p, end, time) ||
             !take(p, end, nr) || static_cast<std::size_t>(end - p) / 8 < nr)
@@ -477,7 +477,7 @@ private:
             }
         }
         m_ctx.ensureThreadName(m_pid, static_cast<pid_t>(tid));
-        if (m_offCpu && std::find(m_switchIds.begin(), m_switchIds.end(), id) != m_switchIds.end()) {
+        if (offCpu() && std::find(m_switchIds.begin(), m_switchIds.end(), id) != m_switchIds.end()) {
             // the stack this thread leaves the CPU with: for the off-CPU time that follows
             const bool dwarf = dwarfFrames >= m_chain.size() && dwarfFrames > 0;
             std::vector<uint64_t> stack =
@@ -497,7 +497,7 @@ private:
 
     /// An on-CPU sample; in an off-CPU recording it waits in the time-ordered queue for its weight.
     void add(pid_t tid, uint64_t time, const uint64_t* ips, std::size_t n) {
-        if (m_offCpu)
+        if (offCpu())
             m_timeline->queue(SwitchTimeline::Kind::Sample, tid, time, std::vector<uint64_t>(ips, ips + n));
         else
             m_ctx.addSample(tid, time, ips, n);
