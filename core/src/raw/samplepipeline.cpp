@@ -71,7 +71,9 @@ void SamplePipeline::consume() {
             work = std::move(m_queue.front());
             m_queue.pop_front();
             m_merging = true;
+            m_waitingForRoom = false; // (there is room now)
         }
+        m_wake.notify_all(); // a producer waiting for room goes on now, not after this batch is merged
         bool failed = false;
         try {
             m_mergeBatch([&](const Merge& merge) {

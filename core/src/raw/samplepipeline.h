@@ -48,8 +48,9 @@ public:
     /// (producer thread only); the buffers of merged batches are given back then. Rethrows what merging
     /// threw.
     void drain();
-    /// The producer is waiting for room in the queue (kMaxQueued batches handed over and not merged): for
-    /// tests, which wait for this instead of for a time.
+    /// The producer is waiting for room in the queue (kMaxQueued batches handed over that the consumer has
+    /// not taken yet; false again as soon as it takes one): for tests, which wait for this instead of for a
+    /// time.
     bool producerWaitingForRoom() const { return m_waitingForRoom.load(); }
 
 private:
