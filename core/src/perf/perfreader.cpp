@@ -114,6 +114,7 @@ public:
             records(dataOffset, end);
         }
         flush(UINT64_MAX);
+        releaseFilePages(true);
         trace("records read");
         if (m_control.progress)
             m_control.progress(m_total, m_total);
@@ -365,18 +366,19 @@ private:
         releaseFilePages();
     }
 
-    /// Drops the pages of a file mapping that no queued record needs any more (in steps of 64 MiB): read
-    /// once, a multi-GB recording need not stay resident. The kernel reads them again from the page cache
-    /// should they be touched.
-    void releaseFilePages() {
+    /// Drops the pages of a file mapping that no queued record needs any more (in steps of 8 MiB; `all`:
+    /// every page, once the records are read): read once, a multi-GB recording need not stay resident, nor
+    /// the last stretch of any while the profile is built (fp-large: 49 MB of the peak). The kernel reads
+    /// them again from the page cache should they be touched.
+    void releaseFilePages(bool all = false) {
         if (!m_releasable)
             return;
-        uint64_t keep = m_pos;
+        uint64_t keep = all ? m_data.size() : m_pos;
         for (const Pending& e : m_queue)
             if (e.buffer < 0)
                 keep = std::min<uint64_t>(keep, static_cast<uint64_t>(e.bytes - m_data.data()));
-        constexpr uint64_t step = uint64_t(64) << 20;
-        const uint64_t upTo = keep & ~(step - 1);
+        constexpr uint64_t step = uint64_t(8) << 20;
+        const uint64_t upTo = all ? keep : keep & ~(step - 1);
         if (upTo <= m_released)
             return;
         ::madvise(const_cast<char*>(m_data.data()) + m_released, upTo - m_released, MADV_DONTNEED);
