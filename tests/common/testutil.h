@@ -23,6 +23,19 @@ inline long long lazyFreeKb() {
     return procKilobytes("/proc/self/smaps_rollup", "LazyFree");
 }
 
+/// How many of this process's mappings are of file `path` (/proc/self/maps).
+inline int mappingsOf(const std::string& path) {
+    QFile maps(QStringLiteral("/proc/self/maps"));
+    if (!maps.open(QIODevice::ReadOnly))
+        return 0;
+    QByteArray suffix(" ");
+    suffix += QByteArray::fromStdString(path);
+    int n = 0;
+    for (const QByteArray& line : maps.readAll().split('\n'))
+        n += line.endsWith(suffix) ? 1 : 0;
+    return n;
+}
+
 /// A profile from folded-stack text, e.g. "main;a;b 3\nmain;c 1\n".
 inline Profile fromFolded(const std::string& text, const ImportOptions& options = {}) {
     return importProfile(memoryByteSource(text, "literal.folded"), "literal.folded", options);

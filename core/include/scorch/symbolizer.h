@@ -159,6 +159,12 @@ public:
     /// next call and by the destructor. Not to be called from two threads at once.
     std::size_t forgetAddressesInBackground(std::function<void(std::size_t)> then = {});
 
+    /// Closes the libdw sessions no lookup is using (their files unmapped, their parsed debug info freed):
+    /// for a caller that asks no more for now, so that their memory is free for what it builds next
+    /// (fp-large: 16 MB, ~2 ms). Loaded modules, symbol tables and reports stay; a later lookup opens a
+    /// session again.
+    void closeIdleSessions();
+
     std::string_view modulePath(ModuleHandle module) const;
     /// The file of an ELF module as the symbolizer finds it (recorded path under the sysroot, relative to
     /// options.relativeBase, search paths by file name, build-id directories, perf's build-id cache; the

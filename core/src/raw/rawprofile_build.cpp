@@ -223,7 +223,10 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
     // pages then go back to the kernel. (resolveNew() does not fill the cache: only an ahead batch that a
     // build cancelled leaves its lookups there. Before, the cache held every address: fp-large's 100 000
     // freed at this point took RSS 640 -> 617 MiB.)
-    if (final)
+    // Nor does it open the modules' files again: their libdw sessions close (fp-large: 16 MB of mapped
+    // files and debug info, before the tree's arrays are made).
+    if (final) {
+        symbolizer.closeIdleSessions();
         symbolizer.forgetAddressesInBackground([](std::size_t forgotten) {
 #ifdef __GLIBC__
             if (forgotten >= 50000)
@@ -232,6 +235,7 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
             (void)forgotten;
 #endif
         });
+    }
     // where the first new stack's address ids start in stackAddrs (the final build reads them there)
     const bool anyNew = expanded < stacks.size();
     const std::size_t firstNewId = anyNew ? stacks[expanded].first : 0;

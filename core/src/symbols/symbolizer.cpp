@@ -271,6 +271,22 @@ std::size_t Symbolizer::forgetAddressesInBackground(std::function<void(std::size
     return forgotten;
 }
 
+void Symbolizer::closeIdleSessions() {
+    std::vector<Module*> all;
+    {
+        std::lock_guard lock(d->registry);
+        for (const auto& m : d->modules)
+            all.push_back(m.get());
+    }
+    for (Module* m : all) {
+        std::vector<std::unique_ptr<ElfSession>> closing;
+        {
+            std::lock_guard lock(m->mutex);
+            closing.swap(m->idle);
+        }
+    } // (closed outside the module's lock)
+}
+
 std::vector<ModuleReport> Symbolizer::report() const {
     std::vector<Module*> all;
     {

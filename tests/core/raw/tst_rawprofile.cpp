@@ -71,6 +71,7 @@ private Q_SLOTS:
             locate(symtest::outerFunction(5));                // in inlinedHelper, inlined into outerFunction
         const Location lib = locate(symtest::libFunction(5)); // in libInlined, inlined into libFunction
         const Location twice = locate(reinterpret_cast<const void*>(&symtest::Box<int>::twice));
+        const int loaders = test::mappingsOf(exe.path); // (the dynamic loader's)
         Symbolizer sym;
         RawProfileBuilder raw(sym);
         const uint32_t cpu = raw.costType("cpu-clock", CostUnit::Nanoseconds);
@@ -89,11 +90,14 @@ private Q_SLOTS:
         const Profile first = raw.snapshot({});
         QCOMPARE(first.meta.samples, uint64_t(3));
         QCOMPARE(first.tree.grandTotal(0), int64_t(3000));
+        // a snapshot keeps the modules' libdw sessions (more samples come); the final build closes them
+        QVERIFY(test::mappingsOf(exe.path) > loaders);
 
         for (int i = 0; i < 2; ++i)
             raw.addSample(worker, b, {&cb, 1}, 5.0);
         QCOMPARE(raw.samples(), uint64_t(5));
         const Profile p = raw.finish({});
+        QCOMPARE(test::mappingsOf(exe.path), loaders);
         QCOMPARE(p.meta.samples, uint64_t(5));
         QCOMPARE(p.meta.timeStart.value_or(-1), 1.0);
         QCOMPARE(p.meta.timeEnd.value_or(-1), 5.0);

@@ -269,6 +269,30 @@ private Q_SLOTS:
         QCOMPARE(heard.load(), std::size_t(2));
     }
 
+    // closeIdleSessions() (the final build, once it asks no more): libdw's mappings of the module's file go
+    // (the dynamic loader's stay), the report stays, and a later lookup opens a session again and finds the
+    // same frames.
+    void idleSessionsClose() {
+        const Location exe = locate(symtest::outerFunction(2));
+        const int loaders = test::mappingsOf(exe.path);
+        QVERIFY(loaders > 0);
+        Symbolizer sym;
+        const std::vector<Symbolizer::Request> requests{{sym.module(exe.path), exe.offset, true}};
+        const auto first = sym.symbolize(requests, nullptr, 0, Symbolizer::Cache::Skip);
+        QCOMPARE(toQ(first.at(0).at(0).function), QStringLiteral("symtest::outerFunction(int)"));
+        QVERIFY(test::mappingsOf(exe.path) > loaders);
+        sym.closeIdleSessions();
+        QCOMPARE(test::mappingsOf(exe.path), loaders);
+        QVERIFY(sym.report().at(0).hasDebugInfo);
+        const auto again = sym.symbolize(requests, nullptr, 0, Symbolizer::Cache::Skip);
+        QCOMPARE(again.at(0).size(), first.at(0).size());
+        for (std::size_t k = 0; k < first[0].size(); ++k) {
+            QCOMPARE(again[0][k].function, first[0][k].function);
+            QCOMPARE(again[0][k].line, first[0][k].line);
+        }
+        QVERIFY(test::mappingsOf(exe.path) > loaders);
+    }
+
     void uncachedRequestsAreMovedNotKept() {
         // Cache::Skip (RawProfileBuilder asks each address once): the same frames as a cached call, counted
         // once, nothing kept; a cancelled call gives no results and counts nothing
