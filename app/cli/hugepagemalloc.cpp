@@ -6,6 +6,7 @@
 
 #include <malloc.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -102,9 +103,12 @@ std::string hugePageMallocStatus() {
         return "huge pages:    as GLIBC_TUNABLES sets glibc.malloc.hugetlb";
     case State::ThpNever:
         return "huge pages:    off (transparent huge pages are disabled on this system)";
-    case State::Slow:
-        return "huge pages:    off (the first huge pages took over 1 ms each to fault in: small pages cost "
-               "less here)";
+    case State::Slow: {
+        char limit[32];
+        std::snprintf(limit, sizeof limit, "%g ms", kSlowHugePageMs);
+        return std::string("huge pages:    off (a huge page took over ") + limit +
+               " to fault in: small pages cost less here)";
+    }
     case State::Failed:
         return "huge pages:    off (could not re-execute the program)";
     case State::NotTried:

@@ -37,7 +37,7 @@ private Q_SLOTS:
                                         : "huge pages:    on for large allocations";
         QVERIFY2(v.out.contains(expected) ||
                      (!userSets && !never &&
-                      v.out.contains("huge pages:    off (the first huge pages took over 1 ms each")),
+                      v.out.contains("huge pages:    off (a huge page took over 1 ms to fault in")),
                  v.out.constData());
         // blocks of 4 MiB and more mapped apart, unless the user's GLIBC_TUNABLES sets the threshold (or
         // ASan's allocator stands in for glibc's)
