@@ -1,12 +1,15 @@
 // Internal: phase timestamps on stderr when the environment variable SCORCH_TRACE is set (to anything), for
 // finding where the time of an import goes without a profiler:
 //   SCORCH_TRACE=1 scorch info recording.data
-// prints "scorch-trace   12.3 ms [thread] what (rss 45 MB, 20 MB of it mapped files; peak 60 MB)" lines:
-// milliseconds since the first trace call, the process's resident and peak resident memory then (VmRSS,
-// VmHWM).
+// prints "scorch-trace   12.3 ms [thread] what (rss 45 MB, 20 MB of it mapped files; peak 60 MB; 9000 page
+// faults)" lines: milliseconds since the first trace call, the process's resident and peak resident memory
+// then (VmRSS, VmHWM), and the page faults so far (minor ones: pages mapped in, most of them new memory the
+// kernel zeroes; where a page costs ~1 us, as on a VM, the faults of a phase are a good part of its time).
 #pragma once
 
 #include "scorch/procstatus.h"
+
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -23,14 +26,19 @@ inline bool traceEnabled() {
     return on;
 }
 
-/// " (rss X MB, Y MB of it mapped files; peak Z MB)" from /proc/self/status, empty where it cannot be read.
+/// " (rss X MB, Y MB of it mapped files; peak Z MB; N page faults)" from /proc/self/status and getrusage(),
+/// empty where the memory cannot be read.
 inline std::string residentMemory() {
     const std::vector<long long> kb = procKilobytes("/proc/self/status", {"VmRSS", "VmHWM", "RssFile"});
     const long long rss = kb[0], peak = kb[1], file = std::max(kb[2], 0ll);
     if (rss < 0 || peak < 0)
         return {};
+    struct rusage usage {};
+    const std::string faults = ::getrusage(RUSAGE_SELF, &usage) == 0
+                                   ? "; " + std::to_string(usage.ru_minflt) + " page faults"
+                                   : std::string();
     return " (rss " + std::to_string(rss / 1024) + " MB, " + std::to_string(file / 1024) +
-           " MB of it mapped files; peak " + std::to_string(peak / 1024) + " MB)";
+           " MB of it mapped files; peak " + std::to_string(peak / 1024) + " MB" + faults + ")";
 }
 
 inline void trace(const std::string& what) {

@@ -2,9 +2,11 @@
 #include "clirunner.h"
 #include "testutil.h"
 
+#include <QRegularExpression>
 #include <QScopeGuard>
 #include <QTemporaryDir>
 
+#include <algorithm>
 #include <fcntl.h>
 #include <fstream>
 #include <spawn.h>
@@ -85,6 +87,23 @@ private Q_SLOTS:
             const CliResult traced = runScorch({QStringLiteral("info"), recording});
             QCOMPARE(traced.exitCode, 0);
             QVERIFY2(traced.err.contains(expected), traced.err.constData());
+            // each line counts the page faults so far: on the reading thread's lines (in the order it made
+            // them) they only grow, and the import makes some
+            std::vector<long long> faults;
+            static const QRegularExpression line(QStringLiteral("\\[(\\w+)\\] .*; (\\d+) page faults\\)$"));
+            QString reader;
+            for (const QByteArray& text : traced.err.split('\n')) {
+                const auto m = line.match(QString::fromUtf8(text));
+                if (!m.hasMatch())
+                    continue;
+                if (reader.isEmpty())
+                    reader = m.captured(1); // the first line: "read FILE"
+                if (m.captured(1) == reader)
+                    faults.push_back(m.captured(2).toLongLong());
+            }
+            QVERIFY2(faults.size() >= 2, traced.err.constData());
+            QVERIFY2(std::is_sorted(faults.begin(), faults.end()), traced.err.constData());
+            QVERIFY(faults.back() > faults.front());
         }
     }
 
