@@ -59,6 +59,17 @@ inline void freeLazily(const void* p, std::size_t bytes) {
         ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_FREE);
 }
 
+/// Gives the whole pages inside [p, p + bytes) back to the kernel at once (MADV_DONTNEED; nothing below 4
+/// MiB): for the part of an array that was read for the last time while the rest is still in use. They read
+/// as zero afterwards. Rounded in, like freeLazily().
+inline void giveBack(const void* p, std::size_t bytes) {
+    if (bytes < kAdviseFrom)
+        return;
+    const auto [begin, end] = innerPages(reinterpret_cast<std::uintptr_t>(p), bytes);
+    if (end > begin)
+        ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+}
+
 /// The capacity to reserve for n elements of `size` bytes: from 4 MiB on, rounded up so that the bytes asked
 /// of malloc are a whole number of huge pages less 32. Where glibc serves the request with a mapping of its
 /// own (above its mmap threshold), that mapping is then exactly that many huge pages long, and Linux places

@@ -1,5 +1,6 @@
-// The page helpers of core/src/util/hugepages.h: freeLazily() gives the kernel only the whole pages inside
-// the bytes it is given (never a page that a neighbouring allocation shares) and nothing for small arrays.
+// The page helpers of core/src/util/hugepages.h: freeLazily() and giveBack() give the kernel only the whole
+// pages inside the bytes they are given (never a page that a neighbouring allocation shares) and nothing for
+// small arrays.
 // MappedArray (util/mappedarray.h) keeps its elements as its mapping grows and moves. procKilobytes()
 // (scorch/procstatus.h) reads the memory figures these are measured by.
 #include "scorch/hugepages.h"
@@ -91,6 +92,37 @@ private Q_SLOTS:
         const long long freed = scorch::test::lazyFreeKb() - before,
                         inside = ((std::size_t(6) << 20) - page) / 1024;
         QVERIFY2(freed <= inside && freed >= inside - 256, std::to_string(freed).c_str());
+        ::munmap(base, bytes);
+    }
+
+    // giveBack(): the whole pages inside the bytes go at once (not resident, read as zero), the pages at the
+    // ends that neighbours share keep their bytes; under 4 MiB nothing goes
+    void giveBackRoundsIn() {
+        constexpr std::size_t page = 4096, bytes = std::size_t(8) << 20;
+        char* base = static_cast<char*>(
+            ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+        QVERIFY(base != MAP_FAILED);
+        ::madvise(base, bytes, MADV_NOHUGEPAGE);
+        std::memset(base, 7, bytes);
+        const auto resident = [&] {
+            std::vector<unsigned char> in(bytes / page);
+            if (::mincore(base, bytes, in.data()) != 0)
+                return std::size_t(-1);
+            return static_cast<std::size_t>(
+                std::count_if(in.begin(), in.end(), [](unsigned char c) { return c & 1; }));
+        };
+        QCOMPARE(resident(), bytes / page);
+        scorch::detail::giveBack(base, (std::size_t(4) << 20) - 1);
+        QCOMPARE(resident(), bytes / page);
+        // 100 bytes in and 6 MiB long: the pages from the second through the one before the last
+        const std::size_t length = std::size_t(6) << 20;
+        scorch::detail::giveBack(base + 100, length);
+        QCOMPARE(resident(), bytes / page - (length / page - 1));
+        QCOMPARE(base[99], char(7));
+        QCOMPARE(base[100], char(7)); // (first page: shared with the bytes before)
+        QCOMPARE(base[page], char(0));
+        QCOMPARE(base[100 + length - 1], char(7)); // (last page: shared with the bytes after)
+        QCOMPARE(base[length - 1], char(0));
         ::munmap(base, bytes);
     }
 
