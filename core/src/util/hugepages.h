@@ -47,27 +47,28 @@ inline std::pair<std::uintptr_t, std::uintptr_t> innerPages(std::uintptr_t p, st
     return {roundUp(p, kPageBytes), roundDown(p + bytes, kPageBytes)};
 }
 
-/// Gives the whole pages inside [p, p + bytes) to the kernel lazily (MADV_FREE; nothing below 4 MiB): it
-/// takes them when it runs short of memory, and until then they stay mapped, so that writing them again
-/// costs no page fault. Their contents are undefined afterwards (an old value or zero). Rounded in, not out:
-/// the bytes of a neighbouring allocation sharing the first or last page are not touched.
-inline void freeLazily(const void* p, std::size_t bytes) {
+/// madvise(advice) over the whole pages inside [p, p + bytes), nothing below 4 MiB. Rounded in, not out: the
+/// bytes of a neighbouring allocation sharing the first or last page are not touched.
+inline void adviseInnerPages(const void* p, std::size_t bytes, int advice) {
     if (bytes < kAdviseFrom)
         return;
     const auto [begin, end] = innerPages(reinterpret_cast<std::uintptr_t>(p), bytes);
     if (end > begin)
-        ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_FREE);
+        ::madvise(reinterpret_cast<void*>(begin), end - begin, advice);
+}
+
+/// Gives the whole pages inside [p, p + bytes) to the kernel lazily (MADV_FREE; nothing below 4 MiB): it
+/// takes them when it runs short of memory, and until then they stay mapped, so that writing them again
+/// costs no page fault. Their contents are undefined afterwards (an old value or zero).
+inline void freeLazily(const void* p, std::size_t bytes) {
+    adviseInnerPages(p, bytes, MADV_FREE);
 }
 
 /// Gives the whole pages inside [p, p + bytes) back to the kernel at once (MADV_DONTNEED; nothing below 4
 /// MiB): for the part of an array that was read for the last time while the rest is still in use. They read
-/// as zero afterwards. Rounded in, like freeLazily().
+/// as zero afterwards.
 inline void giveBack(const void* p, std::size_t bytes) {
-    if (bytes < kAdviseFrom)
-        return;
-    const auto [begin, end] = innerPages(reinterpret_cast<std::uintptr_t>(p), bytes);
-    if (end > begin)
-        ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+    adviseInnerPages(p, bytes, MADV_DONTNEED);
 }
 
 /// The capacity to reserve for n elements of `size` bytes: from 4 MiB on, rounded up so that the bytes asked
