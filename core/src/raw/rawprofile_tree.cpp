@@ -345,8 +345,10 @@ void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<co
     const auto firstStack = m_stacks.size();
     const auto listLines = [&] {
         // at most one entry per reference: reserved (only what is written is mapped in), so that growing
-        // never copies (fp-large: 5.5 M entries, a 17 MB copy beside its 34 MB buffer near the peak)
-        reserveHuge(m_stackLines, m_stackLines.size() + refs.size());
+        // never copies (fp-large: 5.5 M entries, a 17 MB copy beside its 34 MB buffer near the peak); at
+        // least doubled, so that the many small batches of a recording's snapshots do not copy each time
+        if (const std::size_t need = m_stackLines.size() + refs.size(); need > m_stackLines.capacity())
+            reserveHuge(m_stackLines, std::max(need, m_stackLines.capacity() * 2));
         m_stacks.resize(firstStack + stacks.size());
         for (std::size_t k = 0; k < stacks.size(); ++k)
             listStackLines(static_cast<uint32_t>(firstStack + k), pathOf(static_cast<uint32_t>(k)),
