@@ -238,14 +238,8 @@ ModuleType Symbolizer::moduleType(ModuleHandle module) const {
 }
 
 std::size_t Symbolizer::Impl::takeCaches(std::vector<AddressCache>& taken) {
-    std::vector<Module*> all;
-    {
-        std::lock_guard lock(registry);
-        for (const auto& m : modules)
-            all.push_back(m.get());
-    }
     std::size_t forgotten = 0;
-    for (Module* m : all) {
+    for (Module* m : allModules()) {
         std::lock_guard lock(m->mutex);
         forgotten += m->cache.size();
         taken.emplace_back().swap(m->cache);
@@ -272,13 +266,7 @@ std::size_t Symbolizer::forgetAddressesInBackground(std::function<void(std::size
 }
 
 void Symbolizer::closeIdleSessions() {
-    std::vector<Module*> all;
-    {
-        std::lock_guard lock(d->registry);
-        for (const auto& m : d->modules)
-            all.push_back(m.get());
-    }
-    for (Module* m : all) {
+    for (Module* m : d->allModules()) {
         std::vector<std::unique_ptr<ElfSession>> closing;
         {
             std::lock_guard lock(m->mutex);
@@ -288,12 +276,7 @@ void Symbolizer::closeIdleSessions() {
 }
 
 std::vector<ModuleReport> Symbolizer::report() const {
-    std::vector<Module*> all;
-    {
-        std::lock_guard lock(d->registry);
-        for (const auto& m : d->modules)
-            all.push_back(m.get());
-    }
+    const std::vector<Module*> all = d->allModules();
     std::vector<ModuleReport> out;
     out.reserve(all.size());
     for (Module* m : all) {

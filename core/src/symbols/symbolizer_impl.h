@@ -144,6 +144,15 @@ struct Symbolizer::Impl {
         std::lock_guard lock(registry);
         return h.valid() && h.value < modules.size() ? modules[h.value].get() : nullptr;
     }
+    /// The modules registered so far (each then taken under its own lock, not the registry's).
+    std::vector<detail::Module*> allModules() const {
+        std::lock_guard lock(registry);
+        std::vector<detail::Module*> all;
+        all.reserve(modules.size());
+        for (const auto& m : modules)
+            all.push_back(m.get());
+        return all;
+    }
 
     void load(detail::Module& m); // with m.mutex held
     void loadElf(detail::Module& m);
