@@ -40,6 +40,27 @@ std::string vmFlagsAt(const void* p) {
     return {};
 }
 
+/// A mapping of our own of `bytes` in 4 KiB pages (no huge page to split), every page written with 7
+/// (resident); nullptr when it cannot be made.
+char* writtenSmallPages(std::size_t bytes) {
+    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return nullptr;
+    ::madvise(p, bytes, MADV_NOHUGEPAGE);
+    std::memset(p, 7, bytes);
+    return static_cast<char*>(p);
+}
+
+/// How many of the 4 KiB pages of [p, p + bytes) are resident (mincore); -1 when it cannot tell.
+std::size_t residentPages(const void* p, std::size_t bytes) {
+    constexpr std::size_t page = 4096;
+    std::vector<unsigned char> in((bytes + page - 1) / page);
+    if (::mincore(const_cast<void*>(p), bytes, in.data()) != 0)
+        return std::size_t(-1);
+    return static_cast<std::size_t>(
+        std::count_if(in.begin(), in.end(), [](unsigned char c) { return c & 1; }));
+}
+
 } // namespace
 
 class TestHugePages : public QObject {
@@ -75,12 +96,8 @@ private Q_SLOTS:
 
     void freeLazilyRoundsIn() {
         constexpr std::size_t page = 4096, bytes = std::size_t(8) << 20;
-        // a mapping of our own in 4 KiB pages (no huge page to split), every page written (resident)
-        char* base = static_cast<char*>(
-            ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-        QVERIFY(base != MAP_FAILED);
-        ::madvise(base, bytes, MADV_NOHUGEPAGE);
-        std::memset(base, 7, bytes);
+        char* base = writtenSmallPages(bytes);
+        QVERIFY(base);
         const long long before = scorch::test::lazyFreeKb();
         QVERIFY(before >= 0);
         // under 4 MiB: nothing
@@ -99,17 +116,10 @@ private Q_SLOTS:
     // ends that neighbours share keep their bytes; under 4 MiB nothing goes
     void giveBackRoundsIn() {
         constexpr std::size_t page = 4096, bytes = std::size_t(8) << 20;
-        char* base = static_cast<char*>(
-            ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-        QVERIFY(base != MAP_FAILED);
-        ::madvise(base, bytes, MADV_NOHUGEPAGE);
-        std::memset(base, 7, bytes);
+        char* base = writtenSmallPages(bytes);
+        QVERIFY(base);
         const auto resident = [&] {
-            std::vector<unsigned char> in(bytes / page);
-            if (::mincore(base, bytes, in.data()) != 0)
-                return std::size_t(-1);
-            return static_cast<std::size_t>(
-                std::count_if(in.begin(), in.end(), [](unsigned char c) { return c & 1; }));
+            return residentPages(base, bytes);
         };
         QCOMPARE(resident(), bytes / page);
         scorch::detail::giveBack(base, (std::size_t(4) << 20) - 1);
@@ -216,11 +226,7 @@ private Q_SLOTS:
         const auto base = reinterpret_cast<std::uintptr_t>(a.data());
         // resident 4 KiB pages of the array among its first `bytes`
         const auto resident = [&](std::size_t bytes) {
-            std::vector<unsigned char> in(bytes / page);
-            if (::mincore(a.data(), bytes, in.data()) != 0)
-                return std::size_t(-1);
-            return static_cast<std::size_t>(
-                std::count_if(in.begin(), in.end(), [](unsigned char c) { return c & 1; }));
+            return residentPages(a.data(), bytes);
         };
         QCOMPARE(resident(all.size() * 4 / page * page), all.size() * 4 / page);
         // 1000 elements (under a page): nothing
