@@ -248,6 +248,15 @@ void RawProfileBuilder::Impl::addSampleLocked(uint32_t thread, std::span<const R
     } else {
         auto& ids = scratch;
         ids.clear();
+        // the reader wrote these frames on another core a few batches ago: asked for all at once, they
+        // arrive together instead of one miss per frame inside the lookups (fp-medium: the merging thread's
+        // time in FrameIndex::findOrInsert 30 -> 22 ms, most of it had been the first read of the frame)
+        {
+            const char* p = reinterpret_cast<const char*>(leafToRoot.data());
+            const char* end = p + leafToRoot.size_bytes();
+            for (; p < end; p += 64)
+                __builtin_prefetch(p);
+        }
         for (auto it = leafToRoot.rbegin(); it != leafToRoot.rend(); ++it)
             ids.push_back(addrId(*it));
         s = static_cast<uint32_t>(stacks.size());
