@@ -214,8 +214,11 @@ struct RawProfileBuilder::Impl {
     }
 
     /// Symbolizes and resolves the next (at most `limit`) addresses not resolved yet, with `snapshotting`
-    /// held; false when cancelled (nothing resolved then).
-    bool resolveNew(const std::atomic<bool>* cancel, unsigned threads, std::size_t limit = SIZE_MAX) {
+    /// held; false when cancelled (nothing resolved then). The symbolizer's frames, once resolved, go to
+    /// `looked` if given (for the caller to free elsewhere), else they are freed here.
+    using Looked = std::vector<std::vector<SymbolFrame>>;
+    bool resolveNew(const std::atomic<bool>* cancel, unsigned threads, std::size_t limit = SIZE_MAX,
+                    Looked* looked = nullptr) {
         std::vector<Symbolizer::Request> requests;
         {
             std::lock_guard lock(data);
@@ -234,6 +237,8 @@ struct RawProfileBuilder::Impl {
         resolve(requests, frames);
         detail::trace("resolved");
         resolvedTotal.store(addrFirst.size());
+        if (looked)
+            *looked = std::move(frames);
         return true;
     }
 

@@ -252,12 +252,18 @@ std::size_t Symbolizer::forgetAddresses() {
     return d->takeCaches(taken); // (freed here, outside the modules' locks)
 }
 
-std::size_t Symbolizer::forgetAddressesInBackground(std::function<void(std::size_t)> then) {
+std::size_t Symbolizer::forgetAddressesInBackground(std::function<void(std::size_t)> then,
+                                                    IdleSessions sessions) {
     std::vector<Impl::AddressCache> taken;
     const std::size_t forgotten = d->takeCaches(taken);
+    std::vector<std::unique_ptr<ElfSession>> closing;
+    if (sessions == IdleSessions::Close)
+        d->takeIdleSessions(closing);
     if (d->releaser.joinable())
         d->releaser.join();
-    d->releaser = std::thread([taken = std::move(taken), then = std::move(then), forgotten]() mutable {
+    d->releaser = std::thread([taken = std::move(taken), closing = std::move(closing), then = std::move(then),
+                               forgotten]() mutable {
+        std::vector<std::unique_ptr<ElfSession>>().swap(closing);
         std::vector<Impl::AddressCache>().swap(taken);
         if (then)
             then(forgotten);
@@ -266,13 +272,17 @@ std::size_t Symbolizer::forgetAddressesInBackground(std::function<void(std::size
 }
 
 void Symbolizer::closeIdleSessions() {
-    for (Module* m : d->allModules()) {
-        std::vector<std::unique_ptr<ElfSession>> closing;
-        {
-            std::lock_guard lock(m->mutex);
-            closing.swap(m->idle);
-        }
-    } // (closed outside the module's lock)
+    std::vector<std::unique_ptr<ElfSession>> closing;
+    d->takeIdleSessions(closing);
+} // (closed here, outside the modules' locks)
+
+void Symbolizer::Impl::takeIdleSessions(std::vector<std::unique_ptr<ElfSession>>& taken) {
+    for (Module* m : allModules()) {
+        std::lock_guard lock(m->mutex);
+        for (auto& s : m->idle)
+            taken.push_back(std::move(s));
+        m->idle.clear();
+    }
 }
 
 std::vector<ModuleReport> Symbolizer::report() const {

@@ -110,6 +110,8 @@ struct Symbolizer::Impl {
     std::thread releaser;
     /// Moves every module's cache of symbolized addresses into `taken`; returns how many addresses they held.
     std::size_t takeCaches(std::vector<AddressCache>& taken);
+    /// Moves every module's idle libdw sessions into `taken` (closeIdleSessions()).
+    void takeIdleSessions(std::vector<std::unique_ptr<detail::ElfSession>>& taken);
 
     ~Impl() {
         if (releaser.joinable())

@@ -8,6 +8,7 @@
 
 #include "native/symtest.h"
 #include "native/symtest_probe.h"
+#include "patience.h"
 #include "testutil.h"
 
 #include <QDir>
@@ -97,7 +98,8 @@ private Q_SLOTS:
             raw.addSample(worker, b, {&cb, 1}, 5.0);
         QCOMPARE(raw.samples(), uint64_t(5));
         const Profile p = raw.finish({});
-        QCOMPARE(test::mappingsOf(exe.path), loaders);
+        // (closed on the symbolizer's background thread: waited for)
+        QTRY_COMPARE_WITH_TIMEOUT(test::mappingsOf(exe.path), loaders, test::kPatienceMs);
         QCOMPARE(p.meta.samples, uint64_t(5));
         QCOMPARE(p.meta.timeStart.value_or(-1), 1.0);
         QCOMPARE(p.meta.timeEnd.value_or(-1), 5.0);

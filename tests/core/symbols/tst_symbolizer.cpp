@@ -271,7 +271,7 @@ private Q_SLOTS:
 
     // closeIdleSessions() (the final build, once it asks no more): libdw's mappings of the module's file go
     // (the dynamic loader's stay), the report stays, and a later lookup opens a session again and finds the
-    // same frames.
+    // same frames. forgetAddressesInBackground() closes them on its thread with IdleSessions::Close only.
     void idleSessionsClose() {
         const Location exe = locate(symtest::outerFunction(2));
         const int loaders = test::mappingsOf(exe.path);
@@ -291,6 +291,18 @@ private Q_SLOTS:
             QCOMPARE(again[0][k].line, first[0][k].line);
         }
         QVERIFY(test::mappingsOf(exe.path) > loaders);
+
+        std::atomic<bool> kept{false};
+        sym.forgetAddressesInBackground([&](std::size_t) { kept = true; });
+        QTRY_VERIFY_WITH_TIMEOUT(kept.load(), test::kPatienceMs); // (the thread's work is done)
+        QVERIFY(test::mappingsOf(exe.path) > loaders);
+        std::atomic<bool> closed{false};
+        sym.forgetAddressesInBackground([&](std::size_t) { closed = true; }, Symbolizer::IdleSessions::Close);
+        QTRY_VERIFY_WITH_TIMEOUT(closed.load(), test::kPatienceMs);
+        QCOMPARE(test::mappingsOf(exe.path), loaders); // (closed before `then` runs)
+        const auto third = sym.symbolize(requests, nullptr, 0, Symbolizer::Cache::Skip);
+        QCOMPARE(third.at(0).size(), first.at(0).size());
+        QCOMPARE(third[0][0].function, first[0][0].function);
     }
 
     void uncachedRequestsAreMovedNotKept() {
