@@ -336,10 +336,11 @@ std::vector<std::vector<SymbolFrame>> Symbolizer::symbolize(std::span<const Requ
                 result[p.second] = hit->second;
                 return true;
             });
+        // in key order, so that each request's key is found by counting (below), not by a search
+        std::sort(w.missing.begin(), w.missing.end());
         for (const auto& p : w.missing)
-            w.keys.push_back(p.first);
-        std::sort(w.keys.begin(), w.keys.end());
-        w.keys.erase(std::unique(w.keys.begin(), w.keys.end()), w.keys.end());
+            if (w.keys.empty() || w.keys.back() != p.first)
+                w.keys.push_back(p.first);
         w.frames.resize(w.keys.size());
     }
 
@@ -401,17 +402,13 @@ std::vector<std::vector<SymbolFrame>> Symbolizer::symbolize(std::span<const Requ
         }
         if (!useCache && keep)
             continue; // cancelled: no results (below)
-        // each key's frames copied to all but its last request, which takes them
-        std::vector<uint32_t> last(w.keys.size(), UINT32_MAX);
-        std::vector<std::size_t> keyOf(w.missing.size());
-        for (std::size_t i = 0; i < w.missing.size(); ++i) {
-            keyOf[i] = static_cast<std::size_t>(
-                std::lower_bound(w.keys.begin(), w.keys.end(), w.missing[i].first) - w.keys.begin());
-            last[keyOf[i]] = static_cast<uint32_t>(i);
-        }
-        for (std::size_t i = 0; i < w.missing.size(); ++i) {
-            std::vector<SymbolFrame>& frames = w.frames[keyOf[i]];
-            if (!keep && last[keyOf[i]] == i)
+        // each key's frames copied to all but its last request (in key order), which takes them
+        for (std::size_t i = 0, key = 0; i < w.missing.size(); ++i) {
+            if (w.missing[i].first != w.keys[key])
+                ++key;
+            std::vector<SymbolFrame>& frames = w.frames[key];
+            const bool last = i + 1 == w.missing.size() || w.missing[i + 1].first != w.keys[key];
+            if (!keep && last)
                 result[w.missing[i].second] = std::move(frames);
             else
                 result[w.missing[i].second] = frames;
