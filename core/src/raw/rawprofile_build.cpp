@@ -206,10 +206,11 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
         tMin = timeMin, tMax = timeMax, time2 = hasTime;
     }
 
-    // symbolize the addresses neither an earlier snapshot nor the ahead thread has resolved
-    Looked looked; // (the final build's: freed on another thread)
-    if (!resolveNew(cancel, 0, SIZE_MAX,
-                    final ? &looked : nullptr)) { // cancelled: the next snapshot takes these samples again
+    // symbolize the addresses neither an earlier snapshot nor the ahead thread has resolved (the final
+    // build's frames are freed on another thread, below); cancelled, the next snapshot takes these samples
+    // again
+    Looked looked;
+    if (!resolveNew(cancel, 0, SIZE_MAX, final ? &looked : nullptr)) {
         std::lock_guard lock(data);
         for (const Delta& x : deltas) {
             if (!stacks[x.stack].dirty) {
