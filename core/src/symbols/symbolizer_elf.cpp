@@ -9,12 +9,14 @@
 #include <elfutils/libdwelf.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
+#include <vector>
 
 namespace scorch::detail {
 
@@ -121,6 +123,89 @@ ElfSession::ElfSession(const std::string& path, const std::string& debugInfoPath
     }
 }
 
+namespace {
+
+bool fileExists(const std::string& path) {
+    struct stat st;
+    return ::stat(path.c_str(), &st) == 0;
+}
+
+/// Whether a file exists that libdwfl's search by name (in dwfl_standard_find_debuginfo(), after its search
+/// by build-id) could take for the debug file of `file`: the debuglink name (as given, and its last
+/// component), else the file's name + ".debug", in the file's directory, in each relative entry of `path`
+/// under that directory (there also the file's own name), and under each absolute entry followed by every
+/// tail of the file's directory; each also in a ".dwz" directory beside; for the file's name and for its
+/// canonical one. A superset of the names libdwfl tries (it also checks CRCs and build-ids and skips the file
+/// itself): where none exists, its search by name finds nothing.
+bool anyDebugFileByName(const std::string& file, const char* debuglink, std::string_view path) {
+    const std::size_t slash = file.rfind('/');
+    // ("" for the root directory: names below are joined with '/'; "." for a name without a directory)
+    const std::string dir = slash == std::string::npos ? std::string(".") : file.substr(0, slash);
+    const std::string base = slash == std::string::npos ? file : file.substr(slash + 1);
+    std::vector<std::string> names; // what the module's own directory may hold
+    if (debuglink && *debuglink) {
+        names.emplace_back(debuglink);
+        const char* last = std::strrchr(debuglink, '/');
+        if (last && last[1])
+            names.emplace_back(last + 1);
+    } else {
+        names.push_back(base + ".debug");
+    }
+    std::vector<std::string> elsewhere = names; // what other directories may hold
+    elsewhere.push_back(base);
+    const auto anyIn = [](const std::string& where, const std::vector<std::string>& files) {
+        for (const std::string& f : files) {
+            const std::string name = f.substr(f.rfind('/') == std::string::npos ? 0 : f.rfind('/') + 1);
+            if (fileExists(where + '/' + f) || fileExists(where + "/.dwz/" + name))
+                return true;
+        }
+        return false;
+    };
+    for (const std::string& f : names) // as given (absolute, or from the working directory)
+        if (fileExists(f))
+            return true;
+    if (path.size() > 0 && (path[0] == '+' || path[0] == '-'))
+        path.remove_prefix(1);
+    while (true) {
+        const std::size_t colon = path.find(':');
+        std::string_view entry = path.substr(0, colon);
+        if (!entry.empty() && (entry[0] == '+' || entry[0] == '-'))
+            entry.remove_prefix(1);
+        if (entry.empty()) {
+            if (anyIn(dir, names))
+                return true;
+        } else if (entry[0] != '/') {
+            if (anyIn(dir + '/' + std::string(entry), elsewhere))
+                return true;
+        } else {
+            for (std::size_t from = 0;;) { // the entry, then each tail of the directory below it
+                const std::string tail = from < dir.size() ? dir.substr(from) : std::string();
+                if (anyIn(std::string(entry) + (tail.empty() || tail[0] == '/' ? "" : "/") + tail, elsewhere))
+                    return true;
+                const std::size_t next = dir.find('/', from + 1);
+                if (from >= dir.size() || next == std::string::npos) {
+                    if (!tail.empty() && anyIn(std::string(entry), elsewhere))
+                        return true;
+                    break;
+                }
+                from = next;
+            }
+        }
+        if (colon == std::string_view::npos)
+            break;
+        path.remove_prefix(colon + 1);
+    }
+    return false;
+}
+
+/// No debuginfod server is set for libdwfl's own query (DEBUGINFOD_URLS unset or blank).
+bool noDebuginfodServers() {
+    const char* urls = std::getenv("DEBUGINFOD_URLS");
+    return !urls || std::string_view(urls).find_first_not_of(" \t") == std::string_view::npos;
+}
+
+} // namespace
+
 /// The debug file of a module by its build-id (`<debug dir>/.build-id/xx/yyyy.debug`, build-id verified),
 /// read from its inflated copy when its sections are compressed; then the debuginfod servers (through
 /// m_remoteDebugInfo); otherwise libdwfl's own search (which also follows .gnu_debuglink). libdwfl's search
@@ -156,6 +241,22 @@ int ElfSession::findDebugInfo(Dwfl_Module* mod, void** userdata, const char* mod
             if (const int fd = path.empty() ? -1 : self->openVerifiedDebugFile(path, id, debugInfoFileName);
                 fd >= 0)
                 return fd;
+        }
+        // libdwfl's search ends with a debuginfod query, for which it loads libdebuginfod and the 45 shared
+        // objects that library needs (~10 ms of a core, elfutils 0.188) even when no server is set. With none
+        // set, no debug file found by build-id above, and none of the files its search by name could take
+        // there, the answer is known: none. (Not for the search of a dwz file, asked with a name and no CRC:
+        // libdwfl looks that one up by a build-id of its own.)
+        const bool dwzSearch = debuglinkFile && debuglinkCrc == 0;
+        if (!self->m_remoteDebugInfo && !dwzSearch && fileName && noDebuginfodServers()) {
+            const std::string file(fileName);
+            char* canonical = ::realpath(fileName, nullptr);
+            const std::string real = canonical ? canonical : "";
+            std::free(canonical);
+            if (!anyDebugFileByName(file, debuglinkFile, self->m_debugPathText) &&
+                (real.empty() || real == file ||
+                 !anyDebugFileByName(real, debuglinkFile, self->m_debugPathText)))
+                return -1;
         }
     }
     return dwfl_standard_find_debuginfo(mod, userdata, modname, base, fileName, debuglinkFile, debuglinkCrc,

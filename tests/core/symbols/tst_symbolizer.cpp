@@ -391,6 +391,63 @@ private Q_SLOTS:
         QCOMPARE(rep.unresolved, uint64_t(1));
     }
 
+    // A debug file named by the module's .gnu_debuglink, beside the module or in its .debug directory, is
+    // found by libdwfl's search by name (no debug directory holds it by build-id); where no such file exists
+    // and no debuginfod server is set, that search is not asked at all: libdwfl would end it by loading
+    // libdebuginfod and the 45 shared objects it needs (~10 ms) to ask no server.
+    void debugFileByDebuglink() {
+        const QString objcopy = QStandardPaths::findExecutable(QStringLiteral("objcopy"));
+        if (objcopy.isEmpty())
+            QSKIP("objcopy (binutils) not installed");
+        const QString lib = QString::fromUtf8(SCORCH_SYMTEST_LIB);
+        const Location ret = locate(symtest::libFunction(4));
+        for (const QString& sub : {QString(), QStringLiteral("/.debug")}) {
+            QTemporaryDir dir;
+            QVERIFY(QDir().mkpath(dir.path() + sub));
+            const QString debugFile = dir.path() + sub + QStringLiteral("/libscorch_symtest.so.dbg");
+            const QString stripped = dir.path() + QStringLiteral("/libscorch_symtest.so");
+            QCOMPARE(QProcess::execute(objcopy, {QStringLiteral("--only-keep-debug"), lib, debugFile}), 0);
+            QCOMPARE(QProcess::execute(objcopy,
+                                       {QStringLiteral("--strip-debug"),
+                                        QStringLiteral("--add-gnu-debuglink=") + debugFile, lib, stripped}),
+                     0);
+            SymbolizerOptions options;
+            options.debugDirs = {};
+            Symbolizer sym(options);
+            const Symbolizer::Request r{sym.module(stripped.toStdString(), elfBuildId(lib.toStdString())),
+                                        ret.offset, true};
+            const auto frames = sym.symbolize({&r, 1})[0];
+            QCOMPARE(frames.size(), std::size_t(2));
+            QCOMPARE(toQ(frames[0].function), QStringLiteral("symtest::libFunction(int)"));
+            QCOMPARE(frames[1].line, markerLine("symtest_lib.cpp", "lib-call-capture"));
+            QVERIFY(sym.report().at(0).hasDebugInfo);
+        }
+    }
+
+    void noDebuginfodLibraryWithoutServers() {
+        if (!qEnvironmentVariableIsEmpty("DEBUGINFOD_URLS"))
+            QSKIP("DEBUGINFOD_URLS is set: libdwfl asks those servers itself");
+        const QString objcopy = QStandardPaths::findExecutable(QStringLiteral("objcopy"));
+        if (objcopy.isEmpty())
+            QSKIP("objcopy (binutils) not installed");
+        const QString lib = QString::fromUtf8(SCORCH_SYMTEST_LIB);
+        QTemporaryDir dir;
+        const QString stripped = dir.path() + QStringLiteral("/libscorch_symtest.so");
+        QCOMPARE(QProcess::execute(objcopy, {QStringLiteral("--strip-debug"), lib, stripped}), 0);
+        const Location ret = locate(symtest::libFunction(4));
+        SymbolizerOptions options;
+        options.debugDirs = {};
+        Symbolizer sym(options);
+        const Symbolizer::Request r{sym.module(stripped.toStdString(), elfBuildId(lib.toStdString())),
+                                    ret.offset, true};
+        const auto frames = sym.symbolize({&r, 1})[0];
+        QCOMPARE(toQ(frames.at(0).function), QStringLiteral("symtest::libFunction(int)"));
+        QVERIFY(!sym.report().at(0).hasDebugInfo);
+        QFile maps(QStringLiteral("/proc/self/maps"));
+        QVERIFY(maps.open(QIODevice::ReadOnly));
+        QVERIFY2(!maps.readAll().contains("libdebuginfod"), "libdebuginfod was loaded");
+    }
+
     void separateDebugInfoByBuildId() {
         const QString objcopy = QStandardPaths::findExecutable(QStringLiteral("objcopy"));
         if (objcopy.isEmpty())
