@@ -85,6 +85,20 @@ QString compressedTestLibrary(const QString& to, const QString& compression = QS
     return {};
 }
 
+/// libFunction's return address symbolized in `copy`, a copy of the test library, with no debug directory
+/// (from what the copy holds or its .gnu_debuglink names); `hasDebugInfo` as the module's report has it.
+std::vector<SymbolFrame> symbolizeLibraryCopy(const QString& copy, bool& hasDebugInfo) {
+    const Location ret = locate(symtest::libFunction(4));
+    SymbolizerOptions options;
+    options.debugDirs = {};
+    Symbolizer sym(options);
+    const Symbolizer::Request r{sym.module(copy.toStdString(), elfBuildId(SCORCH_SYMTEST_LIB)), ret.offset,
+                                true};
+    std::vector<SymbolFrame> frames = sym.symbolize({&r, 1})[0];
+    hasDebugInfo = sym.report().at(0).hasDebugInfo;
+    return frames;
+}
+
 QString buildIdDebugFile(const QString& debugDir, const std::string& id) {
     const QString idDir = debugDir + QStringLiteral("/.build-id/") + toQ(id.substr(0, 2));
     return QDir().mkpath(idDir) ? idDir + u'/' + toQ(id.substr(2)) + QStringLiteral(".debug") : QString();
@@ -400,7 +414,6 @@ private Q_SLOTS:
         if (objcopy.isEmpty())
             QSKIP("objcopy (binutils) not installed");
         const QString lib = QString::fromUtf8(SCORCH_SYMTEST_LIB);
-        const Location ret = locate(symtest::libFunction(4));
         for (const QString& sub : {QString(), QStringLiteral("/.debug")}) {
             QTemporaryDir dir;
             QVERIFY(QDir().mkpath(dir.path() + sub));
@@ -411,16 +424,12 @@ private Q_SLOTS:
                                        {QStringLiteral("--strip-debug"),
                                         QStringLiteral("--add-gnu-debuglink=") + debugFile, lib, stripped}),
                      0);
-            SymbolizerOptions options;
-            options.debugDirs = {};
-            Symbolizer sym(options);
-            const Symbolizer::Request r{sym.module(stripped.toStdString(), elfBuildId(lib.toStdString())),
-                                        ret.offset, true};
-            const auto frames = sym.symbolize({&r, 1})[0];
+            bool hasDebugInfo = false;
+            const auto frames = symbolizeLibraryCopy(stripped, hasDebugInfo);
             QCOMPARE(frames.size(), std::size_t(2));
             QCOMPARE(toQ(frames[0].function), QStringLiteral("symtest::libFunction(int)"));
             QCOMPARE(frames[1].line, markerLine("symtest_lib.cpp", "lib-call-capture"));
-            QVERIFY(sym.report().at(0).hasDebugInfo);
+            QVERIFY(hasDebugInfo);
         }
     }
 
@@ -430,19 +439,15 @@ private Q_SLOTS:
         const QString objcopy = QStandardPaths::findExecutable(QStringLiteral("objcopy"));
         if (objcopy.isEmpty())
             QSKIP("objcopy (binutils) not installed");
-        const QString lib = QString::fromUtf8(SCORCH_SYMTEST_LIB);
         QTemporaryDir dir;
         const QString stripped = dir.path() + QStringLiteral("/libscorch_symtest.so");
-        QCOMPARE(QProcess::execute(objcopy, {QStringLiteral("--strip-debug"), lib, stripped}), 0);
-        const Location ret = locate(symtest::libFunction(4));
-        SymbolizerOptions options;
-        options.debugDirs = {};
-        Symbolizer sym(options);
-        const Symbolizer::Request r{sym.module(stripped.toStdString(), elfBuildId(lib.toStdString())),
-                                    ret.offset, true};
-        const auto frames = sym.symbolize({&r, 1})[0];
+        QCOMPARE(QProcess::execute(objcopy, {QStringLiteral("--strip-debug"),
+                                             QString::fromUtf8(SCORCH_SYMTEST_LIB), stripped}),
+                 0);
+        bool hasDebugInfo = true;
+        const auto frames = symbolizeLibraryCopy(stripped, hasDebugInfo);
         QCOMPARE(toQ(frames.at(0).function), QStringLiteral("symtest::libFunction(int)"));
-        QVERIFY(!sym.report().at(0).hasDebugInfo);
+        QVERIFY(!hasDebugInfo);
         QFile maps(QStringLiteral("/proc/self/maps"));
         QVERIFY(maps.open(QIODevice::ReadOnly));
         QVERIFY2(!maps.readAll().contains("libdebuginfod"), "libdebuginfod was loaded");
