@@ -18,6 +18,8 @@ packages=(
     linux-perf
     # tests: a real X server for window tests, compressors for fixtures, screenshots
     xvfb xauth x11-utils xz-utils zstd gzip imagemagick fonts-dejavu-core
+    # tests: debug files split as distributions split them (objcopy comes with g++'s binutils; dwz's shared files)
+    dwz
     # packaging: metadata validators, .deb building (cpack + dpkg-shlibdeps) and its test
     desktop-file-utils appstream libxml2-utils dpkg-dev file
     # fuzzing: clang with libFuzzer and the sanitizer runtimes; CI's sanitized clang build links with lld

@@ -215,9 +215,14 @@ int ElfSession::findDebugInfo(Dwfl_Module* mod, void** userdata, const char* mod
                               const char* fileName, const char* debuglinkFile, GElf_Word debuglinkCrc,
                               char** debugInfoFileName) {
     auto* self = userdata ? static_cast<ElfSession*>(*userdata) : nullptr;
+    // The dwz file that a debug file names in .gnu_debugaltlink (shared DWARF of several binaries) is asked
+    // for with its name and no CRC: libdwfl's own search finds it by its build-id. The module's build-id,
+    // which the search below uses, would give the debug file itself again (and its references into the dwz
+    // file would then read the wrong file: inlined functions without names).
+    const bool dwzSearch = debuglinkFile && debuglinkCrc == 0;
     const unsigned char* bits = nullptr;
     GElf_Addr vaddr = 0;
-    const int n = self && self->m_inflated ? dwfl_module_build_id(mod, &bits, &vaddr) : 0;
+    const int n = self && self->m_inflated && !dwzSearch ? dwfl_module_build_id(mod, &bits, &vaddr) : 0;
     if (n > 2) {
         const std::string id = toHex(bits, static_cast<std::size_t>(n));
         std::string_view dirs = self->m_debugPathText;
@@ -245,10 +250,8 @@ int ElfSession::findDebugInfo(Dwfl_Module* mod, void** userdata, const char* mod
         // libdwfl's search ends with a debuginfod query, for which it loads libdebuginfod and the 45 shared
         // objects that library needs (~10 ms of a core, elfutils 0.188) even when no server is set. With none
         // set, no debug file found by build-id above, and none of the files its search by name could take
-        // there, the answer is known: none. (Not for the search of a dwz file, asked with a name and no CRC:
-        // libdwfl looks that one up by a build-id of its own.)
-        const bool dwzSearch = debuglinkFile && debuglinkCrc == 0;
-        if (!self->m_remoteDebugInfo && !dwzSearch && fileName && noDebuginfodServers()) {
+        // there, the answer is known: none.
+        if (!self->m_remoteDebugInfo && fileName && noDebuginfodServers()) {
             const std::string file(fileName);
             char* canonical = ::realpath(fileName, nullptr);
             const std::string real = canonical ? canonical : "";

@@ -104,6 +104,20 @@ QString buildIdDebugFile(const QString& debugDir, const std::string& id) {
     return QDir().mkpath(idDir) ? idDir + u'/' + toQ(id.substr(2)) + QStringLiteral(".debug") : QString();
 }
 
+/// `from` (a copy of the test library) split as distributions split binaries: its debug sections into
+/// `<dir>/debug/.build-id/xx/yyyy.debug` for build-id `id`, the rest into `<dir>/libscorch_symtest.so`, whose
+/// path is returned (empty when objcopy failed).
+QString splitByBuildId(const QString& objcopy, const QString& from, const QString& dir,
+                       const std::string& id) {
+    const QString debugFile = buildIdDebugFile(dir + QStringLiteral("/debug"), id);
+    const QString stripped = dir + QStringLiteral("/libscorch_symtest.so");
+    if (debugFile.isEmpty() ||
+        QProcess::execute(objcopy, {QStringLiteral("--only-keep-debug"), from, debugFile}) != 0 ||
+        QProcess::execute(objcopy, {QStringLiteral("--strip-debug"), from, stripped}) != 0)
+        return {};
+    return stripped;
+}
+
 /// PT_LOAD segments of an ELF file (from `readelf -lW`), to turn virtual addresses into file offsets.
 struct ElfFileInfoForTest {
     struct Load {
@@ -453,6 +467,50 @@ private Q_SLOTS:
         QVERIFY2(!maps.readAll().contains("libdebuginfod"), "libdebuginfod was loaded");
     }
 
+    // A debug file made by dwz's multifile mode (as Debian's dh_dwz and Fedora make them) names its
+    // shared part by .gnu_debugaltlink: libdwfl asks the find_debuginfo callback for that file by a name
+    // and no CRC, and the module's own build-id (what the callback searches the debug directories for)
+    // would answer with the debug file itself. Names, inline frames, lines and declarations as from the
+    // library as built.
+    void dwzAltFileOfADebugFileFoundByBuildId() {
+        const QString objcopy = QStandardPaths::findExecutable(QStringLiteral("objcopy"));
+        const QString dwz = QStandardPaths::findExecutable(QStringLiteral("dwz"));
+        if (objcopy.isEmpty() || dwz.isEmpty())
+            QSKIP("objcopy (binutils) or dwz not installed");
+        const QString lib = QString::fromUtf8(SCORCH_SYMTEST_LIB);
+        const std::string id = elfBuildId(lib.toStdString());
+        QTemporaryDir dir;
+        const QString a = dir.path() + QStringLiteral("/a.so"), b = dir.path() + QStringLiteral("/b.so");
+        const QString common = dir.path() + QStringLiteral("/common.debug");
+        QVERIFY(QFile::copy(lib, a) && QFile::copy(lib, b));
+        // two copies share all their DWARF: dwz moves it into common.debug and links both to it
+        QCOMPARE(QProcess::execute(dwz, {QStringLiteral("-m"), common, QStringLiteral("-M"), common, a, b}),
+                 0);
+        const QString debugDir = dir.path() + QStringLiteral("/debug");
+        const QString stripped = splitByBuildId(objcopy, a, dir.path(), id);
+        QVERIFY(!stripped.isEmpty());
+        const Location ret = locate(symtest::libFunction(4));
+        Symbolizer plain; // the library as built: the frames to expect
+        const Symbolizer::Request asBuilt{plain.module(lib.toStdString(), id), ret.offset, true};
+        const auto expected = plain.symbolize({&asBuilt, 1})[0];
+        QCOMPARE(expected.size(), std::size_t(2));
+        QVERIFY(!expected[1].function.empty() && expected[1].inlined && expected[1].declLine > 0);
+        SymbolizerOptions options;
+        options.debugDirs = {debugDir.toStdString()};
+        Symbolizer sym(options);
+        const Symbolizer::Request r{sym.module(stripped.toStdString(), id), ret.offset, true};
+        const auto frames = sym.symbolize({&r, 1})[0];
+        QCOMPARE(frames.size(), expected.size());
+        for (std::size_t k = 0; k < frames.size(); ++k) {
+            QCOMPARE(toQ(frames[k].function), toQ(expected[k].function));
+            QCOMPARE(frames[k].inlined, expected[k].inlined);
+            QCOMPARE(frames[k].line, expected[k].line);
+            QCOMPARE(frames[k].declLine, expected[k].declLine);
+            QCOMPARE(toQ(frames[k].declFile), toQ(expected[k].declFile));
+        }
+        QVERIFY(sym.report().at(0).hasDebugInfo);
+    }
+
     void separateDebugInfoByBuildId() {
         const QString objcopy = QStandardPaths::findExecutable(QStringLiteral("objcopy"));
         if (objcopy.isEmpty())
@@ -462,10 +520,8 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString debugDir = dir.path() + QStringLiteral("/debug");
         const QString debugFile = buildIdDebugFile(debugDir, id);
-        QVERIFY(!debugFile.isEmpty());
-        const QString stripped = dir.path() + QStringLiteral("/libscorch_symtest.so");
-        QCOMPARE(QProcess::execute(objcopy, {QStringLiteral("--only-keep-debug"), lib, debugFile}), 0);
-        QCOMPARE(QProcess::execute(objcopy, {QStringLiteral("--strip-debug"), lib, stripped}), 0);
+        const QString stripped = splitByBuildId(objcopy, lib, dir.path(), id);
+        QVERIFY(!stripped.isEmpty());
         QCOMPARE(toQ(elfBuildId(stripped.toStdString())), toQ(id));
         const Location ret = locate(symtest::libFunction(4));
 
