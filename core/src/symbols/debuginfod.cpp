@@ -94,7 +94,7 @@ DebuginfodResult debuginfodFetch(std::string_view urls, DebuginfodKind kind, std
                                  const std::atomic<bool>* cancel,
                                  const std::function<void(const std::string&)>& status) {
     DebuginfodResult result;
-    if (urls.find_first_not_of(' ') == std::string_view::npos || buildId.empty()) {
+    if (!anyDebuginfodServer(urls) || buildId.empty()) {
         result.error = "no debuginfod server";
         return result;
     }

@@ -16,6 +16,11 @@ struct DebuginfodResult {
     std::string error; ///< why not, e.g. "not found on http://127.0.0.1:8002"
 };
 
+/// `urls` (as DEBUGINFOD_URLS: space-separated) names at least one server.
+inline bool anyDebuginfodServer(std::string_view urls) {
+    return urls.find_first_not_of(' ') != std::string_view::npos;
+}
+
 /// Asks the servers `urls` (space-separated, as DEBUGINFOD_URLS) for the executable, the debug info or the
 /// source file `sourcePath` (as recorded in DWARF) of build-id `buildId` (hex). Empty `urls` asks nobody.
 ///
