@@ -2,6 +2,8 @@
 // its "SYMTEST:" markers.
 #pragma once
 
+#include <QProcess>
+#include <QStandardPaths>
 #include <QString>
 
 #include <cstdint>
@@ -46,6 +48,22 @@ inline uint32_t markerLine(const char* file, const char* marker) {
 
 inline QString toQ(const std::string& s) {
     return QString::fromStdString(s);
+}
+
+/// objcopy (binutils), which the tests that strip or split the test library need; empty where it is not
+/// installed (they skip).
+inline QString objcopy() {
+    return QStandardPaths::findExecutable(QStringLiteral("objcopy"));
+}
+
+/// The test library without its debug sections (`objcopy --strip-debug`) as `<dir>/libscorch_symtest.so`:
+/// that path, empty when objcopy failed.
+inline QString strippedTestLibrary(const QString& objcopy, const QString& dir) {
+    const QString stripped = dir + QStringLiteral("/libscorch_symtest.so");
+    return QProcess::execute(objcopy, {QStringLiteral("--strip-debug"), QString::fromUtf8(SCORCH_SYMTEST_LIB),
+                                       stripped}) == 0
+               ? stripped
+               : QString();
 }
 
 } // namespace symtest

@@ -12,8 +12,6 @@
 #include "testutil.h"
 
 #include <QDir>
-#include <QProcess>
-#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -525,14 +523,12 @@ private Q_SLOTS:
     }
 
     void moduleWithoutDebugInfoIsAWarning() {
-        const QString objcopy = QStandardPaths::findExecutable(QStringLiteral("objcopy"));
+        const QString objcopy = symtest::objcopy();
         if (objcopy.isEmpty())
             QSKIP("objcopy (binutils) not installed");
         QTemporaryDir dir;
-        const QString stripped = dir.path() + QStringLiteral("/libscorch_symtest.so");
-        QCOMPARE(QProcess::execute(objcopy, {QStringLiteral("--strip-debug"),
-                                             QString::fromUtf8(SCORCH_SYMTEST_LIB), stripped}),
-                 0);
+        const QString stripped = symtest::strippedTestLibrary(objcopy, dir.path());
+        QVERIFY(!stripped.isEmpty());
         const Location exe = locate(symtest::outerFunction(8));
         const Location lib = locate(symtest::libFunction(8));
         SymbolizerOptions options;
@@ -564,14 +560,12 @@ private Q_SLOTS:
     /// A module whose addresses are partly nameless says how many and how much of the samples were spent in
     /// them (the leaf): a nameless frame on the way to named code does not count.
     void namelessAddressesCountWhereSamplesWereSpent() {
-        const QString objcopy = QStandardPaths::findExecutable(QStringLiteral("objcopy"));
+        const QString objcopy = symtest::objcopy();
         if (objcopy.isEmpty())
             QSKIP("objcopy (binutils) not installed");
         QTemporaryDir dir;
-        const QString stripped = dir.path() + QStringLiteral("/libscorch_symtest.so");
-        QCOMPARE(QProcess::execute(objcopy, {QStringLiteral("--strip-debug"),
-                                             QString::fromUtf8(SCORCH_SYMTEST_LIB), stripped}),
-                 0);
+        const QString stripped = symtest::strippedTestLibrary(objcopy, dir.path());
+        QVERIFY(!stripped.isEmpty());
         const Location exe = locate(symtest::outerFunction(8));
         const Location lib = locate(symtest::libFunction(8));
         SymbolizerOptions options;

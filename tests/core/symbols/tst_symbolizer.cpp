@@ -76,7 +76,7 @@ int compressedSections(const QString& path) {
 /// The test library with its debug sections compressed by objcopy (`compression`: zlib or zstd), written to
 /// `to`: an empty string, else why not (for QSKIP).
 QString compressedTestLibrary(const QString& to, const QString& compression = QStringLiteral("zlib")) {
-    const QString objcopy = QStandardPaths::findExecutable(QStringLiteral("objcopy"));
+    const QString objcopy = symtest::objcopy();
     if (objcopy.isEmpty())
         return QStringLiteral("objcopy (binutils) not installed");
     if (QProcess::execute(objcopy, {QStringLiteral("--compress-debug-sections=") + compression,
@@ -424,7 +424,7 @@ private Q_SLOTS:
     // and no debuginfod server is set, that search is not asked at all: libdwfl would end it by loading
     // libdebuginfod and the 45 shared objects it needs (~10 ms) to ask no server.
     void debugFileByDebuglink() {
-        const QString objcopy = QStandardPaths::findExecutable(QStringLiteral("objcopy"));
+        const QString objcopy = symtest::objcopy();
         if (objcopy.isEmpty())
             QSKIP("objcopy (binutils) not installed");
         const QString lib = QString::fromUtf8(SCORCH_SYMTEST_LIB);
@@ -450,14 +450,12 @@ private Q_SLOTS:
     void noDebuginfodLibraryWithoutServers() {
         if (!qEnvironmentVariableIsEmpty("DEBUGINFOD_URLS"))
             QSKIP("DEBUGINFOD_URLS is set: libdwfl asks those servers itself");
-        const QString objcopy = QStandardPaths::findExecutable(QStringLiteral("objcopy"));
+        const QString objcopy = symtest::objcopy();
         if (objcopy.isEmpty())
             QSKIP("objcopy (binutils) not installed");
         QTemporaryDir dir;
-        const QString stripped = dir.path() + QStringLiteral("/libscorch_symtest.so");
-        QCOMPARE(QProcess::execute(objcopy, {QStringLiteral("--strip-debug"),
-                                             QString::fromUtf8(SCORCH_SYMTEST_LIB), stripped}),
-                 0);
+        const QString stripped = symtest::strippedTestLibrary(objcopy, dir.path());
+        QVERIFY(!stripped.isEmpty());
         bool hasDebugInfo = true;
         const auto frames = symbolizeLibraryCopy(stripped, hasDebugInfo);
         QCOMPARE(toQ(frames.at(0).function), QStringLiteral("symtest::libFunction(int)"));
@@ -473,7 +471,7 @@ private Q_SLOTS:
     // would answer with the debug file itself. Names, inline frames, lines and declarations as from the
     // library as built.
     void dwzAltFileOfADebugFileFoundByBuildId() {
-        const QString objcopy = QStandardPaths::findExecutable(QStringLiteral("objcopy"));
+        const QString objcopy = symtest::objcopy();
         const QString dwz = QStandardPaths::findExecutable(QStringLiteral("dwz"));
         if (objcopy.isEmpty() || dwz.isEmpty())
             QSKIP("objcopy (binutils) or dwz not installed");
@@ -512,7 +510,7 @@ private Q_SLOTS:
     }
 
     void separateDebugInfoByBuildId() {
-        const QString objcopy = QStandardPaths::findExecutable(QStringLiteral("objcopy"));
+        const QString objcopy = symtest::objcopy();
         if (objcopy.isEmpty())
             QSKIP("objcopy (binutils) not installed");
         const QString lib = QString::fromUtf8(SCORCH_SYMTEST_LIB);
@@ -739,7 +737,7 @@ private Q_SLOTS:
         // Debian's -dbg packages compress their debug sections: the symbolizer reads an inflated copy in a
         // memfd shared by its sessions; frames are the same as from the uncompressed file
         QFETCH(QString, compression);
-        const QString objcopy = QStandardPaths::findExecutable(QStringLiteral("objcopy"));
+        const QString objcopy = symtest::objcopy();
         if (objcopy.isEmpty())
             QSKIP("objcopy (binutils) not installed");
         const QString lib = QString::fromUtf8(SCORCH_SYMTEST_LIB);
