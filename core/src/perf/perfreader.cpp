@@ -271,8 +271,13 @@ private:
     }
 
     void decompress(std::string_view rec, uint64_t offset, bool sized) {
-        std::string_view in = rec.substr(sized ? 16 : 8);
-        if (sized && rec.size() >= 16) {
+        const std::size_t header = sized ? 16 : 8; // (PERF_RECORD_COMPRESSED2 adds the data's size)
+        if (rec.size() < header)
+            throw ImportError(m_name + ": corrupt compressed record at byte offset " +
+                              std::to_string(offset) + ": " + std::to_string(rec.size()) +
+                              " bytes, shorter than its " + std::to_string(header) + "-byte header");
+        std::string_view in = rec.substr(header);
+        if (sized) {
             uint64_t n;
             std::memcpy(&n, rec.data() + 8, 8);
             in = in.substr(0, std::min<uint64_t>(n, in.size()));

@@ -327,6 +327,17 @@ private Q_SLOTS:
         QCOMPARE(leaf.tree.grandTotal(0), INT64_MAX);
         QCOMPARE(leaf.tree.self(0, NodeId(leaf.tree.size() - 1)), INT64_MAX); // the one leaf
 
+        // a perf.data whose PERF_RECORD_COMPRESSED2 record is 8 bytes long, shorter than its own header (the
+        // size of the compressed data is missing): one line naming the file and the record's offset
+        // (fuzz_perfdata: std::out_of_range from a substring past the record's end, the program aborted)
+        covered << QStringLiteral("perfdata-short-compressed-record.data");
+        const std::string shortRecord = path("perfdata-short-compressed-record.data");
+        QCOMPARE(
+            importError(shortRecord),
+            QString::fromStdString(shortRecord) +
+                QStringLiteral(": corrupt compressed record at byte offset 624: 8 bytes, shorter than its "
+                               "16-byte header"));
+
         // folded counts with 5 decimals, written as speedscope and read back: the total keeps them
         const auto roundTrip = [&](const char* file, int64_t total) {
             covered << QString::fromLatin1(file);
