@@ -1,15 +1,14 @@
 // IncrementalTree: see rawprofile_tree.h.
 #include "raw/rawprofile_tree.h"
 
+#include "raw/stacksort.h"
+
 #include "model/linecosts.h"
 #include "util/hugepages.h"
 #include "util/phasetimer.h"
 
 #include <algorithm>
-#include <condition_variable>
-#include <exception>
 #include <future>
-#include <mutex>
 #include <numeric>
 #include <stdexcept>
 
@@ -85,146 +84,8 @@ uint32_t IncrementalTree::lineEntry(FrameId frame, SourceLine where) {
 
 namespace {
 
-struct StackKey {
-    const uint32_t* path; ///< frame references (into refKey)
-    uint32_t size, stack;
-};
-
-/// Sort key of frame `d` of a stack, -1 past its end (a stack sorts before the longer ones it is a prefix
-/// of).
-int64_t frameAt(const StackKey& k, std::size_t d, const uint32_t* refKey) {
-    return d < k.size ? static_cast<int64_t>(refKey[k.path[d]]) : -1;
-}
-
-/// Where partitionStacks() put the runs: less [0, lt), equal [lt, gt), more [gt, n).
-struct Partition {
-    std::size_t lt, gt;
-    bool ended; ///< the equal run's stacks all end at `depth`: identical, so sorted already
-};
-
-/// Moves the stacks of a[0, n), all equal in [0, depth), into three runs by their frame at `depth` against
-/// that of the middle stack: less, equal, more.
-Partition partitionStacks(StackKey* a, std::size_t n, std::size_t depth, const uint32_t* refKey) {
-    const int64_t pivot = frameAt(a[n / 2], depth, refKey);
-    std::size_t lt = 0, i = 0, gt = n;
-    while (i < gt) {
-        // the frames at `depth` of stacks far apart in memory: asked for ahead of their turn
-        if (i + 32 < gt)
-            __builtin_prefetch(a[i + 32].path + depth);
-        const int64_t v = frameAt(a[i], depth, refKey);
-        if (v < pivot)
-            std::swap(a[lt++], a[i++]);
-        else if (v > pivot)
-            std::swap(a[i], a[--gt]);
-        else
-            ++i;
-    }
-    return {lt, gt, pivot < 0};
-}
-
-/// Sorts stacks lexicographically by the keys of their frames, all equal in [0, depth): a multikey
-/// quicksort (Bentley and Sedgewick), which does not compare the long prefixes that stacks share again and
-/// again.
-void sortStacks(StackKey* a, std::size_t n, std::size_t depth, const uint32_t* refKey) {
-    while (n > 1) {
-        if (n < 12) {
-            std::sort(a, a + n, [depth, refKey](const StackKey& x, const StackKey& y) {
-                std::size_t i = depth;
-                const std::size_t m = std::min(x.size, y.size);
-                while (i < m && refKey[x.path[i]] == refKey[y.path[i]])
-                    ++i;
-                return i < m ? refKey[x.path[i]] < refKey[y.path[i]] : x.size < y.size;
-            });
-            return;
-        }
-        const auto [lt, gt, ended] = partitionStacks(a, n, depth, refKey);
-        // recurse into the two smaller parts (at most n / 2 each: bounded recursion), loop on the largest;
-        // the equal part goes on at the next frame, unless its stacks all end here (identical stacks)
-        const std::size_t less = lt, equal = ended ? 0 : gt - lt, more = n - gt;
-        if (equal >= less && equal >= more) {
-            sortStacks(a, less, depth, refKey);
-            sortStacks(a + gt, more, depth, refKey);
-            a += lt;
-            n = equal;
-            ++depth;
-        } else if (less >= more) {
-            sortStacks(a + gt, more, depth, refKey);
-            if (equal)
-                sortStacks(a + lt, equal, depth + 1, refKey);
-            n = less;
-        } else {
-            sortStacks(a, less, depth, refKey);
-            if (equal)
-                sortStacks(a + lt, equal, depth + 1, refKey);
-            a += gt;
-            n = more;
-        }
-    }
-}
-
 /// From this many stacks on, they are sorted and their lines listed on two threads.
 constexpr std::size_t kStacksAside = 20000;
-
-/// sortStacks() on two threads. The runs still to sort are in a pool both threads take the largest from: a
-/// run of more than 1/64 of the stacks is split by partitionStacks() (its parts go back into the pool), a
-/// smaller one is sorted by sortStacks(). The runs are disjoint and in order: sorted each, all are. (Work
-/// grows with a run's stacks times their shared depth, so dealing out the runs by count left one thread with
-/// three quarters of it on fp-large.)
-void sortStacksOnTwoThreads(StackKey* a, std::size_t n, const uint32_t* refKey) {
-    struct Run {
-        StackKey* a;
-        std::size_t n, depth;
-    };
-    const std::size_t grain = std::max<std::size_t>(n / 64, 1024);
-    std::mutex mutex;
-    std::condition_variable changed;
-    std::vector<Run> pool{{a, n, 0}};
-    int busy = 0;               // threads splitting or sorting a run
-    std::exception_ptr failure; // the first thread's exception (then both stop)
-    const auto work = [&] {
-        std::unique_lock lock(mutex);
-        for (;;) {
-            changed.wait(lock, [&] { return failure || !pool.empty() || busy == 0; });
-            if (failure || pool.empty())
-                return; // failed, or nothing left and nobody making more
-            const auto largest = std::max_element(pool.begin(), pool.end(),
-                                                  [](const Run& x, const Run& y) { return x.n < y.n; });
-            const Run r = *largest;
-            pool.erase(largest);
-            ++busy;
-            lock.unlock();
-            Run parts[3];
-            std::size_t count = 0;
-            try {
-                if (r.n > grain) {
-                    const auto [lt, gt, ended] = partitionStacks(r.a, r.n, r.depth, refKey);
-                    if (lt > 1)
-                        parts[count++] = {r.a, lt, r.depth};
-                    if (gt - lt > 1 && !ended)
-                        parts[count++] = {r.a + lt, gt - lt, r.depth + 1};
-                    if (r.n - gt > 1)
-                        parts[count++] = {r.a + gt, r.n - gt, r.depth};
-                } else {
-                    sortStacks(r.a, r.n, r.depth, refKey);
-                }
-                lock.lock();
-                pool.insert(pool.end(), parts, parts + count);
-            } catch (...) {
-                if (!lock.owns_lock())
-                    lock.lock();
-                if (!failure)
-                    failure = std::current_exception();
-            }
-            --busy;
-            changed.notify_all();
-        }
-    };
-    auto other = std::async(std::launch::async, work);
-    work();
-    other.get();
-    if (failure)
-        std::rethrow_exception(failure);
-}
 
 /// The nodes of the last batch into the empty tree (sealed: new nodes are not linked as children), made on
 /// two threads, each taking half of the sorted stacks (half of their frames). The nodes come out numbered as
@@ -363,10 +224,7 @@ void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<co
     std::future<void> linesListed;
     if (stacks.size() >= kStacksAside)
         linesListed = std::async(std::launch::async, listLines);
-    if (stacks.size() >= kStacksAside)
-        sortStacksOnTwoThreads(keys.data(), keys.size(), refKey.data());
-    else
-        sortStacks(keys.data(), keys.size(), 0, refKey.data());
+    sortStackKeys(keys, refKey.data(), stacks.size() >= kStacksAside);
     trace("tree: stacks sorted");
     // In sorted order, the stacks that share a prefix are adjacent: past the prefix shared with the previous
     // stack, a child of a node made in this batch is new too (no lookup); only nodes of earlier batches are
