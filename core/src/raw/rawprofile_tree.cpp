@@ -239,11 +239,12 @@ void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<co
     }
     const bool intoEmpty = firstNew == 1;
     std::vector<uint32_t> leaf(stacks.size(), kRootNode);
-    // How many of the frames of stack `p` agree with those of `prev`, the stack before it.
+    // How many of the frames of stack `p` agree with those of `prev`, the stack before it (the same
+    // references mostly: their frames are not looked up).
     const auto shared = [&](std::span<const uint32_t> p, std::span<const uint32_t> prev) {
         const std::size_t m = std::min(p.size(), prev.size());
         std::size_t d = 0;
-        while (d < m && refFrame[p[d]] == refFrame[prev[d]])
+        while (d < m && (p[d] == prev[d] || refFrame[p[d]] == refFrame[prev[d]]))
             ++d;
         return d;
     };
