@@ -35,6 +35,8 @@ struct Scratch {
     std::unique_ptr<Side[]> side;
 };
 
+/// Whether stack x sorts before y, both with the same keys in [0, depth) and their keys at `depth` kept in
+/// `next`.
 bool lessFrom(const StackKey& x, const StackKey& y, std::size_t depth, const uint32_t* refKey) {
     if (x.next != y.next || x.next == 0)
         return x.next < y.next;
@@ -52,7 +54,8 @@ bool lessFrom(const StackKey& x, const StackKey& y, std::size_t depth, const uin
 /// depth below, ascending, those equal to the pivot throughout, and those leaving at each depth above,
 /// descending; the stacks of a part have the same keys up to where they leave. So each stack's keys are
 /// read once in a row (against the pivot's, mostly the same references: no key looked up), instead of one
-/// pass over the run per depth for the long prefixes stacks share.
+/// pass over the run per depth for the long prefixes stacks share. Each stack's key at its part's depth is
+/// kept in its `next`.
 void splitRun(const Run& r, const uint32_t* refKey, Scratch& s, std::vector<uint32_t>& counts,
               std::vector<Run>& parts) {
     StackKey* const a = r.a;
