@@ -239,14 +239,9 @@ void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<co
     }
     const bool intoEmpty = firstNew == 1;
     std::vector<uint32_t> leaf(stacks.size(), kRootNode);
-    // How many of the frames of stack `p` agree with those of `prev`, the stack before it (the same
-    // references mostly: their frames are not looked up).
+    // How many of the frames of stack `p` agree with those of `prev`, the stack before it.
     const auto shared = [&](std::span<const uint32_t> p, std::span<const uint32_t> prev) {
-        const std::size_t m = std::min(p.size(), prev.size());
-        std::size_t d = 0;
-        while (d < m && (p[d] == prev[d] || refFrame[p[d]] == refFrame[prev[d]]))
-            ++d;
-        return d;
+        return agreeFrom(p.data(), prev.data(), 0, std::min(p.size(), prev.size()), refFrame.data());
     };
     if (last && intoEmpty && keys.size() >= kStacksAside) {
         makeNodesOnTwoThreads(keys, pathOf, refFrame, shared, m_parent, m_frame, leaf);

@@ -40,10 +40,8 @@ struct Scratch {
 bool lessFrom(const StackKey& x, const StackKey& y, std::size_t depth, const uint32_t* refKey) {
     if (x.next != y.next || x.next == 0)
         return x.next < y.next;
-    std::size_t i = depth + 1;
     const std::size_t m = std::min(x.size, y.size);
-    while (i < m && refKey[x.path[i]] == refKey[y.path[i]])
-        ++i;
+    const std::size_t i = agreeFrom(x.path, y.path, depth + 1, m, refKey);
     return i < m ? refKey[x.path[i]] < refKey[y.path[i]] : x.size < y.size;
 }
 
@@ -79,9 +77,7 @@ void splitRun(const Run& r, const uint32_t* refKey, Scratch& s, std::vector<uint
                 break;
             }
         const std::size_t m = std::min(x.size, pivot.size);
-        std::size_t d = depth + 1;
-        while (d < m && (x.path[d] == pivot.path[d] || refKey[x.path[d]] == refKey[pivot.path[d]]))
-            ++d;
+        const std::size_t d = agreeFrom(x.path, pivot.path, depth + 1, m, refKey);
         x.next = d < x.size ? refKey[x.path[d]] + 1 : 0;
         const uint32_t pivotNext = d < pivot.size ? refKey[pivot.path[d]] + 1 : 0;
         side[i] = x.next < pivotNext ? kLess : x.next > pivotNext ? kMore : kEqual;
