@@ -67,7 +67,8 @@ bool anyDebugFileByName(const std::string& file, const char* debuglink, std::str
     elsewhere.push_back(base);
     const auto anyIn = [](const std::string& where, const std::vector<std::string>& files) {
         for (const std::string& f : files) {
-            const std::string name = f.substr(f.rfind('/') == std::string::npos ? 0 : f.rfind('/') + 1);
+            const std::size_t cut = f.rfind('/');
+            const std::string name = cut == std::string::npos ? f : f.substr(cut + 1);
             if (fileExists(where + '/' + f) || fileExists(where + "/.dwz/" + name))
                 return true;
         }
