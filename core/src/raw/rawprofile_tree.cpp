@@ -92,10 +92,10 @@ constexpr std::size_t kStacksAside = 20000;
 /// one thread would number them: the second half's after the first half's. Until the first half is done, the
 /// second refers to the nodes of the first half's last stack by their depth and to its own by their index
 /// (encoded: 0 the root, 1..D depth - 1 on that stack's path of D frames, D + 1 + i its node i), and is
-/// renumbered when both are done.
-template <typename PathOf, typename Shared>
-void makeNodesOnTwoThreads(std::span<const StackKey> keys, const PathOf& pathOf,
-                           std::span<const FrameId> refFrame, const Shared& shared,
+/// renumbered when both are done. common[i]: the frames keys[i] shares with keys[i - 1].
+template <typename PathOf>
+void makeNodesOnTwoThreads(std::span<const StackKey> keys, std::span<const uint32_t> common,
+                           const PathOf& pathOf, std::span<const FrameId> refFrame,
                            std::vector<NodeId>& parent, std::vector<FrameId>& frame,
                            std::vector<uint32_t>& leaf) {
     std::size_t frames = 0, half = 0, split = 0;
@@ -104,15 +104,15 @@ void makeNodesOnTwoThreads(std::span<const StackKey> keys, const PathOf& pathOf,
     while (split + 1 < keys.size() && half < frames / 2)
         half += keys[split++].size;
     split = std::max<std::size_t>(split, 1); // (callers pass two stacks or more)
-    // Makes the nodes of keys[from, to) after `prev` (nodes[d]: prev's node at depth d + 1), appending them
-    // to `parents` and `nodeFrames`: node i of `parents` is number `firstId + i`.
-    const auto makeNodes = [&](std::size_t from, std::size_t to, std::span<const uint32_t> prev,
-                               std::vector<uint32_t>& nodes, uint32_t firstId, std::vector<NodeId>& parents,
+    // Makes the nodes of keys[from, to) after the stack before (nodes[d]: its node at depth d + 1), appending
+    // them to `parents` and `nodeFrames`: node i of `parents` is number `firstId + i`.
+    const auto makeNodes = [&](std::size_t from, std::size_t to, std::vector<uint32_t>& nodes,
+                               uint32_t firstId, std::vector<NodeId>& parents,
                                std::vector<FrameId>& nodeFrames) {
         for (std::size_t i = from; i < to; ++i) {
             const uint32_t k = keys[i].stack;
             const std::span<const uint32_t> p = pathOf(k);
-            std::size_t d = shared(p, prev);
+            std::size_t d = common[i];
             nodes.resize(d);
             uint32_t node = d ? nodes[d - 1] : kRootNode;
             for (; d < p.size(); ++d) {
@@ -123,13 +123,11 @@ void makeNodesOnTwoThreads(std::span<const StackKey> keys, const PathOf& pathOf,
                 nodes.push_back(id);
             }
             leaf[k] = node;
-            prev = p;
         }
     };
     // the first half on another thread, into the tree's arrays; the second half here, numbered as above
     std::vector<uint32_t> firstNodes;
-    auto first =
-        std::async(std::launch::async, [&] { makeNodes(0, split, {}, firstNodes, 0, parent, frame); });
+    auto first = std::async(std::launch::async, [&] { makeNodes(0, split, firstNodes, 0, parent, frame); });
     const std::span<const uint32_t> boundary = pathOf(keys[split - 1].stack);
     const auto depths = static_cast<uint32_t>(boundary.size());
     std::vector<uint32_t> nodes(depths);
@@ -141,7 +139,7 @@ void makeNodesOnTwoThreads(std::span<const StackKey> keys, const PathOf& pathOf,
     std::vector<FrameId> ownFrame;
     reserveHuge(ownParent, frames - half);
     reserveHuge(ownFrame, frames - half);
-    makeNodes(split, keys.size(), boundary, nodes, depths + 1, ownParent, ownFrame);
+    makeNodes(split, keys.size(), nodes, depths + 1, ownParent, ownFrame);
     first.get();
     // firstNodes is the path of the first half's last stack now
     const auto base = static_cast<uint32_t>(parent.size());
@@ -224,7 +222,10 @@ void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<co
     std::future<void> linesListed;
     if (stacks.size() >= kStacksAside)
         linesListed = std::async(std::launch::async, listLines);
-    sortStackKeys(keys, refKey.data(), stacks.size() >= kStacksAside);
+    // common[i]: the frames the sorted stack keys[i] shares with keys[i - 1] (the sort knows it; the same
+    // keys are the same frames)
+    std::vector<uint32_t> common(keys.size());
+    sortStackKeys(keys, refKey.data(), stacks.size() >= kStacksAside, common.data());
     trace("tree: stacks sorted");
     // In sorted order, the stacks that share a prefix are adjacent: past the prefix shared with the previous
     // stack, a child of a node made in this batch is new too (no lookup); only nodes of earlier batches are
@@ -239,19 +240,14 @@ void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<co
     }
     const bool intoEmpty = firstNew == 1;
     std::vector<uint32_t> leaf(stacks.size(), kRootNode);
-    // How many of the frames of stack `p` agree with those of `prev`, the stack before it.
-    const auto shared = [&](std::span<const uint32_t> p, std::span<const uint32_t> prev) {
-        return agreeFrom(p.data(), prev.data(), 0, std::min(p.size(), prev.size()), refFrame.data());
-    };
     if (last && intoEmpty && keys.size() >= kStacksAside) {
-        makeNodesOnTwoThreads(keys, pathOf, refFrame, shared, m_parent, m_frame, leaf);
+        makeNodesOnTwoThreads(keys, common, pathOf, refFrame, m_parent, m_frame, leaf);
     } else {
         std::vector<uint32_t> nodes; // nodes[d]: the previous stack's node at depth d + 1
-        std::span<const uint32_t> prev;
-        for (const StackKey& key : keys) {
-            const uint32_t k = key.stack;
+        for (std::size_t i = 0; i < keys.size(); ++i) {
+            const uint32_t k = keys[i].stack;
             const std::span<const uint32_t> p = pathOf(k);
-            std::size_t d = shared(p, prev);
+            std::size_t d = common[i];
             nodes.resize(d);
             uint32_t node = d ? nodes[d - 1] : kRootNode;
             for (; d < p.size(); ++d) {
@@ -260,7 +256,6 @@ void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<co
                 nodes.push_back(node);
             }
             leaf[k] = node;
-            prev = p;
         }
     }
     trace("tree: " + std::to_string(m_parent.size()) + " nodes");

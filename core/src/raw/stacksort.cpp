@@ -20,6 +20,17 @@ struct Run {
     std::size_t n, depth;
 };
 
+/// How far the frame references a[from, m) and b[from, m) agree, from `from` on: the same reference, or two
+/// with the same key[reference] (the sort's keys). Stacks that share a prefix
+/// mostly hold the same references there, whose keys are then not looked up.
+template <typename Key>
+std::size_t agreeFrom(const uint32_t* a, const uint32_t* b, std::size_t from, std::size_t m, const Key* key) {
+    std::size_t d = from;
+    while (d < m && (a[d] == b[d] || key[a[d]] == key[b[d]]))
+        ++d;
+    return d;
+}
+
 /// Runs of fewer stacks are sorted by comparisons.
 constexpr std::size_t kSmallRun = 16;
 
@@ -33,6 +44,11 @@ struct Scratch {
     std::unique_ptr<StackKey[]> moved;
     std::unique_ptr<uint32_t[]> shared; ///< keys in common with the pivot past the run's depth
     std::unique_ptr<Side[]> side;
+    /// Per position of the sorted order, if asked for: the keys in common with the stack before. A split
+    /// writes it where its parts meet (the stacks of a part all leave the pivot's path at the same depth and
+    /// to the same side, so the stacks next to each other there share as many keys whichever they become),
+    /// the sort of a part inside the part: each position once.
+    uint32_t* prefix;
 };
 
 /// Whether stack x sorts before y, both with the same keys in [0, depth) and their keys at `depth` kept in
@@ -102,10 +118,43 @@ void splitRun(const Run& r, const uint32_t* refKey, Scratch& s, std::vector<uint
         const std::size_t leave = p < equalPart ? p : partCount - 1 - p;
         parts.push_back({a + counts[p], size, depth + leave});
     }
+    if (s.prefix) {
+        // where two parts meet, the stacks share the keys up to where the first of the two parts leaves the
+        // pivot's path (the equal part: the whole pivot); inside the equal part, all keys
+        uint32_t* const prefix = s.prefix + at;
+        std::size_t before = SIZE_MAX; // the last non-empty part's depth of leaving, past `depth`
+        for (std::size_t p = 0; p < partCount; ++p) {
+            if (counts[p + 1] == counts[p])
+                continue;
+            const std::size_t leave = p < equalPart    ? p
+                                      : p == equalPart ? pivot.size - depth
+                                                       : partCount - 1 - p;
+            if (before != SIZE_MAX)
+                prefix[counts[p]] = static_cast<uint32_t>(depth + std::min(before, leave));
+            if (p == equalPart)
+                for (std::size_t i = counts[p] + 1; i < counts[p + 1]; ++i)
+                    prefix[i] = pivot.size;
+            before = leave;
+        }
+    }
     StackKey* const moved = s.moved.get() + at;
     for (std::size_t i = 0; i < n; ++i)
         moved[counts[partOf(i)]++] = a[i];
     std::memcpy(a, moved, n * sizeof(StackKey));
+}
+
+/// Sorts a small run by comparisons (and, if asked, counts the keys each stack shares with the one before).
+void sortSmallRun(const Run& r, const uint32_t* refKey, Scratch& s) {
+    std::sort(r.a, r.a + r.n,
+              [&](const StackKey& x, const StackKey& y) { return lessFrom(x, y, r.depth, refKey); });
+    if (!s.prefix)
+        return;
+    uint32_t* const prefix = s.prefix + (r.a - s.base);
+    for (std::size_t i = 1; i < r.n; ++i) {
+        const StackKey &x = r.a[i - 1], &y = r.a[i];
+        prefix[i] =
+            static_cast<uint32_t>(agreeFrom(x.path, y.path, r.depth, std::min(x.size, y.size), refKey));
+    }
 }
 
 /// Sorts run `r` and the parts it splits into.
@@ -116,9 +165,7 @@ void sortRun(const Run& r, const uint32_t* refKey, Scratch& s, std::vector<uint3
         const Run next = todo.back();
         todo.pop_back();
         if (next.n < kSmallRun)
-            std::sort(next.a, next.a + next.n, [&](const StackKey& x, const StackKey& y) {
-                return lessFrom(x, y, next.depth, refKey);
-            });
+            sortSmallRun(next, refKey, s);
         else
             splitRun(next, refKey, s, counts, todo);
     }
@@ -177,12 +224,14 @@ void sortOnTwoThreads(const Run& whole, const uint32_t* refKey, Scratch& s) {
 
 } // namespace
 
-void sortStackKeys(std::span<StackKey> keys, const uint32_t* refKey, bool twoThreads) {
+void sortStackKeys(std::span<StackKey> keys, const uint32_t* refKey, bool twoThreads, uint32_t* shared) {
+    if (shared && !keys.empty())
+        shared[0] = 0;
     if (keys.size() < 2)
         return;
     Scratch s{keys.data(), std::make_unique_for_overwrite<StackKey[]>(keys.size()),
               std::make_unique_for_overwrite<uint32_t[]>(keys.size()),
-              std::make_unique_for_overwrite<Side[]>(keys.size())};
+              std::make_unique_for_overwrite<Side[]>(keys.size()), shared};
     for (StackKey& k : keys)
         k.next = k.size ? refKey[k.path[0]] + 1 : 0;
     const Run whole{keys.data(), keys.size(), 0};

@@ -1,6 +1,7 @@
-// The sort of a batch's stacks (raw/stacksort.h) against std::sort with a plain lexicographic comparison:
-// stacks that share long prefixes, stacks that are prefixes of others, identical stacks, different
-// references with the same key, many stacks leaving a path at the same depth, and deep recursion.
+// The sort of a batch's stacks (raw/stacksort.h) against std::sort with a plain lexicographic comparison,
+// and the keys it says each sorted stack shares with the one before against a count: stacks that share
+// long prefixes, stacks that are prefixes of others, identical stacks, different references with the same
+// key, many stacks leaving a path at the same depth, and deep recursion.
 #include "raw/stacksort.h"
 
 #include <QTest>
@@ -110,7 +111,8 @@ private slots:
         for (std::size_t i = 0; i < s.paths.size(); ++i)
             keys.push_back(
                 {s.paths[i].data(), static_cast<uint32_t>(s.paths[i].size()), static_cast<uint32_t>(i)});
-        sortStackKeys(keys, s.refKey.data(), twoThreads);
+        std::vector<uint32_t> shared(keys.size(), 12345);
+        sortStackKeys(keys, s.refKey.data(), twoThreads, shared.data());
 
         // the expected order: the stacks' key sequences sorted as std::vector's operator< sorts them
         std::vector<std::vector<uint32_t>> expected;
@@ -127,6 +129,17 @@ private slots:
             QCOMPARE(keys[i].size, static_cast<uint32_t>(s.paths[k].size()));
             if (keysOf(s, k) != expected[i])
                 QFAIL(qPrintable(QStringLiteral("stack %1 out of order at position %2").arg(k).arg(i)));
+            // the keys it shares with the stack before it, counted here
+            std::size_t common = 0;
+            if (i > 0)
+                while (common < expected[i].size() && common < expected[i - 1].size() &&
+                       expected[i][common] == expected[i - 1][common])
+                    ++common;
+            if (shared[i] != common)
+                QFAIL(qPrintable(QStringLiteral("position %1 shares %2 keys with the one before, not %3")
+                                     .arg(i)
+                                     .arg(common)
+                                     .arg(shared[i])));
         }
         // (the fixture has what it is meant to have: shared prefixes, identical and prefix stacks)
         if (count >= 3000) {
