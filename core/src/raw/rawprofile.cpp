@@ -169,19 +169,18 @@ uint32_t RawProfileBuilder::thread(std::string_view name, int64_t pid, int64_t t
 }
 
 void RawProfileBuilder::pipelineSamples() {
-    d->pipeline = std::make_unique<detail::SamplePipeline>([this](const auto& forEachSample) {
+    d->pipeline = std::make_unique<detail::SamplePipeline>([this](const detail::SampleBatch& batch) {
+        using Sample = detail::SampleBatch::Sample;
         std::lock_guard lock(d->data); // once per batch
         // What merging a sample of a known stack reads, asked for ahead, stage by stage over the batch: the
         // stack's slot in the (big) stack table; its record; its address ids (from the leaf on, the order
         // of the comparison); the leaf's raw frame. Merging then finds them in the cache instead of waiting
         // for each in turn (four dependent cache misses a sample on fp-large, where most stacks come again).
-        forEachSample([&](uint32_t, std::span<const RawFrame>, std::span<const CostValue>, double, int32_t,
-                          uint64_t h) { d->stackTable.prefetch(h); });
+        batch.forEach([&](const Sample& x) { d->stackTable.prefetch(x.stackHash); });
         auto& known = d->batchStacks;
         known.clear();
-        forEachSample([&](uint32_t, std::span<const RawFrame>, std::span<const CostValue>, double, int32_t,
-                          uint64_t h) {
-            const uint32_t s = d->stackTable.candidate(h);
+        batch.forEach([&](const Sample& x) {
+            const uint32_t s = d->stackTable.candidate(x.stackHash);
             known.push_back(s);
             if (s < d->stacks.size())
                 __builtin_prefetch(&d->stacks[s]);
@@ -204,9 +203,8 @@ void RawProfileBuilder::pipelineSamples() {
             if (at != detail::IndexProbe::kAbsent)
                 if (const uint32_t id = d->stackAddrs[at]; id < d->addrs.size())
                     __builtin_prefetch(&d->addrs[id]);
-        forEachSample([&](uint32_t thread, std::span<const RawFrame> leafToRoot,
-                          std::span<const CostValue> costs, double timeSeconds, int32_t cpu, uint64_t h) {
-            d->addSampleLocked(thread, leafToRoot, costs, timeSeconds, cpu, h);
+        batch.forEach([&](const Sample& x) {
+            d->addSampleLocked(x.thread, x.leafToRoot, x.costs, x.timeSeconds, x.cpu, x.stackHash);
         });
     });
 }

@@ -21,11 +21,11 @@ SamplePipeline::~SamplePipeline() {
 void SamplePipeline::add(uint32_t thread, std::span<const RawFrame> leafToRoot,
                          std::span<const CostValue> costs, double timeSeconds, int32_t cpu,
                          uint64_t stackHash) {
-    m_filling.samples.push_back({thread, static_cast<uint32_t>(leafToRoot.size()),
-                                 static_cast<uint32_t>(costs.size()), cpu, timeSeconds, stackHash});
-    m_filling.frames.insert(m_filling.frames.end(), leafToRoot.begin(), leafToRoot.end());
-    m_filling.costs.insert(m_filling.costs.end(), costs.begin(), costs.end());
-    if (m_filling.samples.size() >= kBatchSamples)
+    m_filling.m_samples.push_back({thread, static_cast<uint32_t>(leafToRoot.size()),
+                                   static_cast<uint32_t>(costs.size()), cpu, timeSeconds, stackHash});
+    m_filling.m_frames.insert(m_filling.m_frames.end(), leafToRoot.begin(), leafToRoot.end());
+    m_filling.m_costs.insert(m_filling.m_costs.end(), costs.begin(), costs.end());
+    if (m_filling.size() >= kBatchSamples)
         handOver(false);
 }
 
@@ -44,7 +44,7 @@ void SamplePipeline::handOver(bool wait) {
     m_wake.wait(lock, [&] { return m_queue.size() < kMaxQueued || m_error; });
     m_waitingForRoom = false;
     rethrow();
-    if (!m_filling.samples.empty()) {
+    if (!m_filling.empty()) {
         m_queue.push_back(std::move(m_filling));
         m_filling = Batch();
         if (!m_spare.empty()) { // (a merged batch's buffers, already grown to a batch's size)
@@ -76,24 +76,13 @@ void SamplePipeline::consume() {
         m_wake.notify_all(); // a producer waiting for room goes on now, not after this batch is merged
         bool failed = false;
         try {
-            m_mergeBatch([&](const Merge& merge) {
-                std::size_t frame = 0, cost = 0;
-                for (const Batch::Sample& s : work.samples) {
-                    merge(s.thread, std::span<const RawFrame>(work.frames.data() + frame, s.frames),
-                          std::span<const CostValue>(work.costs.data() + cost, s.costs), s.time, s.cpu,
-                          s.hash);
-                    frame += s.frames;
-                    cost += s.costs;
-                }
-            });
+            m_mergeBatch(work);
         } catch (...) {
             std::lock_guard lock(m_mutex);
             m_error = std::current_exception();
             failed = true;
         }
-        work.samples.clear();
-        work.frames.clear();
-        work.costs.clear();
+        work.clear();
         {
             std::lock_guard lock(m_mutex);
             m_merging = false;

@@ -19,6 +19,52 @@
 
 namespace scorch::detail {
 
+/// One batch of samples as the producer added them, which the consumer goes through (in order) as often as
+/// it likes: forEach() is inlined into its loops, instead of a std::function called per sample.
+class SampleBatch {
+public:
+    /// One sample as RawProfileBuilder::addSample() takes it, and the hash of its stack that the producer
+    /// computed (the consumer merging the samples is the busier thread).
+    struct Sample {
+        uint32_t thread;
+        std::span<const RawFrame> leafToRoot;
+        std::span<const CostValue> costs;
+        double timeSeconds;
+        int32_t cpu;
+        uint64_t stackHash;
+    };
+    std::size_t size() const { return m_samples.size(); }
+    bool empty() const { return m_samples.empty(); }
+    /// Calls f(const Sample&) for each sample, in the order added.
+    template <typename F>
+    void forEach(F&& f) const {
+        std::size_t frame = 0, cost = 0;
+        for (const Entry& e : m_samples) {
+            f(Sample{e.thread, std::span<const RawFrame>(m_frames.data() + frame, e.frames),
+                     std::span<const CostValue>(m_costs.data() + cost, e.costs), e.time, e.cpu, e.hash});
+            frame += e.frames;
+            cost += e.costs;
+        }
+    }
+
+private:
+    friend class SamplePipeline;
+    struct Entry {
+        uint32_t thread, frames, costs;
+        int32_t cpu;
+        double time;
+        uint64_t hash;
+    };
+    void clear() {
+        m_samples.clear();
+        m_frames.clear();
+        m_costs.clear();
+    }
+    std::vector<Entry> m_samples;
+    std::vector<RawFrame> m_frames;
+    std::vector<CostValue> m_costs;
+};
+
 class SamplePipeline {
 public:
     /// Samples per batch handed over.
@@ -27,14 +73,8 @@ public:
     /// burst of new stacks (with one, the reader of fp-medium.data waited 12-38 ms for the merging thread in
     /// 20-40 of its 100 hand-overs, although that thread has less to do in all than the reader).
     static constexpr std::size_t kMaxQueued = 6;
-    /// One sample as RawProfileBuilder::addSample() takes it, and the hash of its stack that the producer
-    /// computed (the consumer merging the samples is the busier thread).
-    using Merge = std::function<void(uint32_t thread, std::span<const RawFrame> leafToRoot,
-                                     std::span<const CostValue> costs, double timeSeconds, int32_t cpu,
-                                     uint64_t stackHash)>;
-    /// `mergeBatch(f)` is called on the consumer thread once per batch; it calls f for each of the batch's
-    /// samples in order (so that it can take its lock once per batch).
-    using MergeBatch = std::function<void(const std::function<void(const Merge&)>& samples)>;
+    /// Called on the consumer thread once per batch (so that it can take its lock once per batch).
+    using MergeBatch = std::function<void(const SampleBatch& batch)>;
 
     explicit SamplePipeline(MergeBatch mergeBatch);
     ~SamplePipeline(); ///< stops the consumer; samples not merged yet are dropped
@@ -54,17 +94,7 @@ public:
     bool producerWaitingForRoom() const { return m_waitingForRoom.load(); }
 
 private:
-    struct Batch {
-        struct Sample {
-            uint32_t thread, frames, costs;
-            int32_t cpu;
-            double time;
-            uint64_t hash;
-        };
-        std::vector<Sample> samples;
-        std::vector<RawFrame> frames;
-        std::vector<CostValue> costs;
-    };
+    using Batch = SampleBatch;
     /// Queues the filling batch (waiting while kMaxQueued are queued); `wait`: until everything is merged.
     void handOver(bool wait);
     void rethrow(); ///< with m_mutex held

@@ -16,6 +16,7 @@
 #include <vector>
 
 using namespace scorch;
+using scorch::detail::SampleBatch;
 using scorch::detail::SamplePipeline;
 using scorch::test::kPatienceMs;
 
@@ -62,14 +63,15 @@ private Q_SLOTS:
     void everySampleOnceInOrder() {
         std::vector<uint64_t> seen; // (the consumer's only)
         bool intact = true;
-        SamplePipeline pipe([&](const auto& forEach) {
-            forEach([&](uint32_t thread, std::span<const RawFrame> frames, std::span<const CostValue> costs,
-                        double time, int32_t cpu, uint64_t hash) {
+        SamplePipeline pipe([&](const SampleBatch& batch) {
+            batch.forEach([&](const SampleBatch::Sample& s) {
+                const std::span<const RawFrame> frames = s.leafToRoot;
                 const uint64_t i = frames.size() == 2 ? frames[0].address : UINT64_MAX;
-                intact = intact && thread == i % 5 && frames[1].address == i * 3 && frames[0].returnAddress &&
-                         costs.size() == 1 && costs[0].value == static_cast<int64_t>(i) &&
-                         time == static_cast<double>(i) && cpu == static_cast<int32_t>(i % 2) &&
-                         hash == i * 11;
+                intact = intact && s.thread == i % 5 && frames[1].address == i * 3 &&
+                         frames[0].returnAddress && s.costs.size() == 1 &&
+                         s.costs[0].value == static_cast<int64_t>(i) &&
+                         s.timeSeconds == static_cast<double>(i) && s.cpu == static_cast<int32_t>(i % 2) &&
+                         s.stackHash == i * 11;
                 seen.push_back(i);
             });
         });
@@ -91,11 +93,10 @@ private Q_SLOTS:
     void producerRunsAheadOfAHeldConsumer() {
         Gate gate;
         std::atomic<uint64_t> merged{0};
-        SamplePipeline pipe([&](const auto& forEach) {
+        SamplePipeline pipe([&](const SampleBatch& batch) {
             if (merged.load() == 0)
                 gate.wait(); // the first batch holds the consumer up
-            forEach([&](uint32_t, std::span<const RawFrame>, std::span<const CostValue>, double, int32_t,
-                        uint64_t) { ++merged; });
+            batch.forEach([&](const SampleBatch::Sample&) { ++merged; });
         });
         // the producer hands over the first batch, then kMaxQueued more, and fills one: then it must wait
         const uint64_t room = SamplePipeline::kBatchSamples * (SamplePipeline::kMaxQueued + 2);
@@ -130,7 +131,7 @@ private Q_SLOTS:
 
     void anErrorInMergingReachesTheProducer() {
         std::atomic<int> batches{0};
-        SamplePipeline pipe([&](const auto&) {
+        SamplePipeline pipe([&](const SampleBatch&) {
             if (++batches == 2)
                 throw std::runtime_error("merge failed");
         });
