@@ -64,8 +64,10 @@ void RawProfileBuilder::Impl::resolve(std::span<const Symbolizer::Request> reque
         if (f.empty() || f.front().function.empty()) {
             resolved.push_back(unresolvedFrame(raw));
             addrCount.push_back(1);
+            addrUnresolved.push_back(resolved.back().unresolved ? 1 : 0);
             continue;
         }
+        addrUnresolved.push_back(0);
         const ModuleType type = symbolizer.moduleType(raw.module);
         const StringId module = strings.intern(symbolizer.modulePath(raw.module));
         for (const SymbolFrame& s : f) {
@@ -92,14 +94,13 @@ void RawProfileBuilder::Impl::expandFrames(NewStacks& newStacks, std::size_t fro
             *path++ = rootRefs[thread];
         for (std::size_t i = newStacks.addr[k]; i < newStacks.addr[k + 1]; ++i) {
             const uint32_t a = newStacks.addrs[i];
-            for (uint32_t r = addrFirst[a]; r < addrFirst[a] + addrCount[a]; ++r) {
-                const Resolved& x = resolved[r];
-                // one [module] frame for a run of unresolved addresses in the same module
-                if (x.unresolved && !options.unresolvedAddresses && path > first &&
-                    resolved[path[-1]].frame == x.frame)
-                    continue;
-                *path++ = r;
-            }
+            const uint32_t r = addrFirst[a];
+            // one [module] frame for a run of unresolved addresses in the same module
+            if (addrUnresolved[a] && !options.unresolvedAddresses && path > first &&
+                resolved[path[-1]].frame == resolved[r].frame)
+                continue;
+            for (uint32_t n = addrCount[a], j = 0; j < n; ++j)
+                *path++ = r + j;
         }
         newStacks.path[k] = {thread, static_cast<uint32_t>(newStacks.ref[k]),
                              static_cast<uint32_t>(path - first)};

@@ -88,7 +88,10 @@ struct RawProfileBuilder::Impl {
     std::mutex snapshotting;
     detail::IncrementalTree tree;
     std::vector<uint32_t> addrFirst, addrCount; ///< per address id: its frames in `resolved`
-    std::vector<uint32_t> addrModule;           ///< per address id: its module handle
+    /// per address id: 1 when its one frame is an unresolved address (so that expanding the stacks need not
+    /// read `resolved` to know: fp-large's 25 M address ids, each a cache miss there)
+    std::vector<uint8_t> addrUnresolved;
+    std::vector<uint32_t> addrModule; ///< per address id: its module handle
     std::vector<Resolved> resolved;
     std::vector<uint32_t> rootRefs;                  ///< per thread: its Process frame in `resolved`
     std::size_t expanded = 0;                        ///< stacks [0, expanded) are in `tree`
