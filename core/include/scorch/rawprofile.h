@@ -68,6 +68,9 @@ public:
     void addSample(uint32_t thread, std::span<const RawFrame> leafToRoot, std::span<const CostValue> costs,
                    double timeSeconds = -1, int32_t cpu = -1);
     uint64_t samples() const;
+    /// About how many samples will come in all (a reader's estimate from what it has read): the builder
+    /// makes room for them once, instead of its arrays doubling into fresh memory as they grow.
+    void expectSamples(uint64_t n);
     /// From now on, modules are opened and addresses symbolized only by snapshot() and finish(), not in the
     /// background while samples arrive: for readers that learn modules' build-ids after their samples.
     void deferSymbolization();

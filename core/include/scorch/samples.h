@@ -36,10 +36,12 @@ public:
     /// Keeps the values at these positions, in this order.
     void gather(std::span<const uint32_t> order);
     void scale(int64_t factor);
+    /// Room for `n` values in all, in whichever form the column has or takes later.
+    void reserve(std::size_t n);
 
 private:
     void widen();
-    std::size_t m_size = 0;
+    std::size_t m_size = 0, m_expected = 0;
     int64_t m_constant = 0;
     std::vector<int32_t> m_narrow;
     std::vector<int64_t> m_wide;
@@ -55,6 +57,9 @@ class SampleLog {
 public:
     void add(int64_t timeNs, uint32_t thread, uint32_t ref, int32_t cpu, std::span<const CostValue> costs,
              uint64_t runKey = 0);
+    /// Room for `n` samples in all (for a builder that can tell how many will come: its columns then grow
+    /// without a copy into fresh memory at every doubling).
+    void reserve(std::size_t n);
     std::size_t size() const { return m_time.size(); }
     bool empty() const { return m_time.empty(); }
     /// Moves `other`'s samples behind these, mapping its threads, refs and cost types (values multiplied by
@@ -79,6 +84,7 @@ private:
     std::vector<int32_t> m_cpu; ///< empty while no sample named its CPU
     std::vector<SampleCostColumn> m_cost;
     std::vector<std::pair<uint64_t, std::size_t>> m_runs; ///< (key, first sample)
+    std::size_t m_expected = 0;                           ///< reserve()
 };
 
 /// A half-open time range [begin, end) in nanoseconds since the profile's first sample.

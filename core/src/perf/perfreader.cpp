@@ -254,6 +254,14 @@ private:
             } else {
                 record(p, size, pos, -1);
             }
+            // a large recording: once 1/64 of it is read, how many samples it holds in all (by the share
+            // read, and some more), so that the builder's arrays are made that large once
+            if (!m_estimated && end - begin >= kEstimateFrom && pos - begin >= (end - begin) / 64) {
+                m_estimated = true;
+                const double share = static_cast<double>(pos - begin) / static_cast<double>(end - begin);
+                m_state.expectSamples(
+                    static_cast<uint64_t>(static_cast<double>(m_state.samplesRead()) / share * 1.1));
+            }
             if (extra > end - pos - size) {
                 truncatedAt(pos, "record payload");
                 break;
@@ -460,6 +468,8 @@ private:
     int64_t m_bufferBase = 0;
     bool m_truncated = false;
     bool m_releasable = false;
+    bool m_estimated = false; ///< the builder was told how many samples to expect
+    static constexpr uint64_t kEstimateFrom = 16u << 20;
     uint64_t m_pos = 0;      ///< the record being read
     uint64_t m_released = 0; ///< file pages before this offset were dropped
     std::chrono::steady_clock::time_point m_start, m_lastPartial;

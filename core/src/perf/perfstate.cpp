@@ -37,8 +37,8 @@ SymbolizerOptions recordingSymbolizerOptions(const std::string& name, const Impo
 RawProfileOptions rawOptions(const ImportOptions& options) {
     RawProfileOptions r;
     r.unresolvedAddresses = options.perfAddresses; // `[module+0x...]` per address, as --addrs does for text
-    // one thread asked for: no helper threads either, so that the work done (and a fuzzer's coverage) does not
-    // depend on their timing
+    // one thread asked for: no helper threads either, so that the work done (and a fuzzer's coverage) does
+    // not depend on their timing
     r.symbolizeAhead = options.threads != 1;
     return r;
 }
@@ -316,6 +316,7 @@ void PerfState::sample(Cursor& c, uint16_t misc) {
         warn(c.offset() - 8, "sample of an unknown event skipped");
         return;
     }
+    ++m_samplesRead;
     const uint64_t st = a->sampleType;
     const SampleHead h = readSampleHead(c, *a);
     const bool dwarf = (st & SampleRegsUser) && (st & SampleStackUser) && a->regsUser;

@@ -54,6 +54,10 @@ public:
     void warnFirst(uint64_t offset, std::string message);
 
     uint64_t samples() const { return m_builder->samples(); }
+    /// Sample records read so far (without waiting for the builder), and the reader's estimate of how many
+    /// there will be in all, passed on to the builder.
+    uint64_t samplesRead() const { return m_samplesRead; }
+    void expectSamples(uint64_t n) { m_builder->expectSamples(n); }
     Profile snapshot(const std::atomic<bool>* cancel);
     Profile finish(const std::atomic<bool>* cancel);
 
@@ -146,6 +150,7 @@ private:
     std::vector<std::pair<uint64_t, uint64_t>> m_readValues; // PERF_SAMPLE_READ: (id, counter value)
     std::unordered_map<uint64_t, uint64_t> m_readLast;       // by id: the counter at its previous sample
     std::vector<CostValue> m_costs;
+    uint64_t m_samplesRead = 0;
     std::map<uint32_t, uint64_t> m_unknownTypes;
     uint64_t m_lost = 0, m_unwindFailures = 0, m_dwarfSamples = 0;
 

@@ -287,6 +287,18 @@ void RawProfileBuilder::Impl::addSampleLocked(uint32_t thread, std::span<const R
     }
 }
 
+void RawProfileBuilder::expectSamples(uint64_t n) {
+    n = std::min<uint64_t>(n, UINT32_MAX);
+    std::lock_guard lock(d->data); // (the merging thread's arrays)
+    if (d->allTimed)
+        d->timed.reserve(n);
+    // distinct stacks: at most one a sample (reserved, not written: only what is used is mapped in)
+    d->stacks.reserve(n);
+    for (auto& c : d->stackCost)
+        c.reserve(n);
+    d->dirty.reserve(n);
+}
+
 uint64_t RawProfileBuilder::samples() const {
     if (d->pipeline)
         d->pipeline->drain();

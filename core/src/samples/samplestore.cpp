@@ -38,7 +38,16 @@ void takeOrCopy(std::vector<T>& to, std::vector<T>& from, std::size_t count, boo
 
 // --- SampleCostColumn ---
 
+void SampleCostColumn::reserve(std::size_t n) {
+    m_expected = n;
+    if (!m_wide.empty())
+        m_wide.reserve(n);
+    else if (!m_narrow.empty())
+        m_narrow.reserve(n);
+}
+
 void SampleCostColumn::widen() {
+    m_wide.reserve(std::max(m_expected, m_size + 1));
     if (!m_narrow.empty()) {
         m_wide.assign(m_narrow.begin(), m_narrow.end());
         std::vector<int32_t>().swap(m_narrow);
@@ -60,6 +69,7 @@ void SampleCostColumn::push(int64_t value) {
     } else if (m_size == 0 || value == m_constant) {
         m_constant = value;
     } else if (fitsNarrow(value) && fitsNarrow(m_constant)) {
+        m_narrow.reserve(std::max(m_expected, m_size + 1));
         m_narrow.assign(m_size, static_cast<int32_t>(m_constant));
         m_narrow.push_back(static_cast<int32_t>(value));
     } else {
@@ -100,6 +110,17 @@ void SampleCostColumn::scale(int64_t factor) {
 
 // --- SampleLog ---
 
+void SampleLog::reserve(std::size_t n) {
+    m_expected = n;
+    m_time.reserve(n);
+    m_thread.reserve(n);
+    m_ref.reserve(n);
+    if (!m_cpu.empty())
+        m_cpu.reserve(n);
+    for (SampleCostColumn& c : m_cost)
+        c.reserve(n);
+}
+
 void SampleLog::add(int64_t timeNs, uint32_t thread, uint32_t ref, int32_t cpu,
                     std::span<const CostValue> costs, uint64_t runKey) {
     if (m_runs.empty() || m_runs.back().first != runKey)
@@ -109,6 +130,8 @@ void SampleLog::add(int64_t timeNs, uint32_t thread, uint32_t ref, int32_t cpu,
     m_thread.push_back(thread);
     m_ref.push_back(ref);
     if (cpu >= 0 || !m_cpu.empty()) { // the column starts with the first CPU, the samples before it unknown
+        if (m_cpu.empty())
+            m_cpu.reserve(std::max(m_expected, n + 1));
         m_cpu.resize(n, -1);
         m_cpu.push_back(cpu);
     }
@@ -116,8 +139,10 @@ void SampleLog::add(int64_t timeNs, uint32_t thread, uint32_t ref, int32_t cpu,
         if (c.costType >= m_cost.size()) {
             const std::size_t old = m_cost.size();
             m_cost.resize(c.costType + 1);
-            for (std::size_t t = old; t < m_cost.size(); ++t)
+            for (std::size_t t = old; t < m_cost.size(); ++t) {
+                m_cost[t].reserve(m_expected);
                 m_cost[t].pushRepeated(0, n);
+            }
         }
     }
     for (std::size_t t = 0; t < m_cost.size(); ++t) {

@@ -327,12 +327,16 @@ private Q_SLOTS:
         QTest::addColumn<int>("batchSamples"); // three batches of so many
         QTest::addColumn<int>("minDepth");
         QTest::addColumn<int>("depthRange");
-        QTest::newRow("snapshots in between") << true << 300 << 1 << 6;
-        QTest::newRow("one batch (nodes made in final order)") << false << 300 << 1 << 6;
+        QTest::addColumn<int>("expect"); // told after ten samples that so many will come (0: not told)
+        QTest::newRow("snapshots in between") << true << 300 << 1 << 6 << 0;
+        QTest::newRow("one batch (nodes made in final order)") << false << 300 << 1 << 6 << 0;
         // over 20 000 distinct stacks and 200 000 frames: expanded, sorted and listed on two threads
-        QTest::newRow("one large batch (on two threads)") << false << 10000 << 10 << 10;
+        QTest::newRow("one large batch (on two threads)") << false << 10000 << 10 << 10 << 0;
         // 1.1 M address ids (4.5 MB): the final build gives back the ids of the stacks expanded as it goes
-        QTest::newRow("ids given back while expanding") << false << 25000 << 10 << 10;
+        QTest::newRow("ids given back while expanding") << false << 25000 << 10 << 10 << 0;
+        // the builder's arrays made room for the samples to come, fewer or more than come
+        QTest::newRow("told too few samples will come") << true << 300 << 1 << 6 << 200;
+        QTest::newRow("told more samples will come") << false << 10000 << 10 << 10 << 100000;
     }
 
     void rawProfileMatchesTreeBuilderAcrossSnapshots() {
@@ -343,6 +347,7 @@ private Q_SLOTS:
         QFETCH(int, batchSamples);
         QFETCH(int, minDepth);
         QFETCH(int, depthRange);
+        QFETCH(int, expect);
         const Location exe = locate(symtest::outerFunction(7));
         const Location lib = locate(symtest::libFunction(7));
         const Location twice = locate(reinterpret_cast<const void*>(&symtest::Box<int>::twice));
@@ -385,6 +390,8 @@ private Q_SLOTS:
                 const uint32_t t = next() % 2;
                 distinct.insert({t, picks});
                 const CostValue c{cpu, static_cast<int64_t>(1 + next() % 100)};
+                if (expect && batch == 0 && i == 10)
+                    raw.expectSamples(static_cast<uint64_t>(expect));
                 raw.addSample(threads[t], leafFirst, {&c, 1});
                 std::set<std::string> modules;
                 for (const std::size_t k : picks)

@@ -364,6 +364,56 @@ class TestSamples : public QObject {
 private Q_SLOTS:
     void initTestCase() { QVERIFY(m_dir.isValid()); }
 
+    // A log reserved for fewer, as many or more samples than come (also once some are in) keeps the same
+    // samples as one never reserved: times out of order, a CPU column that starts midway, a cost column that
+    // is constant, then 32-bit, then 64-bit, and a cost type that appears midway.
+    void reservedLogKeepsItsSamples_data() {
+        QTest::addColumn<int>("expected");
+        QTest::addColumn<int>("reserveAfter");
+        QTest::newRow("not reserved") << 0 << 0;
+        QTest::newRow("fewer") << 1000 << 0;
+        QTest::newRow("as many") << 10000 << 0;
+        QTest::newRow("more") << 30000 << 0;
+        QTest::newRow("more, once some are in") << 30000 << 2500;
+        QTest::newRow("as many, once the CPU and 32-bit costs came") << 10000 << 4000;
+    }
+    void reservedLogKeepsItsSamples() {
+        QFETCH(int, expected);
+        QFETCH(int, reserveAfter);
+        const auto fill = [](SampleLog& log, int expect, int after) {
+            for (int i = 0; i < 10000; ++i) {
+                if (expect && i == after)
+                    log.reserve(static_cast<std::size_t>(expect));
+                const int64_t time = i % 10 == 3 ? int64_t(i) * 1000 - 2500 : int64_t(i) * 1000;
+                const int32_t cpu = i < 2000 ? -1 : i % 4;
+                const int64_t period = i < 3000 ? 250000 : i == 7000 ? (int64_t(1) << 40) : 1000 + i;
+                std::vector<CostValue> costs{{0, 1}, {1, period}};
+                if (i >= 5000)
+                    costs.push_back({2, i % 5});
+                log.add(time, static_cast<uint32_t>(i % 3), static_cast<uint32_t>(i % 7), cpu, costs);
+            }
+        };
+        SampleLog plain, reserved;
+        fill(plain, 0, 0);
+        fill(reserved, expected, reserveAfter);
+        const std::vector<NodeId> refNode{1, 2, 3, 4, 5, 6, 7};
+        const std::vector<uint32_t> threadMap{0, 1, 2}, typeOrder{0, 1, 2};
+        const auto a = plain.build(10000, refNode, threadMap, typeOrder, 3, true);
+        const auto b = reserved.build(10000, refNode, threadMap, typeOrder, 3, true);
+        QCOMPARE(b->size(), a->size());
+        QCOMPARE(b->size(), std::size_t(10000));
+        QCOMPARE(b->costTypeCount(), std::size_t(3));
+        QVERIFY(!a->cost(1).uniform() && !a->cost(2).uniform()); // (the columns took those forms)
+        for (std::size_t i = 0; i < a->size(); ++i) {
+            if (a->time(i) != b->time(i) || a->thread(i) != b->thread(i) || a->node(i) != b->node(i) ||
+                a->cpu(i) != b->cpu(i))
+                QFAIL(qPrintable(QStringLiteral("sample %1 differs").arg(i)));
+            for (std::size_t t = 0; t < 3; ++t)
+                if (a->cost(t)[i] != b->cost(t)[i])
+                    QFAIL(qPrintable(QStringLiteral("sample %1's cost %2 differs").arg(i).arg(t)));
+        }
+    }
+
     // A recording of over ten thousand samples (a corpus recording's, repeated one copy after the other):
     // slices large enough to be sorted by radix, in several passes, on one thread and on two
     void largeCut() {
