@@ -21,10 +21,10 @@ struct Run {
 };
 
 /// How far the frame references a[from, m) and b[from, m) agree, from `from` on: the same reference, or two
-/// with the same key[reference] (the sort's keys). Stacks that share a prefix
-/// mostly hold the same references there, whose keys are then not looked up.
-template <typename Key>
-std::size_t agreeFrom(const uint32_t* a, const uint32_t* b, std::size_t from, std::size_t m, const Key* key) {
+/// with the same key[reference]. Stacks that share a prefix mostly hold the same references there, whose keys
+/// are then not looked up.
+std::size_t agreeFrom(const uint32_t* a, const uint32_t* b, std::size_t from, std::size_t m,
+                      const uint32_t* key) {
     std::size_t d = from;
     while (d < m && (a[d] == b[d] || key[a[d]] == key[b[d]]))
         ++d;
@@ -106,6 +106,10 @@ void splitRun(const Run& r, const uint32_t* refKey, Scratch& s, std::vector<uint
     const auto partOf = [&](std::size_t i) {
         return side[i] == kLess ? shared[i] : side[i] == kEqual ? equalPart : partCount - 1 - shared[i];
     };
+    // how far past `depth` the stacks of part p go along the pivot's path (the equal part: all of it)
+    const auto leaveOf = [&](std::size_t p) {
+        return p < equalPart ? p : p == equalPart ? pivot.size - depth : partCount - 1 - p;
+    };
     counts.assign(partCount + 1, 0);
     for (std::size_t i = 0; i < n; ++i)
         ++counts[partOf(i) + 1];
@@ -115,8 +119,7 @@ void splitRun(const Run& r, const uint32_t* refKey, Scratch& s, std::vector<uint
         const std::size_t size = counts[p + 1] - counts[p];
         if (size < 2 || p == equalPart)
             continue;
-        const std::size_t leave = p < equalPart ? p : partCount - 1 - p;
-        parts.push_back({a + counts[p], size, depth + leave});
+        parts.push_back({a + counts[p], size, depth + leaveOf(p)});
     }
     if (s.prefix) {
         // where two parts meet, the stacks share the keys up to where the first of the two parts leaves the
@@ -126,9 +129,7 @@ void splitRun(const Run& r, const uint32_t* refKey, Scratch& s, std::vector<uint
         for (std::size_t p = 0; p < partCount; ++p) {
             if (counts[p + 1] == counts[p])
                 continue;
-            const std::size_t leave = p < equalPart    ? p
-                                      : p == equalPart ? pivot.size - depth
-                                                       : partCount - 1 - p;
+            const std::size_t leave = leaveOf(p);
             if (before != SIZE_MAX)
                 prefix[counts[p]] = static_cast<uint32_t>(depth + std::min(before, leave));
             if (p == equalPart)
