@@ -4,9 +4,12 @@
 // prints "scorch-trace   12.3 ms [thread] what (rss 45 MB, 20 MB of it mapped files; peak 60 MB; 9000 page
 // faults)" lines: milliseconds since the first trace call, the process's resident and peak resident memory
 // then (VmRSS, VmHWM), and the page faults so far (minor ones: pages mapped in, most of them new memory the
-// kernel zeroes; where a page costs ~1 us, as on a VM, the faults of a phase are a good part of its time).
+// kernel zeroes; where a page costs ~1 us, as on a VM, the faults of a phase are a good part of its time),
+// and where the program recycles big blocks (scorch/bigblocks.h), "; R MB recycled, K MB kept": how much of
+// the big blocks given out so far were made of freed ones, and how much freed is kept now.
 #pragma once
 
+#include "scorch/bigblocks.h"
 #include "scorch/procstatus.h"
 
 #include <sys/resource.h>
@@ -37,8 +40,13 @@ inline std::string residentMemory() {
     const std::string faults = ::getrusage(RUSAGE_SELF, &usage) == 0
                                    ? "; " + std::to_string(usage.ru_minflt) + " page faults"
                                    : std::string();
+    const BigBlockStats big = bigBlockStats();
+    const std::string recycled = big.recycledBytes || big.keptBytes
+                                     ? "; " + std::to_string(big.recycledBytes >> 20) + " MB recycled, " +
+                                           std::to_string(big.keptBytes >> 20) + " MB kept"
+                                     : std::string();
     return " (rss " + std::to_string(rss / 1024) + " MB, " + std::to_string(file / 1024) +
-           " MB of it mapped files; peak " + std::to_string(peak / 1024) + " MB" + faults + ")";
+           " MB of it mapped files; peak " + std::to_string(peak / 1024) + " MB" + faults + recycled + ")";
 }
 
 inline void trace(const std::string& what) {
