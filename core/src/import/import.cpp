@@ -7,7 +7,6 @@
 #include "import/text/textimporters.h"
 #include "perf/perfreader.h"
 #include "raw/recordingimport.h"
-#include "scorch/bigblocks.h"
 #include "scorch/bytesource.h"
 #include "util/textutil.h"
 
@@ -153,8 +152,6 @@ Format detectFormat(std::string_view head) {
 }
 
 Profile importProfile(const std::string& path, const ImportOptions& options, const ImportControl& control) {
-    const RecycleScope
-        recycle; // (scorch/bigblocks.h: working arrays freed during the import feed later ones)
     if (std::optional<Profile> archived = detail::importPerfArchive(path, options, control))
         return std::move(*archived);
     return importProfile(openByteSource(path), path == "-" ? std::string("<stdin>") : path, options, control);
@@ -208,7 +205,6 @@ Profile importFrom(std::unique_ptr<ByteSource> source, const std::string& name, 
 
 Profile importProfile(std::unique_ptr<ByteSource> source, const std::string& name,
                       const ImportOptions& options, const ImportControl& control) {
-    const RecycleScope recycle;
     try {
         return importFrom(std::move(source), name, options, control);
     } catch (const LimitExceeded& e) {

@@ -3,6 +3,7 @@
 // with the leaf addresses' costs, the module warnings and the samples' store.
 #include "raw/rawprofile_impl.h"
 
+#include "scorch/bigblocks.h"
 #include "scorch/import.h"
 #include "scorch/samples.h"
 #include "scorch/warningkind.h"
@@ -257,6 +258,9 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
             std::vector<int64_t>().swap(c);
         std::vector<uint32_t>().swap(dirty);
     }
+    // from here on, freed big arrays (the expanded frames, the sort's) feed the next ones
+    // (scorch/bigblocks.h)
+    const RecycleScope recycle;
     detail::trace("build the tree");
     // expand the new stacks (sorted, without gaps: the tree numbers them alike), add all new costs
     tree.setCostTypes(types2);

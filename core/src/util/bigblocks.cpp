@@ -129,7 +129,7 @@ void* allocateBigBlock(std::size_t bytes) noexcept {
     const bool huge = hugePages() == HugePages::Fast; // (before the lock: the first call measures)
     State& s = g_state;
     std::lock_guard lock(s.mutex);
-    if (s.liveCount == kSlots)
+    if (s.liveCount == kSlots || s.scopes == 0)
         return nullptr;
     char* p = nullptr;
     // the most recently freed block that is large enough (its pages are the likeliest to be mapped)

@@ -1,9 +1,10 @@
-// The big blocks of scorch/bigblocks.h: without a RecycleScope a freed block is unmapped at once; inside
-// one it is kept, and the next big block is the most recently freed one that is large enough, or kept
-// blocks moved into a new one, their pages still mapped (writing them costs no page fault) and their bytes
-// as they were; only the pages that were written are kept. The kept ones beyond the limit, and all when the
-// last scope ends, are unmapped. A random series of allocations and frees never gives out memory twice. The
-// page moves also work one mapping at a time (kernels before 6.17 move no more in one call).
+// The big blocks of scorch/bigblocks.h: outside a RecycleScope none is given (malloc serves them), and a
+// freed one is unmapped at once; inside one, a freed block's written pages are kept, and the next big block
+// is the most recently kept stretch that is large enough, or kept stretches moved into a new one, their pages
+// still mapped (writing them costs no page fault) and their bytes as they were. The kept ones beyond the
+// limit, and all when the last scope ends, are unmapped. A random series of allocations and frees never
+// gives out memory twice. The page moves also work one mapping at a time (kernels before 6.17 move no more
+// in one call).
 #include "scorch/bigblocks.h"
 #include "scorch/hugepages.h"
 #include "util/bigblocks.h"
@@ -84,6 +85,7 @@ private Q_SLOTS:
 
     // only blocks of kBigBlockBytes and more, and only pointers it gave
     void takesOnlyItsOwn() {
+        const scorch::RecycleScope scope;
         const std::size_t live = scorch::bigBlockStats().liveBlocks;
         QVERIFY(scorch::allocateBigBlock(scorch::kBigBlockBytes - 1) == nullptr);
         QVERIFY(!scorch::freeBigBlock(nullptr));
@@ -98,10 +100,16 @@ private Q_SLOTS:
         QCOMPARE(scorch::bigBlockStats().liveBlocks, live);
     }
 
-    // without a scope, a freed block is unmapped at once and a new one is fresh (zero) memory
+    // outside a scope, big blocks are left to malloc; one given inside a scope and freed after it ended is
+    // unmapped at once, and a new one is fresh (zero) memory
     void withoutScopeFreedBlocksGo() {
+        QVERIFY(scorch::allocateBigBlock(8 * MiB) == nullptr);
         const scorch::BigBlockStats before = scorch::bigBlockStats();
-        void* a = scorch::allocateBigBlock(8 * MiB);
+        void* a = nullptr;
+        {
+            const scorch::RecycleScope scope;
+            a = scorch::allocateBigBlock(8 * MiB);
+        }
         QVERIFY(a != nullptr);
         QCOMPARE(reinterpret_cast<std::uintptr_t>(a) % kPage, std::uintptr_t(0));
         QCOMPARE(scorch::bigBlockStats().liveBlocks, before.liveBlocks + 1);
