@@ -2,6 +2,7 @@
 
 #include "scorch/hugepages.h"
 #include "util/bigblocks.h"
+#include "util/hugepages.h"
 
 #include <sys/mman.h>
 
@@ -15,8 +16,8 @@ namespace {
 /// Blocks are whole huge pages long: Linux (6.7 on) places anonymous mappings of such lengths on a huge-page
 /// boundary, so that all of a block can be huge pages and a move of 2 MiB-aligned pieces moves whole page
 /// tables.
-constexpr std::size_t kUnit = std::size_t(2) << 20;
-constexpr std::size_t kPage = 4096;
+constexpr std::size_t kUnit = detail::kHugePageBytes;
+constexpr std::size_t kPage = detail::kPageBytes;
 /// At most so many blocks live and kept each (a slot is 16 bytes; an import has a few hundred at most):
 /// a block beyond is left to malloc.
 constexpr std::size_t kSlots = 4096;
@@ -38,10 +39,6 @@ struct State {
     uint64_t recycled, fresh;
 };
 constinit State g_state{};
-
-std::size_t roundUp(std::size_t n, std::size_t unit) {
-    return (n + unit - 1) / unit * unit;
-}
 
 void forgetKept(State& s, std::size_t i) {
     s.keptBytes -= s.kept[i].len;
@@ -125,7 +122,7 @@ void movePages(char* from, std::size_t n, char* to, bool piecewise) {
 void* allocateBigBlock(std::size_t bytes) noexcept {
     if (bytes < kBigBlockBytes || bytes > (std::size_t(1) << 46))
         return nullptr;
-    const std::size_t len = roundUp(bytes, kUnit);
+    const std::size_t len = detail::roundUp(bytes, kUnit);
     const bool huge = hugePages() == HugePages::Fast; // (before the lock: the first call measures)
     State& s = g_state;
     std::lock_guard lock(s.mutex);
