@@ -1,26 +1,16 @@
 // The program's operator new and delete: blocks of scorch::kBigBlockBytes and more come from
-// scorch/bigblocks.h, which recycles freed ones during an import; the rest from malloc, as the default
-// ones do. (The window's module, loaded later, uses these too.)
+// scorch/bigblocks.h, which recycles freed ones while a perf.data import builds its tree; the rest from
+// malloc, as the default ones do. (The window's module, loaded later, uses these too.)
 //
 // Not under AddressSanitizer: its allocator checks every block, and its leak checker would not look for
 // pointers inside blocks it did not give.
 #include "scorch/bigblocks.h"
+#include "cli/sanitizers.h"
 
 #include <cstdlib>
 #include <new>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define SCORCH_OWN_OPERATOR_NEW 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SCORCH_OWN_OPERATOR_NEW 0 // (clang)
-#endif
-#endif
-#ifndef SCORCH_OWN_OPERATOR_NEW
-#define SCORCH_OWN_OPERATOR_NEW 1
-#endif
-
-#if SCORCH_OWN_OPERATOR_NEW
+#if !SCORCH_ADDRESS_SANITIZER
 
 namespace {
 

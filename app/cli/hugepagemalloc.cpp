@@ -1,6 +1,7 @@
 #include "cli/hugepagemalloc.h"
 
 #include "cli/ownexecutable.h"
+#include "cli/sanitizers.h"
 
 #include "scorch/hugepages.h"
 
@@ -24,17 +25,7 @@ constexpr std::string_view kTunable = "glibc.malloc.hugetlb";
 enum class State { NotTried, On, UserSet, ThpNever, Slow, Failed };
 State g_state = State::NotTried;
 enum class Threshold { NotTried, Fixed, UserSet, Sanitizer, Failed };
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAddressSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kAddressSanitizer = true; // (clang)
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
+constexpr bool kAddressSanitizer = SCORCH_ADDRESS_SANITIZER;
 Threshold g_threshold = Threshold::NotTried;
 constexpr int kMapThreshold = 4 << 20;
 
