@@ -3,6 +3,7 @@
 #include "cli/ownexecutable.h"
 #include "cli/sanitizers.h"
 
+#include "scorch/bigblocks.h"
 #include "scorch/hugepages.h"
 
 #include <malloc.h>
@@ -27,7 +28,9 @@ State g_state = State::NotTried;
 enum class Threshold { NotTried, Fixed, UserSet, Sanitizer, Failed };
 constexpr bool kAddressSanitizer = SCORCH_ADDRESS_SANITIZER;
 Threshold g_threshold = Threshold::NotTried;
-constexpr int kMapThreshold = 4 << 20;
+/// malloc maps blocks of this size and more apart (and so does the program's operator new:
+/// scorch/bigblocks.h)
+constexpr int kMapThreshold = static_cast<int>(kBigBlockBytes);
 
 /// Sets GLIBC_TUNABLES to `value`, or unsets it.
 void putBack(const std::optional<std::string>& value) {
