@@ -33,6 +33,12 @@ struct ImportOptions {
     unsigned threads = 0;
     /// Input is handed to workers in pieces of about this size, split on record boundaries.
     std::size_t chunkBytes = 4u << 20;
+    /// How an uncompressed text file reaches the workers: parsed where it is mapped, or read() into reused
+    /// buffers. Auto maps it unless the probe of its first pages finds them dearer to touch than to copy (a
+    /// guest under shadow paging, a file in small page-cache folios). The environment's SCORCH_READ_INPUT=1
+    /// (or 0) overrides Auto with Read (or Map), to compare.
+    enum class FileAccess { Auto, Map, Read };
+    FileAccess fileAccess = FileAccess::Auto;
     /// Lines longer than this are skipped with a warning (a single line never takes more memory).
     std::size_t maxLineBytes = 16u << 20;
     /// Samples deeper than this keep their innermost frames (the outermost callers are dropped) with a

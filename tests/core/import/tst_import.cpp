@@ -193,6 +193,53 @@ private Q_SLOTS:
         }
     }
 
+    // An uncompressed file is parsed where it is mapped or read() into buffers (ImportOptions::fileAccess,
+    // Auto choosing by a probe of the mapping's pages): the same profile either way, chunk boundaries
+    // included.
+    void mappedOrReadAlike() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("big.perf"));
+        {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            QByteArray text;
+            for (int i = 0; i < 40000; ++i) { // ~20 MB: past the probe's 16 MiB, in many 1 MiB chunks
+                text += "prog " + QByteArray::number(100 + i % 7) + " " + QByteArray::number(i) +
+                        ".000001: 1 cycles:\n";
+                for (int d = 0; d < 2 + i % 11; ++d)
+                    text += "\t    " + QByteArray::number(0x400000 + d * 16 + i % 5, 16) + " frame_" +
+                            QByteArray::number(d) + "_" + QByteArray::number(i % (3 + d)) +
+                            "<std::basic_string<char>, std::allocator<char> >+0x1" + QByteArray::number(d) +
+                            " (/usr/bin/prog)\n";
+                text += '\n';
+                if (text.size() > (1 << 20)) {
+                    QCOMPARE(f.write(text), text.size());
+                    text.clear();
+                }
+            }
+            QCOMPARE(f.write(text), text.size());
+        }
+        QVERIFY(QFileInfo(path).size() > (16 << 20));
+        std::string first;
+        for (const auto access : {ImportOptions::FileAccess::Map, ImportOptions::FileAccess::Read,
+                                  ImportOptions::FileAccess::Auto}) {
+            ImportOptions o;
+            o.threads = 2;
+            o.chunkBytes = 1 << 20;
+            o.fileAccess = access;
+            const Profile p = importProfile(path.toStdString(), o);
+            QCOMPARE(p.meta.samples, uint64_t(40000));
+            QVERIFY(p.meta.warnings.empty());
+            const std::string out = folded(p);
+            if (first.empty())
+                first = out;
+            QCOMPARE(out, first);
+        }
+        // (leaf first in perf script: the root-most frame_1 before frame_0 in the folded stack)
+        QVERIFY(first.find(";frame_1_0<std::basic_string<char>, std::allocator<char> >;frame_0_0<std::basic_"
+                           "string<char>, std::allocator<char> > ") != std::string::npos);
+    }
+
     void progressAndCancel() {
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("big.folded"));

@@ -1,6 +1,7 @@
 // The page helpers of core/src/util/hugepages.h: freeLazily() and giveBack() give the kernel only the whole
 // pages inside the bytes they are given (never a page that a neighbouring allocation shares) and nothing for
 // small arrays.
+// probeMappedPages() (util/mappedpages.h) times pages of a file mapping and gives them back.
 // MappedArray (util/mappedarray.h) keeps its elements as its mapping grows and moves. procKilobytes()
 // (scorch/procstatus.h) reads the memory figures these are measured by.
 #include "scorch/hugepages.h"
@@ -8,8 +9,13 @@
 #include "testutil.h"
 #include "util/hugepages.h"
 #include "util/mappedarray.h"
+#include "util/mappedpages.h"
 
+#include <QTemporaryDir>
 #include <QTest>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <sys/mman.h>
 
@@ -155,6 +161,42 @@ private Q_SLOTS:
         const long long grown = scorch::procKilobytes("/proc/self/status", "RssAnon") - before[0];
         ::munmap(p, bytes);
         QVERIFY2(grown >= 60 * 1024 && grown <= 80 * 1024, std::to_string(grown).c_str());
+    }
+
+    // The probe of a file mapping's pages (touch against copy) measures 2 MiB spread over the file, gives
+    // them back, and leaves inputs under 16 MiB alone. (Which way it decides depends on the machine: not
+    // tested.)
+    void mappedPageProbe() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::string path = dir.filePath(QStringLiteral("probed.txt")).toStdString();
+        constexpr std::size_t bytes = std::size_t(24) << 20;
+        {
+            const std::string line(99, 'x');
+            std::ofstream out(path, std::ios::binary);
+            for (std::size_t n = 0; n < bytes / 100; ++n)
+                out << line << '\n';
+        }
+        const int fd = ::open(path.c_str(), O_RDONLY);
+        QVERIFY(fd >= 0);
+        const std::size_t size = bytes / 100 * 100;
+        void* map = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+        ::close(fd);
+        QVERIFY(map != MAP_FAILED);
+        const char* text = static_cast<const char*>(map);
+        const long long before = scorch::procKilobytes("/proc/self/status", "RssFile");
+        const scorch::detail::MappedPageCost cost = scorch::detail::probeMappedPages(text, size);
+        const long long after = scorch::procKilobytes("/proc/self/status", "RssFile");
+        QVERIFY(cost.touchNs > 0 && cost.copyNs > 0);
+        QCOMPARE(cost.readInstead, cost.touchNs > 2 * cost.copyNs);
+        // (without the pages given back: 2 MiB and more, the kernel mapping neighbours of each spot too)
+        QVERIFY2(after - before < 1024, std::to_string(after - before).c_str());
+        const scorch::detail::MappedPageCost small =
+            scorch::detail::probeMappedPages(text, (std::size_t(16) << 20) - 4096);
+        QCOMPARE(small.touchNs, 0.0);
+        QVERIFY(!small.readInstead);
+        QCOMPARE(scorch::procKilobytes("/proc/self/status", "RssFile"), after);
+        ::munmap(map, size);
     }
 
     // The pages inside a range, rounded in at both ends
