@@ -31,12 +31,13 @@ struct ImportOptions {
     bool perfAddresses = false;
     /// Worker threads for large inputs; 0 = one per core.
     unsigned threads = 0;
-    /// Input is handed to workers in pieces of about this size, split on record boundaries.
+    /// Input is handed to workers in pieces of about this size, split on record boundaries (and a perf.data
+    /// file that is read() goes through buffers of this size).
     std::size_t chunkBytes = 4u << 20;
-    /// How an uncompressed text file reaches the workers: parsed where it is mapped, or read() into reused
-    /// buffers. Auto maps it unless the probe of its first pages finds them dearer to touch than to copy (a
-    /// guest under shadow paging, a file in small page-cache folios). The environment's SCORCH_READ_INPUT=1
-    /// (or 0) overrides Auto with Read (or Map), to compare.
+    /// How an uncompressed file (text, perf.data) is read: parsed where it is mapped, or read() into reused
+    /// buffers. Auto maps it unless a probe of its pages finds them dearer to touch than to copy (a guest
+    /// under shadow paging, a file in small page-cache folios). The environment's SCORCH_READ_INPUT=1 (or 0)
+    /// overrides Auto with Read (or Map), to compare.
     enum class FileAccess { Auto, Map, Read };
     FileAccess fileAccess = FileAccess::Auto;
     /// Lines longer than this are skipped with a warning (a single line never takes more memory).

@@ -7,7 +7,6 @@
 #include "util/phasetimer.h"
 
 #include <algorithm>
-#include <cmath>
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
@@ -341,24 +340,9 @@ PipelineResult runPipelineOnce(ByteSource& source, std::string head, Boundary bo
     // `scorch collapse` to /dev/null 0.42 s mapped against 0.50 s read, and still 0.53 against 0.64 s from
     // tmpfs, whose 4 KiB pages fault in every 64 KiB. Where touching a mapped page costs much more than
     // copying it (util/mappedpages.h: a guest under shadow paging), the file is read instead.
-    ImportOptions::FileAccess access = options.fileAccess;
-    if (access == ImportOptions::FileAccess::Auto)
-        if (const char* forced = std::getenv("SCORCH_READ_INPUT"); forced && *forced)
-            access = *forced == '0' ? ImportOptions::FileAccess::Map : ImportOptions::FileAccess::Read;
     ByteSource::Mapping mapping = source.mapping();
-    if (mapping.releasable && access != ImportOptions::FileAccess::Map) {
-        bool read = access == ImportOptions::FileAccess::Read;
-        if (!read) {
-            const MappedPageCost cost = probeMappedPages(mapping.bytes.data(), mapping.bytes.size());
-            read = cost.readInstead;
-            if (cost.touchNs > 0)
-                trace("pipeline: a mapped page costs " + std::to_string(std::lround(cost.touchNs)) +
-                      " ns to touch, " + std::to_string(std::lround(cost.copyNs)) +
-                      " ns to copy: " + (read ? "read() instead" : "parsed in place"));
-        }
-        if (read)
-            mapping = {};
-    }
+    if (mapping.releasable && readRatherThanMap(options.fileAccess, mapping.bytes, "pipeline"))
+        mapping = {};
     const bool mapped = !mapping.bytes.empty();
 
     PipelineResult result;

@@ -3,6 +3,7 @@
 #include "perf/perfreader.h"
 
 #include "scorch/cancel.h"
+#include "util/mappedpages.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -301,11 +302,35 @@ Profile importPerfDataOrFallback(ByteSource& source, std::string head, const std
         }
         data = owned;
     }
+    // Where the mapping's pages cost more to touch than to copy (util/mappedpages.h), the records are read
+    // from the file into the reader's reused buffers instead.
+    struct Descriptor {
+        int fd = -1;
+        ~Descriptor() {
+            if (fd >= 0)
+                ::close(fd);
+        }
+    } file;
+    ReadAt readAt;
+    if (!mapping.bytes.empty() && mapping.releasable &&
+        readRatherThanMap(options.fileAccess, mapping.bytes, "perf.data") &&
+        (file.fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC)) >= 0) {
+        readAt = [fd = file.fd, &name](uint64_t offset, char* out, std::size_t n) -> std::size_t {
+            for (;;) {
+                const ssize_t got = ::pread(fd, out, n, static_cast<off_t>(offset));
+                if (got >= 0)
+                    return static_cast<std::size_t>(got);
+                if (errno != EINTR)
+                    throw ImportError(name + ": cannot read at byte offset " + std::to_string(offset) + ": " +
+                                      std::strerror(errno));
+            }
+        };
+    }
     try {
         Profile p;
         readMapping(source, name, [&] {
             p = importPerfDataNative(data, source.compression(), name, options, control,
-                                     !mapping.bytes.empty() && mapping.releasable);
+                                     !mapping.bytes.empty() && mapping.releasable, readAt);
         });
         return p;
     } catch (const PerfDataUnsupported& e) {

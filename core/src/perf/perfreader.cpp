@@ -56,10 +56,14 @@ public:
         , m_name(name)
         , m_control(control)
         , m_total(totalBytes)
-        , m_state(name, options, control) {}
+        , m_state(name, options, control)
+        , m_readWindow(std::max<std::size_t>(options.chunkBytes, 4096)) {}
 
     PerfState& state() { return m_state; }
     void releaseReadPages(bool on) { m_releasable = on; }
+    /// Reads the data section's records through `readAt` into buffers of the reader's own instead of from
+    /// the mapping (importPerfDataNative()).
+    void readThrough(ReadAt readAt) { m_readAt = std::move(readAt); }
 
     /// Reads everything; `build` = false stops before the profile is built (only sampleHook sees samples).
     Profile run(const std::string& compression, bool build = true) {
@@ -115,6 +119,11 @@ public:
         }
         flush(UINT64_MAX);
         releaseFilePages(true);
+        // nor the read buffers (the queue is empty: no record needs them) while the profile is built
+        m_bufferBase += static_cast<int64_t>(m_buffers.size());
+        m_buffers.clear();
+        m_spare.clear();
+        m_window = -1;
         trace("records read");
         if (m_control.progress)
             m_control.progress(m_total, m_total);
@@ -222,11 +231,13 @@ private:
         while (pos < end) {
             if (++counter % 256 == 0)
                 tick(pos);
-            if (end - pos < 8) {
+            int64_t buffer = -1;
+            const std::string_view head = end - pos < 8 ? std::string_view() : bytesAt(pos, 8, end, buffer);
+            if (head.size() < 8) {
                 truncatedAt(pos, "a record header");
                 break;
             }
-            const char* p = m_data.data() + pos;
+            const char* p = head.data();
             uint32_t type;
             uint16_t size;
             std::memcpy(&type, p, 4);
@@ -234,7 +245,7 @@ private:
             if (size < 8)
                 throw ImportError(m_name + ": corrupt record (size " + std::to_string(size) + ", type " +
                                   std::to_string(type) + ") at byte offset " + std::to_string(pos));
-            if (size > end - pos) {
+            if (size > end - pos || (p = bytesAt(pos, size, end, buffer).data(), m_got < size)) {
                 truncatedAt(pos, "a record");
                 break;
             }
@@ -244,7 +255,10 @@ private:
                 std::memcpy(&n, p + 8, 4);
                 extra = (n + 7u) & ~uint64_t(7);
                 // pipe mode: the tracepoint formats follow the record
-                m_state.tracingData(std::string_view(p + size, std::min<uint64_t>(n, end - pos - size)));
+                const std::string_view all =
+                    bytesAt(pos, size + std::min<uint64_t>(n, end - pos - size), end, buffer);
+                p = all.data();
+                m_state.tracingData(all.substr(size));
             } else if (type == RecordAuxtrace && size >= 16) {
                 std::memcpy(&extra, p + 8, 8);
             }
@@ -252,7 +266,7 @@ private:
             if (type == RecordCompressed || type == RecordCompressed2) {
                 decompress(std::string_view(p, size), pos, type == RecordCompressed2);
             } else {
-                record(p, size, pos, -1);
+                record(p, size, pos, buffer);
             }
             // a large recording: once 1/64 of it is read, how many samples it holds in all (by the share
             // read, and some more), so that the builder's arrays are made that large once
@@ -269,6 +283,60 @@ private:
             pos += size + extra;
         }
         tick(pos);
+    }
+
+    /// `need` bytes of the file from `pos` in one piece (fewer where the file ends before `end`: m_got says
+    /// how many): from the mapping, or read through m_readAt into the current read buffer, or into a new one
+    /// that starts with the current one's rest (`buffer`: its index in m_buffers, -1 for the mapping). The
+    /// current buffer counts one pending record of its own, so that it stays while records are read from it.
+    std::string_view bytesAt(uint64_t pos, uint64_t need, uint64_t end, int64_t& buffer) {
+        if (!m_readAt) {
+            buffer = -1;
+            const std::string_view bytes = m_data.substr(std::min<uint64_t>(pos, m_data.size()), need);
+            m_got = bytes.size();
+            return bytes;
+        }
+        const uint64_t windowEnd = m_windowStart + m_windowBytes;
+        if (m_window >= 0 && pos >= m_windowStart && pos + need <= windowEnd) {
+            buffer = m_window;
+            m_got = need;
+            return {windowBytes() + (pos - m_windowStart), need};
+        }
+        const std::size_t capacity = std::max<std::size_t>(m_readWindow, need);
+        std::shared_ptr<std::string> next;
+        while (!m_spare.empty() && !next) {
+            next = std::move(m_spare.back());
+            m_spare.pop_back();
+            if (next->size() < capacity)
+                next.reset();
+        }
+        if (!next)
+            next = std::make_shared<std::string>(capacity, '\0');
+        std::size_t have = 0;
+        if (m_window >= 0 && pos >= m_windowStart && pos < windowEnd) {
+            have = windowEnd - pos;
+            std::memcpy(next->data(), windowBytes() + (pos - m_windowStart), have);
+        }
+        const uint64_t want = std::min<uint64_t>(next->size(), std::max(end, pos + need) - pos);
+        while (have < want) {
+            const std::size_t got = m_readAt(pos + have, next->data() + have, want - have);
+            if (got == 0)
+                break;
+            have += got;
+        }
+        if (m_window >= 0)
+            --m_buffers[static_cast<std::size_t>(m_window - m_bufferBase)].pending;
+        m_buffers.push_back({std::move(next), 1});
+        m_window = m_bufferBase + static_cast<int64_t>(m_buffers.size()) - 1;
+        m_windowStart = pos;
+        m_windowBytes = have;
+        releaseBuffers();
+        buffer = m_window;
+        m_got = std::min<uint64_t>(need, have);
+        return {windowBytes(), m_got};
+    }
+    const char* windowBytes() const {
+        return m_buffers[static_cast<std::size_t>(m_window - m_bufferBase)].bytes->data();
     }
 
     void truncatedAt(uint64_t pos, const char* what) {
@@ -400,6 +468,10 @@ private:
 
     void releaseBuffers() {
         while (m_buffers.size() > 1 && m_buffers.front().pending == 0) {
+            // read buffers are used again (their pages mapped already); decompression buffers are not
+            if (std::shared_ptr<std::string>& bytes = m_buffers.front().bytes;
+                m_readAt && bytes.use_count() == 1 && bytes->size() >= m_readWindow && m_spare.size() < 4)
+                m_spare.push_back(std::move(bytes));
             m_buffers.pop_front();
             ++m_bufferBase;
         }
@@ -470,8 +542,14 @@ private:
     bool m_releasable = false;
     bool m_estimated = false; ///< the builder was told how many samples to expect
     static constexpr uint64_t kEstimateFrom = 16u << 20;
-    uint64_t m_pos = 0;      ///< the record being read
-    uint64_t m_released = 0; ///< file pages before this offset were dropped
+    uint64_t m_pos = 0;                            ///< the record being read
+    ReadAt m_readAt;                               ///< where set, the records are read through it (bytesAt())
+    std::size_t m_readWindow;                      ///< the read buffers' size (ImportOptions::chunkBytes)
+    int64_t m_window = -1;                         ///< index in m_buffers of the current read buffer
+    uint64_t m_windowStart = 0, m_windowBytes = 0; ///< its file offset and the bytes read into it
+    uint64_t m_got = 0;                            ///< bytes the last bytesAt() gave
+    std::vector<std::shared_ptr<std::string>> m_spare; ///< read buffers to use again
+    uint64_t m_released = 0;                           ///< file pages before this offset were dropped
     std::chrono::steady_clock::time_point m_start, m_lastPartial;
     double m_partialWait = m_control.partialInterval; // seconds from one snapshot to the next
 };
@@ -482,9 +560,11 @@ double partialWait(const ImportControl& control, double snapshotSeconds) {
 }
 
 Profile importPerfDataNative(std::string_view data, const std::string& compression, const std::string& name,
-                             const ImportOptions& options, const ImportControl& control, bool releasable) {
+                             const ImportOptions& options, const ImportControl& control, bool releasable,
+                             ReadAt readAt) {
     PerfDataReader reader(data, name, options, control, data.size());
-    reader.releaseReadPages(releasable);
+    reader.releaseReadPages(releasable && !readAt);
+    reader.readThrough(std::move(readAt));
     return reader.run(compression);
 }
 

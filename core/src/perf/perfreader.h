@@ -23,12 +23,17 @@ public:
     using ImportError::ImportError;
 };
 
+/// Reads up to n bytes of the file from `offset` into `out`; 0 at its end. Throws ImportError.
+using ReadAt = std::function<std::size_t(uint64_t offset, char* out, std::size_t n)>;
+
 /// Reads perf.data from memory (a file mapping). Throws ImportError (with a byte offset),
 /// PerfDataUnsupported or ImportCancelled. `releasable`: `data` is a read-only file mapping whose pages
-/// may be dropped once read (so that a multi-GB file does not stay resident).
+/// may be dropped once read (so that a multi-GB file does not stay resident). `readAt`, where set, reads the
+/// data section's records into reused buffers instead of from `data` (which still serves the headers and
+/// feature sections): for a mapping whose pages cost more to touch than to copy (util/mappedpages.h).
 Profile importPerfDataNative(std::string_view data, const std::string& compression, const std::string& name,
                              const ImportOptions& options, const ImportControl& control,
-                             bool releasable = false);
+                             bool releasable = false, ReadAt readAt = {});
 
 /// How long after a snapshot that took `snapshotSeconds` the next may be made (ImportControl::partialInterval
 /// and partialShare), in seconds.

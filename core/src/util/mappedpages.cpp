@@ -1,10 +1,13 @@
 #include "util/mappedpages.h"
 
 #include "util/hugepages.h"
+#include "util/phasetimer.h"
 
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 
@@ -57,6 +60,21 @@ MappedPageCost probeMappedPages(const char* bytes, std::size_t size) {
     cost.copyNs = median(copy);
     cost.readInstead = cost.touchNs > 2 * cost.copyNs;
     return cost;
+}
+
+bool readRatherThanMap(ImportOptions::FileAccess access, std::string_view mapped, const char* what) {
+    using Access = ImportOptions::FileAccess;
+    if (access == Access::Auto)
+        if (const char* forced = std::getenv("SCORCH_READ_INPUT"); forced && *forced)
+            access = *forced == '0' ? Access::Map : Access::Read;
+    if (access != Access::Auto)
+        return access == Access::Read;
+    const MappedPageCost cost = probeMappedPages(mapped.data(), mapped.size());
+    if (cost.touchNs > 0)
+        trace(std::string(what) + ": a mapped page costs " + std::to_string(std::lround(cost.touchNs)) +
+              " ns to touch, " + std::to_string(std::lround(cost.copyNs)) +
+              " ns to copy: " + (cost.readInstead ? "read() instead" : "parsed in place"));
+    return cost.readInstead;
 }
 
 } // namespace scorch::detail

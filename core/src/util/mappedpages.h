@@ -13,7 +13,10 @@
 // microseconds on 2 MiB of it.
 #pragma once
 
+#include "scorch/import.h"
+
 #include <cstddef>
+#include <string_view>
 
 namespace scorch::detail {
 
@@ -31,5 +34,10 @@ struct MappedPageCost {
 /// pages are given back afterwards (MADV_DONTNEED). Inputs under 16 MiB are not probed (readInstead false:
 /// the difference is a few ms at most).
 MappedPageCost probeMappedPages(const char* bytes, std::size_t size);
+
+/// Whether an importer reads the file mapped at `mapped` with read() rather than parse the mapping in place:
+/// as `access` says, Auto as the environment's SCORCH_READ_INPUT=1 (read) or 0 (map) says, else as the probe
+/// finds (traced with SCORCH_TRACE=1, naming `what`).
+bool readRatherThanMap(ImportOptions::FileAccess access, std::string_view mapped, const char* what);
 
 } // namespace scorch::detail

@@ -534,6 +534,51 @@ private Q_SLOTS:
         QVERIFY(mismatch);
     }
 
+    // A file is parsed in its mapping or read() into buffers (ImportOptions::fileAccess): the same profile,
+    // warnings and errors, also with buffers so small that records cross them (DWARF samples carry 8 KB of
+    // stack), compressed records among them, and a file cut in its data section.
+    void readOrMappedAlike() {
+        const QByteArray twoEvents = test::readAll(fixture("fp-two-events.data"));
+        uint64_t dataOffset = 0, dataSize = 0;
+        std::memcpy(&dataOffset, twoEvents.constData() + 40, 8);
+        std::memcpy(&dataSize, twoEvents.constData() + 48, 8);
+        const QString cutPath = m_dir.filePath(QStringLiteral("cut-read.data"));
+        {
+            QFile f(cutPath);
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            f.write(twoEvents.left(qsizetype(dataOffset + dataSize - 50)));
+        }
+        const auto folded = [](const Profile& p) {
+            std::ostringstream out;
+            writeFolded(p, {}, out);
+            return out.str();
+        };
+        QStringList files = {fixture("fp-zstd.data"), fixture("fp-two-events.data"), fixture("fp-pipe.data"),
+                             cutPath};
+        if (!m_fp.isEmpty())
+            files << m_fp << m_dwarf;
+        for (const QString& file : files) {
+            const auto open = [&](ImportOptions::FileAccess access, std::size_t buffer) {
+                ImportOptions o;
+                o.fileAccess = access;
+                o.chunkBytes = buffer;
+                return importProfile(file.toStdString(), o);
+            };
+            const Profile mapped = open(ImportOptions::FileAccess::Map, 4u << 20);
+            QVERIFY(mapped.meta.samples > 0);
+            for (const std::size_t buffer : {std::size_t(4096), std::size_t(4u << 20)}) {
+                const Profile read = open(ImportOptions::FileAccess::Read, buffer);
+                QCOMPARE(read.meta.samples, mapped.meta.samples);
+                QCOMPARE(folded(read), folded(mapped));
+                QCOMPARE(read.threads.size(), mapped.threads.size());
+                QCOMPARE(read.meta.modules.size(), mapped.meta.modules.size());
+                QCOMPARE(read.meta.warnings.size(), mapped.meta.warnings.size());
+                for (std::size_t w = 0; w < read.meta.warnings.size(); ++w)
+                    QCOMPARE(read.meta.warnings[w].message, mapped.meta.warnings[w].message);
+            }
+        }
+    }
+
     void truncatedAndCorrupt() {
         const QByteArray whole = test::readAll(fixture("fp-two-events.data"));
         QVERIFY(whole.size() > 1000);
