@@ -468,7 +468,8 @@ private:
 
     void releaseBuffers() {
         while (m_buffers.size() > 1 && m_buffers.front().pending == 0) {
-            // read buffers are used again (their pages mapped already); decompression buffers are not
+            // read buffers (and decompressed records' buffers as large) are used again: their pages are
+            // mapped already
             if (std::shared_ptr<std::string>& bytes = m_buffers.front().bytes;
                 m_readAt && bytes.use_count() == 1 && bytes->size() >= m_readWindow && m_spare.size() < 4)
                 m_spare.push_back(std::move(bytes));
