@@ -9,8 +9,8 @@
 // page of a file whose page cache is in 4 KiB folios (just written in small writes: `perf script > out.txt`)
 // costs ~1.6 us to touch, 8 times what copying it costs, and the same command took 0.90 s mapped against 0.60
 // s read; the same file in large folios (read back after the cache was dropped), 0.44 s either way. Neither
-// the machine nor the folios can be asked, so the importer times the first pages: a probe of a few hundred
-// microseconds on 2 MiB of it.
+// the machine nor the folios can be asked, so the importer times some of the file's pages: a probe of a few
+// hundred microseconds to a few milliseconds on 2 MiB spread over it.
 #pragma once
 
 #include "scorch/import.h"
@@ -24,7 +24,7 @@ namespace scorch::detail {
 inline constexpr std::size_t kProbedBytes = std::size_t(2) << 20;
 
 struct MappedPageCost {
-    double touchNs = 0;       ///< first touch of a mapped page (the fastest of the probe's groups)
+    double touchNs = 0;       ///< first touch of a mapped page (the median of the probe's spots)
     double copyNs = 0;        ///< copying a page's bytes out of the mapping once touched (likewise)
     bool readInstead = false; ///< touching costs more than twice copying: read() the file instead
 };
