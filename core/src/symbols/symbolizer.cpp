@@ -389,6 +389,8 @@ std::vector<std::vector<SymbolFrame>> Symbolizer::symbolize(std::span<const Requ
     for (auto& [id, w] : work) {
         std::lock_guard lock(w.module->mutex);
         const bool jit = w.module->kind == ModuleType::Jit;
+        std::vector<uint64_t>& counted = w.module->counted;
+        const std::size_t countedBefore = counted.size();
         for (std::size_t k = 0; k < w.keys.size(); ++k) {
             if (w.frames[k].empty())
                 continue; // cancelled before it was looked up
@@ -396,10 +398,19 @@ std::vector<std::vector<SymbolFrame>> Symbolizer::symbolize(std::span<const Requ
             // a JIT map may still grow: unresolved JIT addresses are looked up again next time
             if (keep && (resolved || !jit) && !w.module->cache.emplace(w.keys[k], w.frames[k]).second)
                 continue; // another call looked it up meanwhile
+            if (!jit) {   // (keys ascend: the new ones are appended in order)
+                if (std::binary_search(counted.begin(),
+                                       counted.begin() + static_cast<std::ptrdiff_t>(countedBefore),
+                                       w.keys[k]))
+                    continue; // an earlier call counted it
+                counted.push_back(w.keys[k]);
+            }
             ++w.module->report.addresses;
             if (!resolved)
                 ++w.module->report.unresolved;
         }
+        std::inplace_merge(counted.begin(), counted.begin() + static_cast<std::ptrdiff_t>(countedBefore),
+                           counted.end());
         if (!useCache && keep)
             continue; // cancelled: no results (below)
         // each key's frames copied to all but its last request (in key order), which takes them

@@ -64,6 +64,10 @@ struct Module {
     std::size_t sessions = 0;
     uint64_t jitSize = UINT64_MAX;
     std::unordered_map<uint64_t, std::vector<SymbolFrame>> cache;
+    /// The addresses counted in report.addresses (sorted; not for JIT maps): calls that do not cache may ask
+    /// for the same address (a return address and the instruction before it are one), and which batches they
+    /// fall in must not change the count.
+    std::vector<uint64_t> counted;
 };
 
 } // namespace detail
