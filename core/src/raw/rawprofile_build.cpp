@@ -354,7 +354,7 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
             refLine[r] = resolved[r].line;
         }
         tree.addStacks(fresh.path, std::span<const uint32_t>(fresh.refs.get(), fresh.refCount), refFrame,
-                       refLine, final);
+                       refLine, final, [&] { fresh.refs.reset(); });
         detail::trace("stacks added");
     } // (the expanded frames freed)
     std::vector<uint32_t>().swap(newAddrs);
@@ -393,7 +393,7 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
     // the final profile of a timed recording keeps its stacks: a time range's lines and instructions
     const bool keepStacks = final && timed2 == samples2 && samples2 > 0;
     std::vector<uint32_t> addressEntry;
-    const auto leavesAndModules = [&]() -> AddressCosts {
+    const auto leavesAndModules = [&] {
         for (std::size_t i = 0; i < deltas.size(); ++i) {
             const Delta& x = deltas[i];
             const uint64_t dn = deltaSamples[i];
@@ -413,15 +413,32 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
             for (uint32_t k = stackModulesFirst[x.stack]; k < end; ++k)
                 moduleSamples[stackModules[k]] += dn;
         }
+    };
+    const auto warningsAndAddresses = [&]() -> AddressCosts {
         warnAboutModules(meta, reports, samples2);
         return addressCosts(reports, keepStacks ? &addressEntry : nullptr);
     };
+    const bool twoThreads = deltas.size() >= kDeltasAside;
+    {
+        std::future<void> aside;
+        if (twoThreads)
+            aside = std::async(std::launch::async, leavesAndModules);
+        else
+            leavesAndModules();
+        for (std::size_t i = 0; i < deltas.size(); ++i)
+            tree.addCost(deltas[i].stack, deltaSamples[i], costsOf(i));
+        if (aside.valid())
+            aside.get();
+    }
+    // the deltas are read no more: given back before the tree's final arrays are made (fp-large: 640 000
+    // stacks, 35 MB)
+    std::vector<Delta>().swap(deltas);
+    std::vector<int64_t>().swap(deltaCost);
+    std::vector<uint64_t>().swap(deltaSamples);
     std::future<AddressCosts> aside;
-    if (deltas.size() >= kDeltasAside)
-        aside = std::async(std::launch::async, leavesAndModules);
-    AddressCosts addressCostsMade = aside.valid() ? AddressCosts() : leavesAndModules();
-    for (std::size_t i = 0; i < deltas.size(); ++i)
-        tree.addCost(deltas[i].stack, deltaSamples[i], costsOf(i));
+    if (twoThreads)
+        aside = std::async(std::launch::async, warningsAndAddresses);
+    AddressCosts addressCostsMade = aside.valid() ? AddressCosts() : warningsAndAddresses();
     Profile profile = tree.profile(ProfileMeta(), keepStacks, final);
     if (aside.valid())
         addressCostsMade = aside.get();

@@ -88,85 +88,81 @@ namespace {
 constexpr std::size_t kStacksAside = 20000;
 
 /// The nodes of the last batch into the empty tree (sealed: new nodes are not linked as children), made on
-/// two threads, each taking half of the sorted stacks (half of their frames). The nodes come out numbered as
-/// one thread would number them: the second half's after the first half's. Until the first half is done, the
-/// second refers to the nodes of the first half's last stack by their depth and to its own by their index
-/// (encoded: 0 the root, 1..D depth - 1 on that stack's path of D frames, D + 1 + i its node i), and is
-/// renumbered when both are done. common[i]: the frames keys[i] shares with keys[i - 1].
+/// two threads, each taking half of the sorted stacks (half of their frames), both writing into `parent` and
+/// `frame` in place: a sorted stack makes a node for each frame past those it shares with the stack before
+/// (common[i]), so where the second half's nodes start is known beforehand. Until the first half is done, the
+/// second refers to the nodes of the first half's last stack by their depth (1..D on that stack's path of D
+/// frames, below the second half's first id), and those references are renumbered when both are done.
+/// order[i]: the i-th stack in sorted order.
 template <typename PathOf>
-void makeNodesOnTwoThreads(std::span<const StackKey> keys, std::span<const uint32_t> common,
+void makeNodesOnTwoThreads(std::span<const uint32_t> order, std::span<const uint32_t> common,
                            const PathOf& pathOf, std::span<const FrameId> refFrame,
                            std::vector<NodeId>& parent, std::vector<FrameId>& frame,
                            std::vector<uint32_t>& leaf) {
     std::size_t frames = 0, half = 0, split = 0;
-    for (const StackKey& key : keys)
-        frames += key.size;
-    while (split + 1 < keys.size() && half < frames / 2)
-        half += keys[split++].size;
+    for (const uint32_t k : order)
+        frames += pathOf(k).size();
+    while (split + 1 < order.size() && half < frames / 2)
+        half += pathOf(order[split++]).size();
     split = std::max<std::size_t>(split, 1); // (callers pass two stacks or more)
-    // Makes the nodes of keys[from, to) after the stack before (nodes[d]: its node at depth d + 1), appending
-    // them to `parents` and `nodeFrames`: node i of `parents` is number `firstId + i`.
+    std::size_t firstHalfNodes = 0, nodeCount = 0;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        if (i == split)
+            firstHalfNodes = nodeCount;
+        nodeCount += pathOf(order[i]).size() - common[i];
+    }
+    const std::size_t begin = parent.size(); // the root (and nothing else) is in already
+    const auto base = static_cast<uint32_t>(begin + firstHalfNodes); // the second half's first node
+    parent.resize(begin + nodeCount);
+    frame.resize(begin + nodeCount);
+    // Makes the nodes of keys[from, to) after the stack before (nodes[d]: its node at depth d + 1), writing
+    // node `id` at parent[id] and frame[id] from `firstId` on; `early` receives the nodes whose parent is a
+    // node of the stack before `from` referred to by its depth.
     const auto makeNodes = [&](std::size_t from, std::size_t to, std::vector<uint32_t>& nodes,
-                               uint32_t firstId, std::vector<NodeId>& parents,
-                               std::vector<FrameId>& nodeFrames) {
+                               uint32_t firstId, std::vector<uint32_t>* early) {
+        uint32_t id = firstId;
         for (std::size_t i = from; i < to; ++i) {
-            const uint32_t k = keys[i].stack;
+            const uint32_t k = order[i];
             const std::span<const uint32_t> p = pathOf(k);
             std::size_t d = common[i];
             nodes.resize(d);
             uint32_t node = d ? nodes[d - 1] : kRootNode;
-            for (; d < p.size(); ++d) {
-                const auto id = static_cast<uint32_t>(firstId + parents.size());
-                parents.push_back(node);
-                nodeFrames.push_back(refFrame[p[d]]);
+            if (early && d < p.size() && node != kRootNode && node < firstId)
+                early->push_back(id);
+            for (; d < p.size(); ++d, ++id) {
+                parent[id] = node;
+                frame[id] = refFrame[p[d]];
                 node = id;
                 nodes.push_back(id);
             }
             leaf[k] = node;
         }
     };
-    // the first half on another thread, into the tree's arrays; the second half here, numbered as above
+    // the first half on another thread; the second half here
     std::vector<uint32_t> firstNodes;
-    auto first = std::async(std::launch::async, [&] { makeNodes(0, split, firstNodes, 0, parent, frame); });
-    const std::span<const uint32_t> boundary = pathOf(keys[split - 1].stack);
-    const auto depths = static_cast<uint32_t>(boundary.size());
-    std::vector<uint32_t> nodes(depths);
+    auto first = std::async(std::launch::async,
+                            [&] { makeNodes(0, split, firstNodes, static_cast<uint32_t>(begin), nullptr); });
+    const auto depths = static_cast<uint32_t>(pathOf(order[split - 1]).size());
+    std::vector<uint32_t> nodes(depths), early;
     for (uint32_t d = 0; d < depths; ++d)
         nodes[d] = d + 1;
-    // at most one node per frame of the second half: reserved, so that growing never copies (nor maps in the
-    // copies' pages: on fp-large 3 M nodes, twice 12 MB)
-    std::vector<NodeId> ownParent;
-    std::vector<FrameId> ownFrame;
-    reserveHuge(ownParent, frames - half);
-    reserveHuge(ownFrame, frames - half);
-    makeNodes(split, keys.size(), nodes, depths + 1, ownParent, ownFrame);
+    makeNodes(split, order.size(), nodes, base, &early);
     first.get();
     // firstNodes is the path of the first half's last stack now
-    const auto base = static_cast<uint32_t>(parent.size());
     const auto renumber = [&](uint32_t v) {
-        return v == kRootNode ? kRootNode : v <= depths ? firstNodes[v - 1] : base + (v - depths - 1);
+        return v == kRootNode || v >= base ? v : firstNodes[v - 1];
     };
-    // copied in stretches, each given back once copied: the two copies of the second half are never
-    // resident in full at once (fp-large: 3 M nodes, 24 MB, at the import's peak)
-    constexpr std::size_t kStretch = std::size_t(1) << 20; // 4 MiB of each array
-    for (std::size_t from = 0; from < ownParent.size(); from += kStretch) {
-        const std::size_t to = std::min(ownParent.size(), from + kStretch);
-        for (std::size_t i = from; i < to; ++i)
-            parent.push_back(renumber(ownParent[i]));
-        frame.insert(frame.end(), ownFrame.begin() + static_cast<std::ptrdiff_t>(from),
-                     ownFrame.begin() + static_cast<std::ptrdiff_t>(to));
-        giveBack(ownParent.data() + from, (to - from) * sizeof(NodeId));
-        giveBack(ownFrame.data() + from, (to - from) * sizeof(FrameId));
-    }
-    for (std::size_t i = split; i < keys.size(); ++i)
-        leaf[keys[i].stack] = renumber(leaf[keys[i].stack]);
+    for (const uint32_t id : early)
+        parent[id] = renumber(parent[id]);
+    for (std::size_t i = split; i < order.size(); ++i)
+        leaf[order[i]] = renumber(leaf[order[i]]);
 }
 
 } // namespace
 
 void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<const uint32_t> refs,
                                 std::span<const FrameId> refFrame, std::span<const SourceLine> refLine,
-                                bool last) {
+                                bool last, const std::function<void()>& refsRead) {
     if (m_sealed)
         throw std::logic_error("IncrementalTree: stacks added after the last batch");
     m_sealed = last;
@@ -226,6 +222,12 @@ void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<co
     // keys are the same frames)
     std::vector<uint32_t> common(keys.size());
     sortStackKeys(keys, refKey.data(), stacks.size() >= kStacksAside, common.data());
+    // only the sorted order is needed from here on (fp-large: 15 MB of keys given back before the nodes are
+    // made)
+    std::vector<uint32_t> order(keys.size());
+    for (std::size_t i = 0; i < keys.size(); ++i)
+        order[i] = keys[i].stack;
+    std::vector<StackKey>().swap(keys);
     trace("tree: stacks sorted");
     // In sorted order, the stacks that share a prefix are adjacent: past the prefix shared with the previous
     // stack, a child of a node made in this batch is new too (no lookup); only nodes of earlier batches are
@@ -240,12 +242,12 @@ void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<co
     }
     const bool intoEmpty = firstNew == 1;
     std::vector<uint32_t> leaf(stacks.size(), kRootNode);
-    if (last && intoEmpty && keys.size() >= kStacksAside) {
-        makeNodesOnTwoThreads(keys, common, pathOf, refFrame, m_parent, m_frame, leaf);
+    if (last && intoEmpty && order.size() >= kStacksAside) {
+        makeNodesOnTwoThreads(order, common, pathOf, refFrame, m_parent, m_frame, leaf);
     } else {
         std::vector<uint32_t> nodes; // nodes[d]: the previous stack's node at depth d + 1
-        for (std::size_t i = 0; i < keys.size(); ++i) {
-            const uint32_t k = keys[i].stack;
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            const uint32_t k = order[i];
             const std::span<const uint32_t> p = pathOf(k);
             std::size_t d = common[i];
             nodes.resize(d);
@@ -265,6 +267,14 @@ void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<co
         linesListed.get();
     else
         listLines();
+    // the frames and the sort's arrays are not needed for the stacks' entries (fp-large: 180 MB of frames
+    // and 17 MB of keys given back before the entries' arrays are made)
+    std::vector<uint32_t>().swap(order);
+    std::vector<uint32_t>().swap(common);
+    std::vector<uint32_t>().swap(refKey);
+    std::vector<uint32_t>().swap(refLineEntry);
+    if (refsRead)
+        refsRead();
     for (std::size_t k = 0; k < stacks.size(); ++k)
         m_stacks[firstStack + k].entry = entryOf(stacks[k].thread, leaf[k]);
 }

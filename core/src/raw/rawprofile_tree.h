@@ -6,6 +6,7 @@
 
 #include "util/hash.h"
 
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -32,9 +33,11 @@ public:
     /// lexicographic order of the frames, so that a stack reuses the nodes of the prefix it shares with the
     /// previous one and only looks up the children of nodes from earlier batches. `last`: no batch follows
     /// (std::logic_error if one does), so the new nodes are not linked into their parents' lists of children,
-    /// which only later batches would look up (8 bytes a node less memory written).
+    /// which only later batches would look up (8 bytes a node less memory written). `refsRead` (if given) is
+    /// called once `refs` is read no more, for its owner to free it before the rest is made.
     void addStacks(std::span<const StackInput> stacks, std::span<const uint32_t> refs,
-                   std::span<const FrameId> refFrame, std::span<const SourceLine> refLine, bool last = false);
+                   std::span<const FrameId> refFrame, std::span<const SourceLine> refLine, bool last = false,
+                   const std::function<void()>& refsRead = {});
     uint32_t nextStack() const { return static_cast<uint32_t>(m_stacks.size()); }
     /// Adds `samples` samples of a stack costing `costs[type]`.
     void addCost(uint32_t stack, uint64_t samples, std::span<const int64_t> costs);
