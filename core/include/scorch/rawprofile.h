@@ -41,6 +41,10 @@ struct RawProfileOptions {
     /// opening the modules).
     bool symbolizeAhead = true;
     double symbolizeAheadAfter = 0.04;
+    /// A build expands its new stacks into frame references of 3 bytes while the profile has fewer distinct
+    /// frames (with their source lines) than this, else of 4 bytes; values above 2^24 count as 2^24. (Tests
+    /// set 0 to take the wider form.)
+    uint32_t threeByteFramesBelow = uint32_t(1) << 24;
 };
 
 /// Raw address samples -> Profile: identical raw stacks are aggregated as they arrive (count and summed

@@ -86,10 +86,18 @@ void RawProfileBuilder::Impl::resolve(std::span<const Symbolizer::Request> reque
 }
 
 void RawProfileBuilder::Impl::expandFrames(NewStacks& newStacks, std::size_t from, std::size_t to) {
+    if (newStacks.narrow)
+        expandFramesAs<detail::Ref24>(newStacks, from, to);
+    else
+        expandFramesAs<uint32_t>(newStacks, from, to);
+}
+
+template <typename R>
+void RawProfileBuilder::Impl::expandFramesAs(NewStacks& newStacks, std::size_t from, std::size_t to) {
     for (std::size_t k = from; k < to; ++k) {
         const uint32_t thread = newStacks.thread[k];
-        uint32_t* const first = newStacks.refs.get() + newStacks.ref[k];
-        uint32_t* path = first;
+        R* const first = reinterpret_cast<R*>(newStacks.refs.get()) + newStacks.ref[k];
+        R* path = first;
         if (options.processRoot)
             *path++ = rootRefs[thread];
         for (std::size_t i = newStacks.addr[k]; i < newStacks.addr[k + 1]; ++i) {

@@ -300,8 +300,10 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
         fresh.path.assign(newStacks, {});
         // (not zeroed: each thread's writes map in its own pages)
         fresh.refCount = nextRef;
-        fresh.refs.reset(new uint32_t[detail::hugeCapacity(nextRef, sizeof(uint32_t))]);
-        detail::adviseHugePages(fresh.refs.get(), nextRef * sizeof(uint32_t));
+        fresh.narrow = resolved.size() < std::min(options.threeByteFramesBelow, detail::Ref24::kLimit);
+        const std::size_t refBytes = fresh.narrow ? sizeof(detail::Ref24) : sizeof(uint32_t);
+        fresh.refs.reset(new std::byte[detail::hugeCapacity(nextRef * refBytes, 1)]);
+        detail::adviseHugePages(fresh.refs.get(), nextRef * refBytes);
         // many frames: the stacks' frames in stretches on two threads, the first listing the modules first
         constexpr std::size_t kAsideFrames = 200000, kStretch = 2048;
         std::atomic<std::size_t> nextStretch{0}, modulesListed{0};
@@ -353,8 +355,18 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
             refFrame[r] = resolved[r].frame;
             refLine[r] = resolved[r].line;
         }
-        tree.addStacks(fresh.path, std::span<const uint32_t>(fresh.refs.get(), fresh.refCount), refFrame,
-                       refLine, final, [&] { fresh.refs.reset(); });
+        const auto refsRead = [&] {
+            fresh.refs.reset();
+        };
+        if (fresh.narrow)
+            tree.addStacks(
+                fresh.path,
+                std::span(reinterpret_cast<const detail::Ref24*>(fresh.refs.get()), fresh.refCount), refFrame,
+                refLine, final, refsRead);
+        else
+            tree.addStacks(fresh.path,
+                           std::span(reinterpret_cast<const uint32_t*>(fresh.refs.get()), fresh.refCount),
+                           refFrame, refLine, final, refsRead);
         detail::trace("stacks added");
     } // (the expanded frames freed)
     std::vector<uint32_t>().swap(newAddrs);
@@ -430,11 +442,15 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
         if (aside.valid())
             aside.get();
     }
-    // the deltas are read no more: given back before the tree's final arrays are made (fp-large: 640 000
-    // stacks, 35 MB)
+    // the deltas are read no more, nor (after the final build) the stacks' modules: given back before the
+    // tree's final arrays are made (fp-large: 640 000 stacks, 35 MB of deltas, 13 MB of modules)
     std::vector<Delta>().swap(deltas);
     std::vector<int64_t>().swap(deltaCost);
     std::vector<uint64_t>().swap(deltaSamples);
+    if (final) {
+        std::vector<uint32_t>().swap(stackModules);
+        std::vector<uint32_t>().swap(stackModulesFirst);
+    }
     std::future<AddressCosts> aside;
     if (twoThreads)
         aside = std::async(std::launch::async, warningsAndAddresses);

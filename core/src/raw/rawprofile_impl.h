@@ -254,13 +254,17 @@ struct RawProfileBuilder::Impl {
         std::vector<std::size_t> addr; ///< per new stack and one more: where its addresses start in `addrs`
         std::vector<std::size_t> ref;  ///< per new stack: where its frames start in `refs` (at most so many)
         const uint32_t* addrs = nullptr;
-        /// expandFrames(): each stack's frames (as indexes into `resolved`), with gaps between the stacks
-        std::unique_ptr<uint32_t[]> refs;
+        /// expandFrames(): each stack's frames (as indexes into `resolved`), with gaps between the stacks, as
+        /// detail::Ref24 when `resolved` has fewer than Ref24::kLimit entries, else as uint32_t
+        std::unique_ptr<std::byte[]> refs;
         std::size_t refCount = 0;
+        bool narrow = false;
         std::vector<detail::IncrementalTree::StackInput> path; ///< per new stack: its run of `refs`
     };
     /// The frames and path of stacks [from, to) of `newStacks` (threads may expand disjoint ranges at once).
     void expandFrames(NewStacks& newStacks, std::size_t from, std::size_t to);
+    template <typename R>
+    void expandFramesAs(NewStacks& newStacks, std::size_t from, std::size_t to);
     /// The new stacks' distinct modules and leaves (stackModules, stackLeaf), in order; `done` (if given)
     /// counts the stacks listed, from time to time.
     void listModules(const NewStacks& newStacks, std::atomic<std::size_t>* done = nullptr);

@@ -123,7 +123,7 @@ void makeNodesOnTwoThreads(std::span<const uint32_t> order, std::span<const uint
         uint32_t id = firstId;
         for (std::size_t i = from; i < to; ++i) {
             const uint32_t k = order[i];
-            const std::span<const uint32_t> p = pathOf(k);
+            const auto p = pathOf(k);
             std::size_t d = common[i];
             nodes.resize(d);
             uint32_t node = d ? nodes[d - 1] : kRootNode;
@@ -160,7 +160,8 @@ void makeNodesOnTwoThreads(std::span<const uint32_t> order, std::span<const uint
 
 } // namespace
 
-void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<const uint32_t> refs,
+template <typename R>
+void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<const R> refs,
                                 std::span<const FrameId> refFrame, std::span<const SourceLine> refLine,
                                 bool last, const std::function<void()>& refsRead) {
     if (m_sealed)
@@ -209,7 +210,7 @@ void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<co
             listStackLines(static_cast<uint32_t>(firstStack + k), pathOf(static_cast<uint32_t>(k)),
                            refLineEntry);
     };
-    std::vector<StackKey> keys(stacks.size());
+    std::vector<BasicStackKey<R>> keys(stacks.size());
     for (uint32_t k = 0; k < stacks.size(); ++k)
         keys[k] = {refs.data() + stacks[k].first, stacks[k].size, k};
     trace("tree: " + std::to_string(stacks.size()) + " new stacks, " + std::to_string(refs.size()) +
@@ -227,7 +228,7 @@ void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<co
     std::vector<uint32_t> order(keys.size());
     for (std::size_t i = 0; i < keys.size(); ++i)
         order[i] = keys[i].stack;
-    std::vector<StackKey>().swap(keys);
+    std::vector<BasicStackKey<R>>().swap(keys);
     trace("tree: stacks sorted");
     // In sorted order, the stacks that share a prefix are adjacent: past the prefix shared with the previous
     // stack, a child of a node made in this batch is new too (no lookup); only nodes of earlier batches are
@@ -248,7 +249,7 @@ void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<co
         std::vector<uint32_t> nodes; // nodes[d]: the previous stack's node at depth d + 1
         for (std::size_t i = 0; i < order.size(); ++i) {
             const uint32_t k = order[i];
-            const std::span<const uint32_t> p = pathOf(k);
+            const auto p = pathOf(k);
             std::size_t d = common[i];
             nodes.resize(d);
             uint32_t node = d ? nodes[d - 1] : kRootNode;
@@ -294,7 +295,8 @@ uint32_t IncrementalTree::entryOf(uint32_t thread, uint32_t node) {
     return entry;
 }
 
-void IncrementalTree::listStackLines(uint32_t stack, std::span<const uint32_t> rootToLeaf,
+template <typename R>
+void IncrementalTree::listStackLines(uint32_t stack, std::span<const R> rootToLeaf,
                                      std::span<const uint32_t> refLineEntry) {
     Stack& s = m_stacks[stack];
     s = {0, static_cast<uint32_t>(m_stackLines.size()), 0, UINT32_MAX};
@@ -409,5 +411,12 @@ Profile IncrementalTree::profile(ProfileMeta meta, bool stacks, bool take) {
     }
     return p;
 }
+
+template void IncrementalTree::addStacks<uint32_t>(std::span<const StackInput>, std::span<const uint32_t>,
+                                                   std::span<const FrameId>, std::span<const SourceLine>,
+                                                   bool, const std::function<void()>&);
+template void IncrementalTree::addStacks<Ref24>(std::span<const StackInput>, std::span<const Ref24>,
+                                                std::span<const FrameId>, std::span<const SourceLine>, bool,
+                                                const std::function<void()>&);
 
 } // namespace scorch::detail

@@ -4,6 +4,7 @@
 
 #include "scorch/profile.h"
 
+#include "raw/stacksort.h"
 #include "util/hash.h"
 
 #include <functional>
@@ -34,8 +35,10 @@ public:
     /// previous one and only looks up the children of nodes from earlier batches. `last`: no batch follows
     /// (std::logic_error if one does), so the new nodes are not linked into their parents' lists of children,
     /// which only later batches would look up (8 bytes a node less memory written). `refsRead` (if given) is
-    /// called once `refs` is read no more, for its owner to free it before the rest is made.
-    void addStacks(std::span<const StackInput> stacks, std::span<const uint32_t> refs,
+    /// called once `refs` is read no more, for its owner to free it before the rest is made. R: uint32_t, or
+    /// Ref24 for batches of fewer than Ref24::kLimit references.
+    template <typename R>
+    void addStacks(std::span<const StackInput> stacks, std::span<const R> refs,
                    std::span<const FrameId> refFrame, std::span<const SourceLine> refLine, bool last = false,
                    const std::function<void()>& refsRead = {});
     uint32_t nextStack() const { return static_cast<uint32_t>(m_stacks.size()); }
@@ -57,7 +60,8 @@ private:
     /// The (thread, node) entry, made when new.
     uint32_t entryOf(uint32_t thread, uint32_t node);
     /// m_stacks[stack]'s lines (each once) and leaf line, its lines appended to m_stackLines.
-    void listStackLines(uint32_t stack, std::span<const uint32_t> rootToLeaf,
+    template <typename R>
+    void listStackLines(uint32_t stack, std::span<const R> rootToLeaf,
                         std::span<const uint32_t> refLineEntry);
     uint32_t lineEntry(FrameId frame, SourceLine where);
 

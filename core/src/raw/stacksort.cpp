@@ -15,19 +15,23 @@ namespace scorch::detail {
 namespace {
 
 /// A run of stacks still to sort, all with the same keys in [0, depth).
+template <typename R>
 struct Run {
-    StackKey* a;
+    BasicStackKey<R>* a;
     std::size_t n, depth;
 };
 
 /// How far the frame references a[from, m) and b[from, m) agree, from `from` on: the same reference, or two
 /// with the same key[reference]. Stacks that share a prefix mostly hold the same references there, whose keys
 /// are then not looked up.
-std::size_t agreeFrom(const uint32_t* a, const uint32_t* b, std::size_t from, std::size_t m,
-                      const uint32_t* key) {
+template <typename R>
+std::size_t agreeFrom(const R* a, const R* b, std::size_t from, std::size_t m, const uint32_t* key) {
     std::size_t d = from;
-    while (d < m && (a[d] == b[d] || key[a[d]] == key[b[d]]))
-        ++d;
+    for (; d < m; ++d) {
+        const uint32_t x = a[d], y = b[d];
+        if (x != y && key[x] != key[y])
+            break;
+    }
     return d;
 }
 
@@ -39,9 +43,10 @@ enum Side : uint8_t { kLess, kEqual, kMore };
 
 /// What splitRun() writes per stack: one element per stack of the whole sort, so that the disjoint runs of
 /// two threads use disjoint parts.
+template <typename R>
 struct Scratch {
-    const StackKey* base;
-    std::unique_ptr<StackKey[]> moved;
+    const BasicStackKey<R>* base;
+    std::unique_ptr<BasicStackKey<R>[]> moved;
     std::unique_ptr<uint32_t[]> shared; ///< keys in common with the pivot past the run's depth
     std::unique_ptr<Side[]> side;
     /// Per position of the sorted order, if asked for: the keys in common with the stack before. A split
@@ -53,7 +58,9 @@ struct Scratch {
 
 /// Whether stack x sorts before y, both with the same keys in [0, depth) and their keys at `depth` kept in
 /// `next`.
-bool lessFrom(const StackKey& x, const StackKey& y, std::size_t depth, const uint32_t* refKey) {
+template <typename R>
+bool lessFrom(const BasicStackKey<R>& x, const BasicStackKey<R>& y, std::size_t depth,
+              const uint32_t* refKey) {
     if (x.next != y.next || x.next == 0)
         return x.next < y.next;
     const std::size_t m = std::min(x.size, y.size);
@@ -70,16 +77,17 @@ bool lessFrom(const StackKey& x, const StackKey& y, std::size_t depth, const uin
 /// read once in a row (against the pivot's, mostly the same references: no key looked up), instead of one
 /// pass over the run per depth for the long prefixes stacks share. Each stack's key at its part's depth is
 /// kept in its `next`.
-void splitRun(const Run& r, const uint32_t* refKey, Scratch& s, std::vector<uint32_t>& counts,
-              std::vector<Run>& parts) {
-    StackKey* const a = r.a;
+template <typename R>
+void splitRun(const Run<R>& r, const uint32_t* refKey, Scratch<R>& s, std::vector<uint32_t>& counts,
+              std::vector<Run<R>>& parts) {
+    BasicStackKey<R>* const a = r.a;
     const std::size_t n = r.n, depth = r.depth, at = static_cast<std::size_t>(a - s.base);
-    const StackKey pivot = a[n / 2];
+    const BasicStackKey<R> pivot = a[n / 2];
     uint32_t* const shared = s.shared.get() + at;
     Side* const side = s.side.get() + at;
     std::size_t deepest = 0;
     for (std::size_t i = 0; i < n; ++i) {
-        StackKey& x = a[i];
+        BasicStackKey<R>& x = a[i];
         // a stack whose key at `depth` differs from the pivot's leaves its path there: told by the key kept
         // from the split before, without reading the stack's frames (half of all on fp-large)
         if (x.next != pivot.next || pivot.next == 0) {
@@ -138,32 +146,35 @@ void splitRun(const Run& r, const uint32_t* refKey, Scratch& s, std::vector<uint
             before = leave;
         }
     }
-    StackKey* const moved = s.moved.get() + at;
+    BasicStackKey<R>* const moved = s.moved.get() + at;
     for (std::size_t i = 0; i < n; ++i)
         moved[counts[partOf(i)]++] = a[i];
-    std::memcpy(a, moved, n * sizeof(StackKey));
+    std::memcpy(a, moved, n * sizeof(BasicStackKey<R>));
 }
 
 /// Sorts a small run by comparisons (and, if asked, counts the keys each stack shares with the one before).
-void sortSmallRun(const Run& r, const uint32_t* refKey, Scratch& s) {
-    std::sort(r.a, r.a + r.n,
-              [&](const StackKey& x, const StackKey& y) { return lessFrom(x, y, r.depth, refKey); });
+template <typename R>
+void sortSmallRun(const Run<R>& r, const uint32_t* refKey, Scratch<R>& s) {
+    std::sort(r.a, r.a + r.n, [&](const BasicStackKey<R>& x, const BasicStackKey<R>& y) {
+        return lessFrom(x, y, r.depth, refKey);
+    });
     if (!s.prefix)
         return;
     uint32_t* const prefix = s.prefix + (r.a - s.base);
     for (std::size_t i = 1; i < r.n; ++i) {
-        const StackKey &x = r.a[i - 1], &y = r.a[i];
+        const BasicStackKey<R>&x = r.a[i - 1], &y = r.a[i];
         prefix[i] =
             static_cast<uint32_t>(agreeFrom(x.path, y.path, r.depth, std::min(x.size, y.size), refKey));
     }
 }
 
 /// Sorts run `r` and the parts it splits into.
-void sortRun(const Run& r, const uint32_t* refKey, Scratch& s, std::vector<uint32_t>& counts,
-             std::vector<Run>& todo) {
+template <typename R>
+void sortRun(const Run<R>& r, const uint32_t* refKey, Scratch<R>& s, std::vector<uint32_t>& counts,
+             std::vector<Run<R>>& todo) {
     todo.assign(1, r);
     while (!todo.empty()) {
-        const Run next = todo.back();
+        const Run<R> next = todo.back();
         todo.pop_back();
         if (next.n < kSmallRun)
             sortSmallRun(next, refKey, s);
@@ -177,24 +188,25 @@ void sortRun(const Run& r, const uint32_t* refKey, Scratch& s, std::vector<uint3
 /// whole. The runs are disjoint and in order: sorted each, all are. (Work grows with a run's stacks times
 /// their shared depth, so dealing out the runs by count left one thread with three quarters of it on
 /// fp-large.)
-void sortOnTwoThreads(const Run& whole, const uint32_t* refKey, Scratch& s) {
+template <typename R>
+void sortOnTwoThreads(const Run<R>& whole, const uint32_t* refKey, Scratch<R>& s) {
     const std::size_t grain = std::max<std::size_t>(whole.n / 64, 1024);
     std::mutex mutex;
     std::condition_variable changed;
-    std::vector<Run> pool{whole};
+    std::vector<Run<R>> pool{whole};
     int busy = 0;               // threads splitting or sorting a run
     std::exception_ptr failure; // the first thread's exception (then both stop)
     const auto work = [&] {
         std::vector<uint32_t> counts;
-        std::vector<Run> parts;
+        std::vector<Run<R>> parts;
         std::unique_lock lock(mutex);
         for (;;) {
             changed.wait(lock, [&] { return failure || !pool.empty() || busy == 0; });
             if (failure || pool.empty())
                 return; // failed, or nothing left and nobody making more
             const auto largest = std::max_element(pool.begin(), pool.end(),
-                                                  [](const Run& x, const Run& y) { return x.n < y.n; });
-            const Run r = *largest;
+                                                  [](const Run<R>& x, const Run<R>& y) { return x.n < y.n; });
+            const Run<R> r = *largest;
             pool.erase(largest);
             ++busy;
             lock.unlock();
@@ -223,26 +235,36 @@ void sortOnTwoThreads(const Run& whole, const uint32_t* refKey, Scratch& s) {
         std::rethrow_exception(failure);
 }
 
-} // namespace
-
-void sortStackKeys(std::span<StackKey> keys, const uint32_t* refKey, bool twoThreads, uint32_t* shared) {
+template <typename R>
+void sortKeys(std::span<BasicStackKey<R>> keys, const uint32_t* refKey, bool twoThreads, uint32_t* shared) {
     if (shared && !keys.empty())
         shared[0] = 0;
     if (keys.size() < 2)
         return;
-    Scratch s{keys.data(), std::make_unique_for_overwrite<StackKey[]>(keys.size()),
-              std::make_unique_for_overwrite<uint32_t[]>(keys.size()),
-              std::make_unique_for_overwrite<Side[]>(keys.size()), shared};
-    for (StackKey& k : keys)
+    Scratch<R> s{keys.data(), std::make_unique_for_overwrite<BasicStackKey<R>[]>(keys.size()),
+                 std::make_unique_for_overwrite<uint32_t[]>(keys.size()),
+                 std::make_unique_for_overwrite<Side[]>(keys.size()), shared};
+    for (BasicStackKey<R>& k : keys)
         k.next = k.size ? refKey[k.path[0]] + 1 : 0;
-    const Run whole{keys.data(), keys.size(), 0};
+    const Run<R> whole{keys.data(), keys.size(), 0};
     if (twoThreads) {
         sortOnTwoThreads(whole, refKey, s);
     } else {
         std::vector<uint32_t> counts;
-        std::vector<Run> todo;
+        std::vector<Run<R>> todo;
         sortRun(whole, refKey, s, counts, todo);
     }
+}
+
+} // namespace
+
+void sortStackKeys(std::span<StackKey> keys, const uint32_t* refKey, bool twoThreads, uint32_t* shared) {
+    sortKeys(keys, refKey, twoThreads, shared);
+}
+
+void sortStackKeys(std::span<BasicStackKey<Ref24>> keys, const uint32_t* refKey, bool twoThreads,
+                   uint32_t* shared) {
+    sortKeys(keys, refKey, twoThreads, shared);
 }
 
 } // namespace scorch::detail

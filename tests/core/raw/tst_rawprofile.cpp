@@ -328,15 +328,18 @@ private Q_SLOTS:
         QTest::addColumn<int>("minDepth");
         QTest::addColumn<int>("depthRange");
         QTest::addColumn<int>("expect"); // told after ten samples that so many will come (0: not told)
-        QTest::newRow("snapshots in between") << true << 300 << 1 << 6 << 0;
-        QTest::newRow("one batch (nodes made in final order)") << false << 300 << 1 << 6 << 0;
+        QTest::addColumn<bool>("wide");  // the expanded frames' references in 4 bytes, not 3
+        QTest::newRow("snapshots in between") << true << 300 << 1 << 6 << 0 << false;
+        QTest::newRow("one batch (nodes made in final order)") << false << 300 << 1 << 6 << 0 << false;
         // over 20 000 distinct stacks and 200 000 frames: expanded, sorted and listed on two threads
-        QTest::newRow("one large batch (on two threads)") << false << 10000 << 10 << 10 << 0;
+        QTest::newRow("one large batch (on two threads)") << false << 10000 << 10 << 10 << 0 << false;
+        QTest::newRow("one large batch, 4-byte references") << false << 10000 << 10 << 10 << 0 << true;
+        QTest::newRow("snapshots, 4-byte references") << true << 300 << 1 << 6 << 0 << true;
         // 1.1 M address ids (4.5 MB): the final build gives back the ids of the stacks expanded as it goes
-        QTest::newRow("ids given back while expanding") << false << 25000 << 10 << 10 << 0;
+        QTest::newRow("ids given back while expanding") << false << 25000 << 10 << 10 << 0 << false;
         // the builder's arrays made room for the samples to come, fewer or more than come
-        QTest::newRow("told too few samples will come") << true << 300 << 1 << 6 << 200;
-        QTest::newRow("told more samples will come") << false << 10000 << 10 << 10 << 100000;
+        QTest::newRow("told too few samples will come") << true << 300 << 1 << 6 << 200 << false;
+        QTest::newRow("told more samples will come") << false << 10000 << 10 << 10 << 100000 << false;
     }
 
     void rawProfileMatchesTreeBuilderAcrossSnapshots() {
@@ -348,12 +351,16 @@ private Q_SLOTS:
         QFETCH(int, minDepth);
         QFETCH(int, depthRange);
         QFETCH(int, expect);
+        QFETCH(bool, wide);
         const Location exe = locate(symtest::outerFunction(7));
         const Location lib = locate(symtest::libFunction(7));
         const Location twice = locate(reinterpret_cast<const void*>(&symtest::Box<int>::twice));
         const Location cfun = locate(reinterpret_cast<const void*>(&symtest_c_function));
         Symbolizer sym;
-        RawProfileBuilder raw(sym);
+        RawProfileOptions options;
+        if (wide)
+            options.threeByteFramesBelow = 0;
+        RawProfileBuilder raw(sym, options);
         const uint32_t cpu = raw.costType("cpu-clock", CostUnit::Nanoseconds);
         const uint32_t threads[] = {raw.thread("a", 1, 1), raw.thread("b", 1, 2)};
         const RawFrame pool[] = {{sym.module(exe.path), exe.offset, true},

@@ -79,6 +79,30 @@ std::vector<uint32_t> keysOf(const Stacks& s, std::size_t i) {
     return k;
 }
 
+/// Sorts the stacks with their references as R; the stacks' numbers in sorted order, the keys each shares
+/// with the one before in `shared`. Checks that each key still has its stack's path and size.
+template <typename R>
+std::vector<uint32_t> sortAs(const Stacks& s, bool twoThreads, std::vector<uint32_t>& shared) {
+    std::vector<std::vector<R>> paths;
+    for (const auto& p : s.paths)
+        paths.emplace_back(p.begin(), p.end());
+    std::vector<BasicStackKey<R>> keys;
+    for (std::size_t i = 0; i < paths.size(); ++i)
+        keys.push_back({paths[i].data(), static_cast<uint32_t>(paths[i].size()), static_cast<uint32_t>(i)});
+    shared.assign(keys.size(), 12345);
+    sortStackKeys(keys, s.refKey.data(), twoThreads, shared.data());
+    std::vector<uint32_t> order;
+    for (const BasicStackKey<R>& key : keys) {
+        if (key.stack >= paths.size() || key.path != paths[key.stack].data() ||
+            key.size != paths[key.stack].size()) {
+            QTest::qFail("a key lost its stack's path", __FILE__, __LINE__);
+            return {};
+        }
+        order.push_back(key.stack);
+    }
+    return order;
+}
+
 } // namespace
 
 class TestStackSort : public QObject {
@@ -89,15 +113,21 @@ private slots:
         QTest::addColumn<int>("fanout");
         QTest::addColumn<int>("stop");
         QTest::addColumn<bool>("twoThreads");
-        QTest::newRow("none") << 0 << 4 << 10 << false;
-        QTest::newRow("one") << 1 << 4 << 10 << false;
-        QTest::newRow("15, sorted by comparisons") << 15 << 4 << 10 << false;
-        QTest::newRow("40, split once or twice") << 40 << 4 << 10 << false;
-        QTest::newRow("3000, narrow and deep") << 3000 << 2 << 60 << false;
-        QTest::newRow("3000, wide and shallow") << 3000 << 500 << 3 << false;
-        QTest::newRow("30000, two threads") << 30000 << 3 << 40 << true;
-        QTest::newRow("30000, two threads, wide") << 30000 << 200 << 6 << true;
-        QTest::newRow("200, two threads") << 200 << 3 << 20 << true;
+        QTest::addColumn<int>("references");
+        QTest::addColumn<bool>("packed"); // the references as Ref24
+        QTest::newRow("none") << 0 << 4 << 10 << false << 3000 << false;
+        QTest::newRow("one") << 1 << 4 << 10 << false << 3000 << false;
+        QTest::newRow("15, sorted by comparisons") << 15 << 4 << 10 << false << 3000 << false;
+        QTest::newRow("40, split once or twice") << 40 << 4 << 10 << false << 3000 << false;
+        QTest::newRow("3000, narrow and deep") << 3000 << 2 << 60 << false << 3000 << false;
+        QTest::newRow("3000, wide and shallow") << 3000 << 500 << 3 << false << 3000 << false;
+        QTest::newRow("30000, two threads") << 30000 << 3 << 40 << true << 3000 << false;
+        QTest::newRow("30000, two threads, wide") << 30000 << 200 << 6 << true << 3000 << false;
+        QTest::newRow("200, two threads") << 200 << 3 << 20 << true << 3000 << false;
+        // three-byte references, up to 2^19 (all three bytes in use)
+        QTest::newRow("15, three bytes") << 15 << 4 << 10 << false << 500000 << true;
+        QTest::newRow("3000, narrow and deep, three bytes") << 3000 << 2 << 60 << false << 500000 << true;
+        QTest::newRow("30000, two threads, three bytes") << 30000 << 3 << 40 << true << 500000 << true;
     }
 
     void sortsLikeStdSort() {
@@ -105,28 +135,36 @@ private slots:
         QFETCH(int, fanout);
         QFETCH(int, stop);
         QFETCH(bool, twoThreads);
+        QFETCH(int, references);
+        QFETCH(bool, packed);
         const Stacks s = randomStacks(static_cast<std::size_t>(count), static_cast<uint32_t>(fanout),
-                                      static_cast<uint32_t>(stop), 3000, 99 + static_cast<uint64_t>(count));
-        std::vector<StackKey> keys;
-        for (std::size_t i = 0; i < s.paths.size(); ++i)
-            keys.push_back(
-                {s.paths[i].data(), static_cast<uint32_t>(s.paths[i].size()), static_cast<uint32_t>(i)});
-        std::vector<uint32_t> shared(keys.size(), 12345);
-        sortStackKeys(keys, s.refKey.data(), twoThreads, shared.data());
+                                      static_cast<uint32_t>(stop), static_cast<uint32_t>(references),
+                                      99 + static_cast<uint64_t>(count));
+        uint32_t top = 0;
+        for (const auto& p : s.paths)
+            for (const uint32_t r : p)
+                top = std::max(top, r);
+        if (packed && count >= 3000)
+            QVERIFY2(top >= (uint32_t(1) << 16), "the references do not reach the third byte");
+        std::vector<uint32_t> order, shared;
+        if (packed)
+            order = sortAs<Ref24>(s, twoThreads, shared);
+        else
+            order = sortAs<uint32_t>(s, twoThreads, shared);
+        if (QTest::currentTestFailed())
+            return;
 
         // the expected order: the stacks' key sequences sorted as std::vector's operator< sorts them
         std::vector<std::vector<uint32_t>> expected;
         for (std::size_t i = 0; i < s.paths.size(); ++i)
             expected.push_back(keysOf(s, i));
         std::sort(expected.begin(), expected.end());
-        QCOMPARE(keys.size(), expected.size());
-        std::vector<bool> seen(keys.size(), false);
-        for (std::size_t i = 0; i < keys.size(); ++i) {
-            const uint32_t k = keys[i].stack;
-            QVERIFY(k < keys.size() && !seen[k]); // each stack once
+        QCOMPARE(order.size(), expected.size());
+        std::vector<bool> seen(order.size(), false);
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            const uint32_t k = order[i];
+            QVERIFY(k < order.size() && !seen[k]); // each stack once
             seen[k] = true;
-            QCOMPARE(keys[i].path, s.paths[k].data());
-            QCOMPARE(keys[i].size, static_cast<uint32_t>(s.paths[k].size()));
             if (keysOf(s, k) != expected[i])
                 QFAIL(qPrintable(QStringLiteral("stack %1 out of order at position %2").arg(k).arg(i)));
             // the keys it shares with the stack before it, counted here
