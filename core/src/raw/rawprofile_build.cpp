@@ -308,7 +308,8 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
         constexpr std::size_t kAsideFrames = 200000, kStretch = 2048;
         std::atomic<std::size_t> nextStretch{0}, modulesListed{0};
         // The final build gives back the address ids of the stacks both expanded and listed as it goes (the
-        // frames written meanwhile take their memory: on fp-large 100 MB of ids for 176 MB of frames).
+        // frames written meanwhile take their memory: on fp-large 100 MB of ids for 135 MB of 3-byte frame
+        // references).
         std::mutex doneMutex;
         std::vector<char> stretchDone(final ? (newStacks + kStretch - 1) / kStretch : 0, 0);
         std::size_t firstUndone = 0, discarded = 0;

@@ -115,9 +115,9 @@ void makeNodesOnTwoThreads(std::span<const uint32_t> order, std::span<const uint
     const auto base = static_cast<uint32_t>(begin + firstHalfNodes); // the second half's first node
     parent.resize(begin + nodeCount);
     frame.resize(begin + nodeCount);
-    // Makes the nodes of keys[from, to) after the stack before (nodes[d]: its node at depth d + 1), writing
-    // node `id` at parent[id] and frame[id] from `firstId` on; `early` receives the nodes whose parent is a
-    // node of the stack before `from` referred to by its depth.
+    // Makes the nodes of the sorted stacks order[from, to) after the stack before (nodes[d]: its node at
+    // depth d + 1), writing node `id` at parent[id] and frame[id] from `firstId` on; `early` receives the
+    // nodes whose parent is a node of the stack before `from` referred to by its depth.
     const auto makeNodes = [&](std::size_t from, std::size_t to, std::vector<uint32_t>& nodes,
                                uint32_t firstId, std::vector<uint32_t>* early) {
         uint32_t id = firstId;
@@ -268,8 +268,8 @@ void IncrementalTree::addStacks(std::span<const StackInput> stacks, std::span<co
         linesListed.get();
     else
         listLines();
-    // the frames and the sort's arrays are not needed for the stacks' entries (fp-large: 180 MB of frames
-    // and 17 MB of keys given back before the entries' arrays are made)
+    // the frame references and the sort's arrays are not needed for the stacks' entries (fp-large: 135 MB
+    // of references given back before the entries' arrays are made)
     std::vector<uint32_t>().swap(order);
     std::vector<uint32_t>().swap(common);
     std::vector<uint32_t>().swap(refKey);
