@@ -245,10 +245,13 @@ private:
             if (size < 8)
                 throw ImportError(m_name + ": corrupt record (size " + std::to_string(size) + ", type " +
                                   std::to_string(type) + ") at byte offset " + std::to_string(pos));
-            if (size > end - pos || (p = bytesAt(pos, size, end, buffer).data(), m_got < size)) {
+            const std::string_view whole =
+                size > end - pos ? std::string_view() : bytesAt(pos, size, end, buffer);
+            if (whole.size() < size) {
                 truncatedAt(pos, "a record");
                 break;
             }
+            p = whole.data();
             uint64_t extra = 0; // some user records carry payload after the record
             if (type == RecordHeaderTracingData && size >= 12) {
                 uint32_t n;
@@ -285,21 +288,18 @@ private:
         tick(pos);
     }
 
-    /// `need` bytes of the file from `pos` in one piece (fewer where the file ends before `end`: m_got says
-    /// how many): from the mapping, or read through m_readAt into the current read buffer, or into a new one
-    /// that starts with the current one's rest (`buffer`: its index in m_buffers, -1 for the mapping). The
-    /// current buffer counts one pending record of its own, so that it stays while records are read from it.
+    /// `need` bytes of the file from `pos` in one piece (fewer where the file ends before `end`): from the
+    /// mapping, or read through m_readAt into the current read buffer, or into a new one that starts with the
+    /// current one's rest (`buffer`: its index in m_buffers, -1 for the mapping). The current buffer counts
+    /// one pending record of its own, so that it stays while records are read from it.
     std::string_view bytesAt(uint64_t pos, uint64_t need, uint64_t end, int64_t& buffer) {
         if (!m_readAt) {
             buffer = -1;
-            const std::string_view bytes = m_data.substr(std::min<uint64_t>(pos, m_data.size()), need);
-            m_got = bytes.size();
-            return bytes;
+            return m_data.substr(std::min<uint64_t>(pos, m_data.size()), need);
         }
         const uint64_t windowEnd = m_windowStart + m_windowBytes;
         if (m_window >= 0 && pos >= m_windowStart && pos + need <= windowEnd) {
             buffer = m_window;
-            m_got = need;
             return {windowBytes() + (pos - m_windowStart), need};
         }
         const std::size_t capacity = std::max<std::size_t>(m_readWindow, need);
@@ -332,8 +332,7 @@ private:
         m_windowBytes = have;
         releaseBuffers();
         buffer = m_window;
-        m_got = std::min<uint64_t>(need, have);
-        return {windowBytes(), m_got};
+        return {windowBytes(), std::min<uint64_t>(need, have)};
     }
     const char* windowBytes() const {
         return m_buffers[static_cast<std::size_t>(m_window - m_bufferBase)].bytes->data();
@@ -548,7 +547,6 @@ private:
     std::size_t m_readWindow;                      ///< the read buffers' size (ImportOptions::chunkBytes)
     int64_t m_window = -1;                         ///< index in m_buffers of the current read buffer
     uint64_t m_windowStart = 0, m_windowBytes = 0; ///< its file offset and the bytes read into it
-    uint64_t m_got = 0;                            ///< bytes the last bytesAt() gave
     std::vector<std::shared_ptr<std::string>> m_spare; ///< read buffers to use again
     uint64_t m_released = 0;                           ///< file pages before this offset were dropped
     std::chrono::steady_clock::time_point m_start, m_lastPartial;

@@ -283,7 +283,6 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
     // once the new stacks are expanded (their leaves and modules listed), before the tree's nodes are made
     std::vector<uint32_t> deltaStack;
     std::vector<uint64_t> deltaSamples;
-    const std::size_t deltaCount = deltas.size();
     const auto costsOf = [&](std::size_t i) {
         return std::span<const int64_t>(deltaCost.data() + i * nt, nt);
     };
@@ -447,14 +446,13 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
     };
     for (std::size_t i = 0; i < deltaStack.size(); ++i)
         tree.addCost(deltaStack[i], deltaSamples[i], costsOf(i));
+    std::future<AddressCosts> aside;
+    if (deltaStack.size() >= kDeltasAside)
+        aside = std::async(std::launch::async, warningsAndAddresses);
     // the deltas are read no more: given back before the tree's final arrays are made
     std::vector<uint32_t>().swap(deltaStack);
     std::vector<int64_t>().swap(deltaCost);
     std::vector<uint64_t>().swap(deltaSamples);
-    const bool twoThreads = deltaCount >= kDeltasAside;
-    std::future<AddressCosts> aside;
-    if (twoThreads)
-        aside = std::async(std::launch::async, warningsAndAddresses);
     AddressCosts addressCostsMade = aside.valid() ? AddressCosts() : warningsAndAddresses();
     Profile profile = tree.profile(ProfileMeta(), keepStacks, final);
     if (aside.valid())

@@ -108,8 +108,8 @@ struct RawProfileBuilder::Impl {
     /// The modules with samples into `meta.modules`, and a warning for each without symbols or debug info,
     /// by share of the `total` samples (from moduleSamples and moduleUnnamed).
     void warnAboutModules(ProfileMeta& meta, const std::vector<ModuleReport>& reports, uint64_t total) const;
-    /// From this many stacks in a build on, the tree's costs and arrays are made beside those of the leaves
-    /// and modules.
+    /// From this many stacks in a build on, the tree's final arrays are made beside the module warnings and
+    /// the per-instruction costs.
     static constexpr std::size_t kDeltasAside = 20000;
     /// The self costs of the resolved ELF leaf addresses so far (Profile::addressCosts).
     /// `entryOf`, if given, receives each address id's entry (UINT32_MAX: none).
