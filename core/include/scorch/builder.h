@@ -79,6 +79,16 @@ public:
 
 private:
     NodeId child(NodeId parent, FrameId frame);
+    /// The same, `key` being pathKey(m_pathKey[parent], frame).
+    NodeId child(NodeId parent, FrameId frame, uint64_t key);
+    /// The child index's key of a node: a hash of its path's frame ids, root first (a hash of its parent's
+    /// key and its frame). Known before the lookups of a whole path, so that their slots (a cache miss each
+    /// in a big index) are asked for together, not one after the other.
+    static uint64_t pathKey(uint64_t parentKey, FrameId frame);
+    /// Asks for the child index's slot where a lookup of `key` starts.
+    void prefetchSlot(uint64_t key) const {
+        __builtin_prefetch(m_childSlots.data() + (key & (m_childSlots.size() - 1)));
+    }
     NodeId leafNode(uint32_t thread, std::span<const FrameId> rootToLeaf);
     bool samePath(NodeId node, std::span<const FrameId> rootToLeaf) const;
     /// Nothing added yet (only setMaxNodes() called).
@@ -105,7 +115,9 @@ private:
     std::unordered_map<std::string, uint32_t> m_threadIndex;
     std::vector<NodeId> m_parent;
     std::vector<FrameId> m_frame;
-    std::vector<uint64_t> m_childSlots; // open addressing over (parent, frame) -> node
+    std::vector<uint64_t> m_pathKey;    // per node, see pathKey()
+    std::vector<uint64_t> m_childSlots; // open addressing over path keys -> node
+    std::vector<uint64_t> m_newKeys;    // leafNode(): the path keys of a stack's new part
     std::vector<uint32_t> m_entryThread;
     std::vector<NodeId> m_entryNode;
     std::vector<std::vector<int64_t>> m_entryCost; // [costType][entry]

@@ -24,6 +24,7 @@ uint64_t entryKey(uint32_t thread, NodeId node) {
 TreeBuilder::TreeBuilder()
     : m_parent{0}
     , m_frame{FrameId{}}
+    , m_pathKey{0}
     , m_childSlots(4096, 0)
     , m_entrySlots(4096, 0)
     , m_lineSlots(64, 0)
@@ -79,12 +80,23 @@ uint32_t TreeBuilder::thread(std::string_view name, int64_t pid, int64_t tid) {
     return it->second;
 }
 
+uint64_t TreeBuilder::pathKey(uint64_t parentKey, FrameId frame) {
+    return detail::hashInt(parentKey ^ (static_cast<uint64_t>(frame.value) * 0x9e3779b97f4a7c15ull));
+}
+
 NodeId TreeBuilder::child(NodeId parent, FrameId frame) {
-    return detail::growChild(m_parent, m_frame, m_childSlots, parent, frame, [this](NodeId id) {
-        if (id >= m_maxNodes)
-            throw LimitExceeded("the call tree has more than " + std::to_string(m_maxNodes) +
-                                " nodes (ImportOptions::maxNodes)");
-    });
+    return child(parent, frame, pathKey(m_pathKey[parent], frame));
+}
+
+NodeId TreeBuilder::child(NodeId parent, FrameId frame, uint64_t key) {
+    return detail::growChildKeyed(
+        m_parent, m_frame, m_childSlots, parent, frame, key, [this](uint32_t n) { return m_pathKey[n]; },
+        [this, key](NodeId id) {
+            if (id >= m_maxNodes)
+                throw LimitExceeded("the call tree has more than " + std::to_string(m_maxNodes) +
+                                    " nodes (ImportOptions::maxNodes)");
+            detail::pushHuge(m_pathKey, key);
+        });
 }
 
 uint32_t TreeBuilder::entry(uint32_t thread, NodeId node) {
@@ -126,8 +138,19 @@ NodeId TreeBuilder::leafNode(uint32_t thread, std::span<const FrameId> rootToLea
     last.frames.resize(k);
     last.nodes.resize(k);
     NodeId n = k ? last.nodes.back() : kRootNode;
+    // Each lookup's slot is a cache miss in a big index; keyed by path, their places are known beforehand,
+    // and asked for a few lookups ahead they arrive together.
+    m_newKeys.resize(rootToLeaf.size() - k);
+    uint64_t key = m_pathKey[n];
+    for (std::size_t i = k; i < rootToLeaf.size(); ++i)
+        m_newKeys[i - k] = key = pathKey(key, rootToLeaf[i]);
+    constexpr std::size_t kAhead = 16;
+    for (std::size_t j = 0; j < std::min(kAhead, m_newKeys.size()); ++j)
+        prefetchSlot(m_newKeys[j]);
     for (std::size_t i = k; i < rootToLeaf.size(); ++i) {
-        n = child(n, rootToLeaf[i]);
+        if (i - k + kAhead < m_newKeys.size())
+            prefetchSlot(m_newKeys[i - k + kAhead]);
+        n = child(n, rootToLeaf[i], m_newKeys[i - k]);
         last.frames.push_back(rootToLeaf[i]);
         last.nodes.push_back(n);
     }
@@ -322,12 +345,23 @@ void TreeBuilder::merge(TreeBuilder&& other) {
     // nodes: parents precede children. The index is grown once for all of them (at most all are new), not
     // doubled (and faulted in) again and again on the way.
     detail::reserveIndex(m_childSlots, m_parent.size() + other.m_parent.size(),
-                         [&](uint32_t n) { return detail::childKey(m_parent[n], m_frame[n]); });
+                         [&](uint32_t n) { return m_pathKey[n]; });
     detail::reserveHuge(m_parent, m_parent.size() + other.m_parent.size());
     detail::reserveHuge(m_frame, m_frame.size() + other.m_frame.size());
+    detail::reserveHuge(m_pathKey, m_pathKey.size() + other.m_pathKey.size());
+    // the other's nodes keyed by their paths in this builder's frame ids (the keys do not depend on the
+    // lookups, so each slot is asked for ahead of its lookup)
+    std::vector<uint64_t>& keys = other.m_pathKey; // other is emptied below
+    keys[0] = m_pathKey[0];
+    for (std::size_t i = 1; i < keys.size(); ++i)
+        keys[i] = pathKey(keys[other.m_parent[i]], frameMap[other.m_frame[i].value]);
     std::vector<NodeId> nodeMap(other.m_parent.size(), kRootNode);
-    for (std::size_t i = 1; i < other.m_parent.size(); ++i)
-        nodeMap[i] = child(nodeMap[other.m_parent[i]], frameMap[other.m_frame[i].value]);
+    constexpr std::size_t kAhead = 16;
+    for (std::size_t i = 1; i < other.m_parent.size(); ++i) {
+        if (i + kAhead < keys.size())
+            prefetchSlot(keys[i + kAhead]);
+        nodeMap[i] = child(nodeMap[other.m_parent[i]], frameMap[other.m_frame[i].value], keys[i]);
+    }
     detail::reserveIndex(m_entrySlots, m_entryNode.size() + other.m_entryNode.size(),
                          [&](uint32_t e) { return entryKey(m_entryThread[e], m_entryNode[e]); });
     for (std::size_t e = 0; e < other.m_entryNode.size(); ++e) {
@@ -382,6 +416,9 @@ Profile TreeBuilder::finish(ProfileMeta meta) {
         p.threads.push_back(std::move(m_threads[threadOrder[i]].info));
     }
 
+    // the child index and its keys are done with: freed before the tree's arrays are made
+    std::vector<uint64_t>().swap(m_childSlots);
+    std::vector<uint64_t>().swap(m_pathKey);
     std::vector<std::vector<int64_t>> self;
     for (uint32_t t : typeOrder) {
         p.costTypes.push_back(m_costTypes[t].type);

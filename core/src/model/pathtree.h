@@ -1,6 +1,6 @@
-// Internal: growing a call tree node by node. growChild() is the one way a tree gets a child (TreeBuilder,
-// PathTree, the diff's merged tree); PathTree builds a CallTree from whole root->leaf paths (bottom-up
-// inversion, transforms) or node by node (diff).
+// Internal: growing a call tree node by node. growChildKeyed() is the one way a tree gets a child
+// (TreeBuilder by its nodes' path keys, PathTree and the diff's merged tree by growChild()); PathTree builds
+// a CallTree from whole root->leaf paths (bottom-up inversion, transforms) or node by node (diff).
 #pragma once
 
 #include "scorch/calltree.h"
@@ -19,22 +19,32 @@ inline uint64_t childKey(NodeId parent, FrameId frame) {
 }
 
 /// The child of `parent` for `frame` in a tree held as parent and frame arrays (node 0 the root, nobody's
-/// child) whose `slots` index (parent, frame) -> node (see probeIndex). A new node is appended after
-/// `onNew(id)` ran, which may throw (nothing changes then) or grow the owner's per-node arrays.
-template <typename OnNew>
-NodeId growChild(std::vector<NodeId>& parents, std::vector<FrameId>& frames, std::vector<uint64_t>& slots,
-                 NodeId parent, FrameId frame, OnNew&& onNew) {
-    const uint64_t h = childKey(parent, frame);
+/// child) whose `slots` index the nodes by `key`, a hash that tells (parent, frame) apart (see probeIndex;
+/// `keyOf(node)` gives a stored node's key when the index grows). A new node is appended after `onNew(id)`
+/// ran, which may throw (nothing changes then) or grow the owner's per-node arrays.
+template <typename KeyOf, typename OnNew>
+NodeId growChildKeyed(std::vector<NodeId>& parents, std::vector<FrameId>& frames,
+                      std::vector<uint64_t>& slots, NodeId parent, FrameId frame, uint64_t key, KeyOf&& keyOf,
+                      OnNew&& onNew) {
     const IndexProbe p =
-        probeIndex(slots, h, [&](uint32_t n) { return parents[n] == parent && frames[n] == frame; });
+        probeIndex(slots, key, [&](uint32_t n) { return parents[n] == parent && frames[n] == frame; });
     if (p.found())
         return p.index;
     const auto id = static_cast<NodeId>(parents.size());
     onNew(id);
     pushHuge(parents, parent);
     pushHuge(frames, frame);
-    insertIndex(slots, p, h, id, parents.size(), [&](uint32_t n) { return childKey(parents[n], frames[n]); });
+    insertIndex(slots, p, key, id, parents.size(), keyOf);
     return id;
+}
+
+/// growChildKeyed() keyed by childKey(parent, frame).
+template <typename OnNew>
+NodeId growChild(std::vector<NodeId>& parents, std::vector<FrameId>& frames, std::vector<uint64_t>& slots,
+                 NodeId parent, FrameId frame, OnNew&& onNew) {
+    return growChildKeyed(
+        parents, frames, slots, parent, frame, childKey(parent, frame),
+        [&](uint32_t n) { return childKey(parents[n], frames[n]); }, onNew);
 }
 
 class PathTree {

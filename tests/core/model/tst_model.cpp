@@ -407,7 +407,8 @@ private Q_SLOTS:
     }
 
     void builderMergeMatchesSequential() {
-        const char* lines[] = {"m;a;b 1", "m;a;c 2", "m;d 3", "n;a 4", "m;a;b 5", "n;e;f 6"};
+        // the two halves meet their frames in different orders (so different ids) and share paths
+        const char* lines[] = {"m;a;b 1", "n;e;f 2", "m;d 3", "m;a;c 4", "n;e;f 5", "m;a;b 6"};
         TreeBuilder all, left, right;
         for (int i = 0; i < 6; ++i) {
             for (TreeBuilder* b : {&all, i % 2 ? &right : &left}) {
