@@ -33,7 +33,7 @@ struct ImportOptions {
     unsigned threads = 0;
     /// Input is handed to workers in pieces of about this size, split on record boundaries (and a perf.data
     /// file that is read() goes through buffers of this size).
-    std::size_t chunkBytes = 4u << 20;
+    std::size_t chunkBytes = 2u << 20;
     /// How an uncompressed file (text, perf.data) is read: parsed where it is mapped, or read() into reused
     /// buffers. Auto maps it unless a probe of its pages finds them dearer to touch than to copy (a guest
     /// under shadow paging, a file in small page-cache folios). The environment's SCORCH_READ_INPUT=1 (or 0)
