@@ -3,12 +3,16 @@
 # on real `perf script` text, side by side in the same run.
 #
 # Usage: tests/bench/collapse-bench.sh [--scorch PATH] [--flamegraph DIR] [--data DIR]
-#                                      [--runs N] [--check] [--big MB] [--to LIST] [workload...]
+#                                      [--runs N] [--perl-runs N] [--check] [--big MB] [--to LIST]
+#                                      [workload...]
 #   --scorch PATH     scorch binary (default: <repo>/build/app/scorch)
 #   --flamegraph DIR  dir holding stackcollapse-perf.pl (default: /tmp/FlameGraph;
 #                     keep it outside the repo)
 #   --data DIR        workload dir (default: ${BENCH_DATA:-/tmp/bench-data})
 #   --runs N          timed runs of scorch per workload; the median is shown (default 3)
+#   --perl-runs N     timed runs of perl per workload (default: as --runs, but 1 on inputs above
+#                     PERL_ONCE_MB, default 200: it needs ~20 s for 1.3 GB); on a machine whose speed
+#                     drifts, 3 make the ratio less a matter of one run
 #   --check           also compare both outputs as sorted line sets (LC_ALL=C sort + cmp)
 #   --big MB          also time scorch alone on DATA/big.txt: fp-medium.txt (or fp-small.txt)
 #                     concatenated until >= MB megabytes (built once), to show that peak
@@ -29,7 +33,7 @@
 # shared machine; wall time does. Output goes where --to says (perl's: to a file); before each run to a
 # file, `sync` writes back what earlier runs left dirty.
 # scorch runs N times (median wall and CPU, max RSS); perl runs N times too, but only once on
-# inputs above PERL_ONCE_MB (default 200; it needs ~65 s for 1.3 GB). samples = event
+# inputs above PERL_ONCE_MB (default 200) unless --perl-runs says otherwise. samples = event
 # header lines (lines not starting with blank or '#'), cached in DATA/<w>.samples.
 # Needs: bash, GNU time, perl, coreutils, grep, awk.
 set -euo pipefail
@@ -41,13 +45,14 @@ SCORCH="$root/build/app/scorch"
 FG=/tmp/FlameGraph
 DATA=${BENCH_DATA:-/tmp/bench-data}
 RUNS=3
+PERL_RUNS=
 CHECK=0
 BIG_MB=0
 DESTS=file,pipe,null
 PERL_ONCE_MB=${PERL_ONCE_MB:-200}
 MAKE_WORKLOADS=${MAKE_WORKLOADS:-$root/../shared/bench/make-workloads.sh}
 
-usage() { sed -n '5,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '5,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 die() { echo "collapse-bench: $*" >&2; exit 2; }
 
 workloads=()
@@ -57,6 +62,7 @@ while [ $# -gt 0 ]; do
     --flamegraph) FG=${2:?--flamegraph needs a dir}; shift 2 ;;
     --data)       DATA=${2:?--data needs a dir}; shift 2 ;;
     --runs)       RUNS=${2:?--runs needs a number}; shift 2 ;;
+    --perl-runs)  PERL_RUNS=${2:?--perl-runs needs a number}; shift 2 ;;
     --big)        BIG_MB=${2:?--big needs a size in MB}; shift 2 ;;
     --check)      CHECK=1; shift ;;
     --to)         DESTS=${2:?--to needs a list of file,pipe,null}; shift 2 ;;
@@ -66,6 +72,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 [[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "--runs must be a positive integer"
+[ -z "$PERL_RUNS" ] || [[ $PERL_RUNS =~ ^[1-9][0-9]*$ ]] || die "--perl-runs must be a positive integer"
 [[ $BIG_MB =~ ^[0-9]+$ ]] || die "--big must be a size in MB"
 IFS=, read -r -a dests <<< "$DESTS"
 [ ${#dests[@]} -gt 0 ] || die "--to needs at least one of file,pipe,null"
@@ -211,6 +218,7 @@ for w in "${workloads[@]}"; do
   n=$(samples "$f" "$w")
   cat "$f" > /dev/null                         # warm the page cache
   prun=$RUNS; [ "$bytes" -gt $((PERL_ONCE_MB * 1000000)) ] && prun=1
+  [ -n "$PERL_RUNS" ] && prun=$PERL_RUNS
   echo "== $w: $mb MB, $n samples" >&2
   tp=$(timed file "$prun" perl "$SC_PL" "$f")
   chk=-
