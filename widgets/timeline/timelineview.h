@@ -76,6 +76,14 @@ public:
     const std::vector<uint32_t>& lanes() const { return m_lanes; }
     /// How often the lanes and the axis were painted (into their cache), for tests.
     int lanesPainted() const { return m_lanesPainted; }
+    /// The axis's ticks as painted (also for tests): each tick's x, and its label's text and rectangle when
+    /// the whole label fits before the axis ends (else the tick stays unlabelled: never a clipped label).
+    struct AxisTick {
+        int x;
+        QString label; ///< empty when unlabelled
+        QRect labelRect;
+    };
+    std::vector<AxisTick> axisTicks() const;
 
     /// Profiles of several processes (perf record -a): the threads are grouped by process, busiest first;
     /// a process with more than one thread has a header row (its threads' activity summed) whose label

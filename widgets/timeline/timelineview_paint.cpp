@@ -93,6 +93,32 @@ void TimelineView::paintEvent(QPaintEvent*) {
     }
 }
 
+std::vector<TimelineView::AxisTick> TimelineView::axisTicks() const {
+    std::vector<AxisTick> ticks;
+    if (!hasTimeline())
+        return ticks;
+    const QRect plot = plotRect();
+    const QFontMetrics fm = fontMetrics();
+    const int h = axisHeight();
+    const int64_t span = m_visible.end - m_visible.begin;
+    // Labels at least as far apart as the widest one needs.
+    const int labelPixels = fm.horizontalAdvance(formatTimelineTime(m_span, span / 10)) + 24;
+    const int64_t step = niceStep(static_cast<double>(span) * labelPixels / std::max(1, plot.width()));
+    const int64_t first = (m_visible.begin + step - 1) / step * step;
+    const int axisEnd = plot.right() + 4; // (the axis is painted up to here)
+    for (int64_t t = first; t <= m_visible.end; t += step) {
+        AxisTick tick{timeToX(t, plot), {}, {}};
+        const QString label = formatTimelineTime(t, step);
+        const QRect r(tick.x + 3, 0, fm.horizontalAdvance(label), h - 2);
+        if (r.right() <= axisEnd) {
+            tick.label = label;
+            tick.labelRect = r;
+        }
+        ticks.push_back(std::move(tick));
+    }
+    return ticks;
+}
+
 void TimelineView::paintAxis(QPainter& p) {
     const QRect plot = plotRect();
     const QFontMetrics fm = fontMetrics();
@@ -100,24 +126,19 @@ void TimelineView::paintAxis(QPainter& p) {
     p.fillRect(QRect(0, 0, width(), h), palette().window());
     p.setPen(palette().mid().color());
     p.drawLine(0, h - 1, width(), h - 1);
-    const int64_t span = m_visible.end - m_visible.begin;
-    // Labels at least as far apart as the widest one needs.
-    const int labelPixels = fm.horizontalAdvance(formatTimelineTime(m_span, span / 10)) + 24;
-    const int64_t step = niceStep(static_cast<double>(span) * labelPixels / std::max(1, plot.width()));
-    const int64_t first = (m_visible.begin + step - 1) / step * step;
     p.save();
     p.setClipRect(QRect(plot.left(), 0, plot.width() + 4, height()));
-    for (int64_t t = first; t <= m_visible.end; t += step) {
-        const int x = timeToX(t, plot);
+    for (const AxisTick& tick : axisTicks()) {
         p.setPen(palette().mid().color());
-        p.drawLine(x, h - 5, x, h - 1);
+        p.drawLine(tick.x, h - 5, tick.x, h - 1);
         QColor grid = palette().mid().color();
         grid.setAlpha(60);
         p.setPen(grid);
-        p.drawLine(x, h, x, height());
+        p.drawLine(tick.x, h, tick.x, height());
+        if (tick.label.isEmpty())
+            continue;
         p.setPen(palette().text().color());
-        p.drawText(QRect(x + 3, 0, labelPixels, h - 2), Qt::AlignLeft | Qt::AlignVCenter,
-                   formatTimelineTime(t, step));
+        p.drawText(tick.labelRect, Qt::AlignLeft | Qt::AlignVCenter | Qt::TextDontClip, tick.label);
     }
     p.restore();
     p.setPen(palette().placeholderText().color());

@@ -214,6 +214,46 @@ private Q_SLOTS:
                 view->labelRect(worker).width());
     }
 
+    void axisLabelsNeverClipped() {
+        // Whatever the width and the span shown, each tick's label fits whole before the axis ends, or the
+        // tick has none, and the axis keeps labels. Ending the span a little earlier each time moves the last
+        // tick across the right edge, so some spans put it too near for its label.
+        auto tab = openTab();
+        QVERIFY(tab);
+        TimelineView* view = tab->timeline()->view();
+        const TimeRange full = view->visibleRange();
+        int unlabelled = 0;
+        for (int w : {1000, 1200, 1500}) {
+            tab->resize(w, 800);
+            QVERIFY(QTest::qWaitFor([&] { return view->width() < w && view->width() > w / 2; }, kPatienceMs));
+            for (int k = 0; k < 60; ++k) {
+                view->zoomTo({full.begin, full.end - (full.end - full.begin) * k / 300});
+                const QRect plot = view->plotRect();
+                const QFontMetrics fm = view->fontMetrics();
+                int labelled = 0;
+                for (const TimelineView::AxisTick& t : view->axisTicks()) {
+                    if (t.label.isEmpty()) {
+                        ++unlabelled;
+                        continue;
+                    }
+                    ++labelled;
+                    QVERIFY(t.labelRect.left() > t.x);
+                    QVERIFY(t.labelRect.width() >= fm.horizontalAdvance(t.label));
+                    QVERIFY2(
+                        t.labelRect.right() <= plot.right() + 4 && t.labelRect.right() < view->width(),
+                        qPrintable(QStringLiteral("width %1, span %2: label %3 ends at %4, the axis at %5")
+                                       .arg(w)
+                                       .arg(k)
+                                       .arg(t.label)
+                                       .arg(t.labelRect.right())
+                                       .arg(plot.right() + 4)));
+                }
+                QVERIFY2(labelled >= 2, qPrintable(QStringLiteral("width %1, span %2").arg(w).arg(k)));
+            }
+        }
+        QVERIFY(unlabelled > 0);
+    }
+
     void dragSelectsRange() {
         auto tab = openTab();
         QVERIFY(tab);
