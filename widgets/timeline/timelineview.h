@@ -83,7 +83,9 @@ public:
         QString label; ///< empty when unlabelled
         QRect labelRect;
     };
-    std::vector<AxisTick> axisTicks() const;
+    std::vector<AxisTick> axisTicks() const { return axisTicks(plotRect()); }
+    /// The same within `plot` (as timeToX(t, plot)).
+    std::vector<AxisTick> axisTicks(const QRect& plot) const;
 
     /// Profiles of several processes (perf record -a): the threads are grouped by process, busiest first;
     /// a process with more than one thread has a header row (its threads' activity summed) whose label

@@ -26,6 +26,9 @@ int64_t niceStep(double minimum) {
     return static_cast<int64_t>(10 * power);
 }
 
+/// How far past the plot's right edge the axis is painted (its labels may reach into it).
+constexpr int kAxisPastPlot = 4;
+
 } // namespace
 
 void TimelineView::paintEvent(QPaintEvent*) {
@@ -93,11 +96,10 @@ void TimelineView::paintEvent(QPaintEvent*) {
     }
 }
 
-std::vector<TimelineView::AxisTick> TimelineView::axisTicks() const {
+std::vector<TimelineView::AxisTick> TimelineView::axisTicks(const QRect& plot) const {
     std::vector<AxisTick> ticks;
     if (!hasTimeline())
         return ticks;
-    const QRect plot = plotRect();
     const QFontMetrics fm = fontMetrics();
     const int h = axisHeight();
     const int64_t span = m_visible.end - m_visible.begin;
@@ -105,7 +107,7 @@ std::vector<TimelineView::AxisTick> TimelineView::axisTicks() const {
     const int labelPixels = fm.horizontalAdvance(formatTimelineTime(m_span, span / 10)) + 24;
     const int64_t step = niceStep(static_cast<double>(span) * labelPixels / std::max(1, plot.width()));
     const int64_t first = (m_visible.begin + step - 1) / step * step;
-    const int axisEnd = plot.right() + 4; // (the axis is painted up to here)
+    const int axisEnd = plot.right() + kAxisPastPlot;
     for (int64_t t = first; t <= m_visible.end; t += step) {
         AxisTick tick{timeToX(t, plot), {}, {}};
         const QString label = formatTimelineTime(t, step);
@@ -127,8 +129,8 @@ void TimelineView::paintAxis(QPainter& p) {
     p.setPen(palette().mid().color());
     p.drawLine(0, h - 1, width(), h - 1);
     p.save();
-    p.setClipRect(QRect(plot.left(), 0, plot.width() + 4, height()));
-    for (const AxisTick& tick : axisTicks()) {
+    p.setClipRect(QRect(plot.left(), 0, plot.width() + kAxisPastPlot, height()));
+    for (const AxisTick& tick : axisTicks(plot)) {
         p.setPen(palette().mid().color());
         p.drawLine(tick.x, h - 5, tick.x, h - 1);
         QColor grid = palette().mid().color();

@@ -78,8 +78,7 @@ public:
     Profile finish(ProfileMeta meta);
 
 private:
-    NodeId child(NodeId parent, FrameId frame);
-    /// The same, `key` being pathKey(m_pathKey[parent], frame).
+    /// The child of `parent` for `frame`, made when new; `key` is pathKey(m_pathKey[parent], frame).
     NodeId child(NodeId parent, FrameId frame, uint64_t key);
     /// The child index's key of a node: a hash of its path's frame ids, root first (a hash of its parent's
     /// key and its frame). Known before the lookups of a whole path, so that their slots (a cache miss each

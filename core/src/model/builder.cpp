@@ -15,6 +15,9 @@ using detail::probeIndex;
 
 namespace {
 
+/// How many lookups ahead the child index's slots are asked for (TreeBuilder::prefetchSlot()).
+constexpr std::size_t kPrefetchAhead = 16;
+
 uint64_t entryKey(uint32_t thread, NodeId node) {
     return detail::hashInt((static_cast<uint64_t>(thread) << 32) | node);
 }
@@ -84,10 +87,6 @@ uint64_t TreeBuilder::pathKey(uint64_t parentKey, FrameId frame) {
     return detail::hashInt(parentKey ^ (static_cast<uint64_t>(frame.value) * 0x9e3779b97f4a7c15ull));
 }
 
-NodeId TreeBuilder::child(NodeId parent, FrameId frame) {
-    return child(parent, frame, pathKey(m_pathKey[parent], frame));
-}
-
 NodeId TreeBuilder::child(NodeId parent, FrameId frame, uint64_t key) {
     return detail::growChildKeyed(
         m_parent, m_frame, m_childSlots, parent, frame, key, [this](uint32_t n) { return m_pathKey[n]; },
@@ -144,12 +143,11 @@ NodeId TreeBuilder::leafNode(uint32_t thread, std::span<const FrameId> rootToLea
     uint64_t key = m_pathKey[n];
     for (std::size_t i = k; i < rootToLeaf.size(); ++i)
         m_newKeys[i - k] = key = pathKey(key, rootToLeaf[i]);
-    constexpr std::size_t kAhead = 16;
-    for (std::size_t j = 0; j < std::min(kAhead, m_newKeys.size()); ++j)
+    for (std::size_t j = 0; j < std::min(kPrefetchAhead, m_newKeys.size()); ++j)
         prefetchSlot(m_newKeys[j]);
     for (std::size_t i = k; i < rootToLeaf.size(); ++i) {
-        if (i - k + kAhead < m_newKeys.size())
-            prefetchSlot(m_newKeys[i - k + kAhead]);
+        if (i - k + kPrefetchAhead < m_newKeys.size())
+            prefetchSlot(m_newKeys[i - k + kPrefetchAhead]);
         n = child(n, rootToLeaf[i], m_newKeys[i - k]);
         last.frames.push_back(rootToLeaf[i]);
         last.nodes.push_back(n);
@@ -356,10 +354,9 @@ void TreeBuilder::merge(TreeBuilder&& other) {
     for (std::size_t i = 1; i < keys.size(); ++i)
         keys[i] = pathKey(keys[other.m_parent[i]], frameMap[other.m_frame[i].value]);
     std::vector<NodeId> nodeMap(other.m_parent.size(), kRootNode);
-    constexpr std::size_t kAhead = 16;
     for (std::size_t i = 1; i < other.m_parent.size(); ++i) {
-        if (i + kAhead < keys.size())
-            prefetchSlot(keys[i + kAhead]);
+        if (i + kPrefetchAhead < keys.size())
+            prefetchSlot(keys[i + kPrefetchAhead]);
         nodeMap[i] = child(nodeMap[other.m_parent[i]], frameMap[other.m_frame[i].value], keys[i]);
     }
     detail::reserveIndex(m_entrySlots, m_entryNode.size() + other.m_entryNode.size(),
