@@ -27,6 +27,17 @@ namespace scorch {
 
 using detail::FrameIndex;
 
+namespace {
+
+/// Gives the free pages amid malloc's heaps back to the kernel (glibc gives back only a heap's top).
+void trimHeaps() {
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+}
+
+} // namespace
+
 void RawProfileBuilder::Impl::warnAboutModules(ProfileMeta& meta, const std::vector<ModuleReport>& reports,
                                                uint64_t total) const {
     std::vector<std::pair<uint64_t, std::size_t>> bad;
@@ -223,24 +234,21 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
     }
 
     // The final build asks the symbolizer for no more addresses (their frames are in `resolved`): what its
-    // cache holds goes, freed on another thread while the tree is built, and for a big cache the heap's free
-    // pages then go back to the kernel. (resolveNew() does not fill the cache: only an ahead batch that a
-    // build cancelled leaves its lookups there. Before, the cache held every address: fp-large's 100 000
-    // freed at this point took RSS 640 -> 617 MiB.)
-    // Nor does it open the modules' files again: their libdw sessions close (fp-large: 16 MB of mapped
-    // files and debug info, before the tree's arrays are made). Both on the symbolizer's thread, with the
-    // frames it gave this build (fp-medium: the sessions ~2.5 ms, the frames of 70 000 addresses 1-4 ms
-    // off this thread, where nothing else runs meanwhile).
+    // cache holds goes, freed on another thread while the tree is built. (resolveNew() does not fill the
+    // cache: only an ahead batch that a build cancelled leaves its lookups there. Before, the cache held
+    // every address: fp-large's 100 000 freed at this point took RSS 640 -> 617 MiB.) Nor does it open the
+    // modules' files again: their libdw sessions close (fp-large: 16 MB of mapped files and debug info,
+    // before the tree's arrays are made). Both on the symbolizer's thread, with the frames it gave this build
+    // (fp-medium: the sessions ~2.5 ms, the frames of 70 000 addresses 1-4 ms off this thread, where nothing
+    // else runs meanwhile). For a big tree the free pages amid malloc's heaps then go back to the kernel
+    // (glibc gives back only a heap's top), see kTrimFromFrames.
+    const bool trim = final && stackAddrs.size() >= kTrimFromFrames;
     if (final) {
         symbolizer.forgetAddressesInBackground(
-            [looked = std::move(looked)](std::size_t forgotten) mutable {
+            [looked = std::move(looked), trim](std::size_t) mutable {
                 Looked().swap(looked);
-#ifdef __GLIBC__
-                if (forgotten >= 50000)
-                    malloc_trim(0);
-#else
-                (void)forgotten;
-#endif
+                if (trim)
+                    trimHeaps();
             },
             Symbolizer::IdleSessions::Close);
     }
@@ -440,14 +448,19 @@ Profile RawProfileBuilder::Impl::build(ProfileMeta meta, const std::atomic<bool>
     // the final profile of a timed recording keeps its stacks: a time range's lines and instructions
     const bool keepStacks = final && timed2 == samples2 && samples2 > 0;
     std::vector<uint32_t> addressEntry;
+    const bool beside = deltaStack.size() >= kDeltasAside;
     const auto warningsAndAddresses = [&]() -> AddressCosts {
+        // beside the tree's final arrays: the heaps' free pages (the building's) go back before those arrays
+        // take the peak
+        if (trim && beside)
+            trimHeaps();
         warnAboutModules(meta, reports, samples2);
         return addressCosts(reports, keepStacks ? &addressEntry : nullptr);
     };
     for (std::size_t i = 0; i < deltaStack.size(); ++i)
         tree.addCost(deltaStack[i], deltaSamples[i], costsOf(i));
     std::future<AddressCosts> aside;
-    if (deltaStack.size() >= kDeltasAside)
+    if (beside)
         aside = std::async(std::launch::async, warningsAndAddresses);
     // the deltas are read no more: given back before the tree's final arrays are made
     std::vector<uint32_t>().swap(deltaStack);
