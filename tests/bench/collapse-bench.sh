@@ -33,7 +33,8 @@
 # shared machine; wall time does. Output goes where --to says (perl's: to a file); before each run to a
 # file, `sync` writes back what earlier runs left dirty.
 # scorch runs N times (median wall and CPU, max RSS); perl runs N times too, but only once on
-# inputs above PERL_ONCE_MB (default 200) unless --perl-runs says otherwise. samples = event
+# inputs above PERL_ONCE_MB (default 200) unless --perl-runs says otherwise. The runs go in rounds (perl's
+# run, then scorch's to each destination), so that a slow stretch of the machine falls on both tools. samples = event
 # header lines (lines not starting with blank or '#'), cached in DATA/<w>.samples.
 # Needs: bash, GNU time, perl, coreutils, grep, awk.
 set -euo pipefail
@@ -112,44 +113,52 @@ samples() {
   cat "$c"
 }
 
-# timed DEST N CMD...: run CMD N times, its stdout to DEST (file, pipe or null); prints
-# "median_wall_s max_rss_kib median_cpu_s median_minor_faults", or "FAIL" if any run failed (its
-# stderr is shown)
-timed() {
-  local dest=$1 n=$2 i line; shift 2
-  : > "$TMP/runs"
-  for ((i = 0; i < n; i++)); do
-    local t0 t1 ok=1
-    rm -f "$TMP/out"
-    # the dirty data of earlier runs (perl's 855 MB files, or the file just removed) written back first:
-    # otherwise its writeback lands in this run's time (fp-medium to a file: 0.45 s, or 1.7 s after perl)
-    [ "$dest" = file ] && sync
-    t0=$(date +%s%N)
-    case $dest in
-      file) /usr/bin/time -f '%e %M %U %S %R' -o "$TMP/time" "$@" > "$TMP/out" 2> "$TMP/err" || ok=0 ;;
-      pipe) /usr/bin/time -f '%e %M %U %S %R' -o "$TMP/time" "$@" 2> "$TMP/err" | cat > /dev/null || ok=0 ;;
-      *)    /usr/bin/time -f '%e %M %U %S %R' -o "$TMP/time" "$@" > /dev/null 2> "$TMP/err" || ok=0 ;;
-    esac
-    t1=$(date +%s%N)
-    rm -f "$TMP/out"
-    if [ $ok = 0 ]; then
-      echo "  FAILED: $* (exit status in: $(head -n 1 "$TMP/time"))" >&2
-      tail -n 5 "$TMP/err" >&2
-      echo FAIL; return 0
-    fi
-    # wall time in ms resolution from the clock (GNU time's %e has only 10 ms), the rest from GNU time
-    line=$(tail -n 1 "$TMP/time" | awk -v a="$t0" -v b="$t1" \
-      '{ printf "%.3f %d %.2f %d", (b - a) / 1e9, $2, $3 + $4, $5 }')
-    echo "$line" >> "$TMP/runs"
-    echo "  run $((i + 1))/$n ($dest): $(awk '{ printf "%s s wall, %s s cpu, %d MiB, %d faults", $1, $3, $2 / 1024, $4 }' \
-      <<< "$line")  ($(basename "$1"))" >&2
-  done
+# once KEY DEST CMD...: one timed run of CMD, its stdout to DEST (file, pipe or null), appended to KEY's runs as
+# "wall_s rss_kib cpu_s minor_faults"; a failed run marks KEY failed (its stderr is shown) and is not counted
+once() {
+  local key=$1 dest=$2 line; shift 2
+  local t0 t1 ok=1
+  rm -f "$TMP/out"
+  # the dirty data of earlier runs (perl's 855 MB files, or the file just removed) written back first:
+  # otherwise its writeback lands in this run's time (fp-medium to a file: 0.45 s, or 1.7 s after perl)
+  [ "$dest" = file ] && sync
+  t0=$(date +%s%N)
+  case $dest in
+    file) /usr/bin/time -f '%e %M %U %S %R' -o "$TMP/time" "$@" > "$TMP/out" 2> "$TMP/err" || ok=0 ;;
+    pipe) /usr/bin/time -f '%e %M %U %S %R' -o "$TMP/time" "$@" 2> "$TMP/err" | cat > /dev/null || ok=0 ;;
+    *)    /usr/bin/time -f '%e %M %U %S %R' -o "$TMP/time" "$@" > /dev/null 2> "$TMP/err" || ok=0 ;;
+  esac
+  t1=$(date +%s%N)
+  rm -f "$TMP/out"
+  if [ $ok = 0 ]; then
+    echo "  FAILED: $* (exit status in: $(head -n 1 "$TMP/time"))" >&2
+    tail -n 5 "$TMP/err" >&2
+    : > "$TMP/failed.$key"
+    return 0
+  fi
+  # wall time in ms resolution from the clock (GNU time's %e has only 10 ms), the rest from GNU time
+  line=$(tail -n 1 "$TMP/time" | awk -v a="$t0" -v b="$t1" \
+    '{ printf "%.3f %d %.2f %d", (b - a) / 1e9, $2, $3 + $4, $5 }')
+  echo "$line" >> "$TMP/runs.$key"
+  echo "  $key ($dest): $(awk '{ printf "%s s wall, %s s cpu, %d MiB, %d faults", $1, $3, $2 / 1024, $4 }' \
+    <<< "$line")" >&2
+}
+
+# summary KEY: "median_wall_s max_rss_kib median_cpu_s median_minor_faults" of KEY's runs, or "FAIL" if one
+# failed; KEY's runs are cleared
+summary() {
+  local key=$1
+  if [ -e "$TMP/failed.$key" ] || [ ! -s "$TMP/runs.$key" ]; then
+    rm -f "$TMP/failed.$key" "$TMP/runs.$key"
+    echo FAIL; return 0
+  fi
   awk '{ t[NR] = $1; c[NR] = $3; f[NR] = $4; if ($2 > m) m = $2 }
     function median(a, n,   i, j, x) {
       for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
       return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
     }
-    END { printf "%s %d %.2f %d\n", median(t, NR), m, median(c, NR), median(f, NR) }' "$TMP/runs"
+    END { printf "%s %d %.2f %d\n", median(t, NR), m, median(c, NR), median(f, NR) }' "$TMP/runs.$key"
+  rm -f "$TMP/runs.$key"
 }
 
 # check FILE NAME: compare scorch's and perl's folded output as sorted line sets
@@ -220,11 +229,20 @@ for w in "${workloads[@]}"; do
   prun=$RUNS; [ "$bytes" -gt $((PERL_ONCE_MB * 1000000)) ] && prun=1
   [ -n "$PERL_RUNS" ] && prun=$PERL_RUNS
   echo "== $w: $mb MB, $n samples" >&2
-  tp=$(timed file "$prun" perl "$SC_PL" "$f")
+  # in rounds: perl's run and one of scorch to each destination, so that a slow stretch of the machine (on a
+  # VM it can last minutes) falls on both tools, not on one tool's runs
+  for ((i = 0; i < (prun > RUNS ? prun : RUNS); i++)); do
+    echo "  round $((i + 1))" >&2
+    if [ "$i" -lt "$prun" ]; then once perl file perl "$SC_PL" "$f"; fi
+    if [ "$i" -lt "$RUNS" ]; then
+      for d in "${dests[@]}"; do once "scorch-$d" "$d" "$SCORCH" collapse "$f"; done
+    fi
+  done
+  tp=$(summary perl)
   chk=-
   if [ "$CHECK" = 1 ]; then echo "  checking outputs ..." >&2; chk=$(check "$f" "$w"); fi
   for d in "${dests[@]}"; do
-    ts=$(timed "$d" "$RUNS" "$SCORCH" collapse "$f")
+    ts=$(summary "scorch-$d")
     ratio=-
     if [ "$ts" != FAIL ] && [ "$tp" != FAIL ]; then
       ratio=$(awk -v p="$tp" -v q="$ts" 'BEGIN { split(p, a, " "); split(q, b, " ")
@@ -239,8 +257,11 @@ if [ "$BIG_MB" -gt 0 ]; then
   mb=$(awk -v b="$(stat -L -c %s "$f")" 'BEGIN { printf "%.1f", b / 1e6 }')
   n=$(samples "$f" big)
   echo "== big: $mb MB, $n samples (scorch only)" >&2
+  for ((i = 0; i < RUNS; i++)); do
+    for d in "${dests[@]}"; do once "scorch-$d" "$d" "$SCORCH" collapse "$f"; done
+  done
   for d in "${dests[@]}"; do
-    table+=("$(row big "$mb" "$n" scorch "$d" "$RUNS" "$(timed "$d" "$RUNS" "$SCORCH" collapse "$f")" - -)")
+    table+=("$(row big "$mb" "$n" scorch "$d" "$RUNS" "$(summary "scorch-$d")" - -)")
   done
 fi
 

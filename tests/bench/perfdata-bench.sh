@@ -6,7 +6,8 @@
 #                                     [--no-pipe] [--no-perf-script] [workload...]
 #   --scorch PATH   scorch binary (default: <repo>/build/app/scorch)
 #   --data DIR      recordings (default: ${BENCH_DATA:-/tmp/bench-data}); workload = DIR/<name>.data
-#   --runs N        timed runs per tool and workload, the median is shown (default 3; 1 above 1 GB)
+#   --runs N        timed runs per tool and workload, the median is shown (default 3; 1 above 1 GB); taken
+#                   in rounds of one run of each tool, so that a slow stretch of the machine falls on all alike
 #   --pause S       sleep S seconds before every timed run (default 0: the runs follow each other). On a VM
 #                   whose host takes back the guest's free memory (free page reporting), a run right after
 #                   another reuses the memory that one freed, still backed by the host; after a pause of
@@ -96,19 +97,30 @@ run() {
     t1=$EPOCHREALTIME
     awk -v a="$t0" -v b="$t1" -v o="$out" 'BEGIN { split(o, f, " "); printf "%.3f %.2f %s", b - a, f[1] + f[2], f[3] }'
 }
-# timed CMD: median wall and cpu over the runs, max RSS
+# median of the numbers given
+median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
+# timed TOOL=CMD...: every tool's runs in rounds, one run of each tool a round (so that a slow stretch of the
+# machine, which on a VM can last a minute, falls on all of them alike, not on one tool's runs); fills
+# res[TOOL] with "<median wall> <median cpu> <max peak RSS KiB>"
 timed() {
-    local n=$RUNS i out walls=() cpus=() rss=0 r
+    local n=$RUNS i spec tool out w c r
     [ "$size" -gt 1000000000 ] && n=1
+    declare -A walls=() cpus=() peak=()
     for ((i = 0; i < n; i++)); do
-        out=$(run "$1")
-        read -r w c r <<< "$out"
-        walls+=("$w")
-        cpus+=("$c")
-        [ "$r" -gt "$rss" ] 2> /dev/null && rss=$r
+        for spec in "$@"; do
+            tool=${spec%%=*}
+            out=$(run "${spec#*=}")
+            read -r w c r <<< "$out"
+            walls[$tool]+=" $w"
+            cpus[$tool]+=" $c"
+            [ "$r" -gt "${peak[$tool]:-0}" ] 2> /dev/null && peak[$tool]=$r
+        done
     done
-    echo "$(printf '%s\n' "${walls[@]}" | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}')" \
-        "$(printf '%s\n' "${cpus[@]}" | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}')" "$rss"
+    for spec in "$@"; do
+        tool=${spec%%=*}
+        # shellcheck disable=SC2086 # (the lists split into their numbers)
+        res[$tool]="$(median ${walls[$tool]}) $(median ${cpus[$tool]}) ${peak[$tool]:-0}"
+    done
 }
 
 # the kept copies of inflated debug info: this benchmark's own, not the user's (XDG_CACHE_HOME/scorch)
@@ -127,11 +139,11 @@ for w in "${workloads[@]}"; do
     q=$(printf '%q' "$f")
     s=$(printf '%q' "$SCORCH")
     declare -A res=()
-    res[scorch]=$(timed "$s info $q")
-    res[scorch 1st]=$(timed "XDG_CACHE_HOME=$(printf '%q' "$cache")/first-\$BASHPID $s info $q")
-    [ $PIPE = 1 ] && res[perf\|collapse]=$(timed "perf script -i $q 2>/dev/null | $s collapse -")
-    [ $SCRIPT = 1 ] && res[perf script]=$(timed "perf script -i $q 2>/dev/null")
-    [ -n "$PARSER" ] && res[perfparser]=$(timed "$(printf '%q' "$PARSER") --input $q --max-frames 1024 2>/dev/null")
+    tools=("scorch=$s info $q" "scorch 1st=XDG_CACHE_HOME=$(printf '%q' "$cache")/first-\$BASHPID $s info $q")
+    [ $PIPE = 1 ] && tools+=("perf|collapse=perf script -i $q 2>/dev/null | $s collapse -")
+    [ $SCRIPT = 1 ] && tools+=("perf script=perf script -i $q 2>/dev/null")
+    [ -n "$PARSER" ] && tools+=("perfparser=$(printf '%q' "$PARSER") --input $q --max-frames 1024 2>/dev/null")
+    timed "${tools[@]}"
     read -r bwall bcpu _ <<< "${res[scorch]}"
     read -r fwall _ _ <<< "${res[scorch 1st]}"
     for tool in scorch "scorch 1st" "perf|collapse" "perf script" perfparser; do
