@@ -7,7 +7,8 @@
 #   --scorch PATH   scorch binary (default: <repo>/build/app/scorch)
 #   --data DIR      recordings (default: ${BENCH_DATA:-/tmp/bench-data}); workload = DIR/<name>.data
 #   --runs N        timed runs per tool and workload, the median is shown (default 3; 1 above 1 GB); taken
-#                   in rounds of one run of each tool, so that a slow stretch of the machine falls on all alike
+#                   in rounds of one run of each tool, so that a slow stretch of the machine falls on all
+#                   alike, each right after an untimed run of the same command (see timed() below)
 #   --pause S       sleep S seconds before every timed run (default 0: the runs follow each other). On a VM
 #                   whose host takes back the guest's free memory (free page reporting), a run right after
 #                   another reuses the memory that one freed, still backed by the host; after a pause of
@@ -101,7 +102,11 @@ run() {
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 # timed TOOL=CMD...: every tool's runs in rounds, one run of each tool a round (so that a slow stretch of the
 # machine, which on a VM can last a minute, falls on all of them alike, not on one tool's runs); fills
-# res[TOOL] with "<median wall> <median cpu> <max peak RSS KiB>"
+# res[TOOL] with "<median wall> <median cpu> <max peak RSS KiB>". Each timed run follows an untimed one of
+# the same command: on a VM whose host takes back the memory a guest frees, a run right after another
+# tool's is slower by what that tool freed (scorch info fp-medium right after perfparser 0.50 s, right
+# after itself 0.39 s, 7 alternated runs), so each tool is timed as right after itself, as a second open is
+# (--pause times the other case).
 timed() {
     local n=$RUNS i spec tool out w c r
     [ "$size" -gt 1000000000 ] && n=1
@@ -109,6 +114,7 @@ timed() {
     for ((i = 0; i < n; i++)); do
         for spec in "$@"; do
             tool=${spec%%=*}
+            bash -c "${spec#*=}" > /dev/null 2>&1 || true
             out=$(run "${spec#*=}")
             read -r w c r <<< "$out"
             walls[$tool]+=" $w"
