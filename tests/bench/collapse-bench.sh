@@ -34,7 +34,9 @@
 # file, `sync` writes back what earlier runs left dirty.
 # scorch runs N times (median wall and CPU, max RSS); perl runs N times too, but only once on
 # inputs above PERL_ONCE_MB (default 200) unless --perl-runs says otherwise. The runs go in rounds (perl's
-# run, then scorch's to each destination), so that a slow stretch of the machine falls on both tools. samples = event
+# run, then scorch's to each destination), so that a slow stretch of the machine falls on both tools, each
+# timed run right after an untimed one of the same command (why: the rounds' loop below); so perl runs twice
+# as often as it is timed. samples = event
 # header lines (lines not starting with blank or '#'), cached in DATA/<w>.samples.
 # Needs: bash, GNU time, perl, coreutils, grep, awk.
 set -euo pipefail
@@ -229,19 +231,26 @@ for w in "${workloads[@]}"; do
   prun=$RUNS; [ "$bytes" -gt $((PERL_ONCE_MB * 1000000)) ] && prun=1
   [ -n "$PERL_RUNS" ] && prun=$PERL_RUNS
   echo "== $w: $mb MB, $n samples" >&2
-  # in rounds: perl's run and one of scorch to each destination, so that a slow stretch of the machine (on a
-  # VM it can last minutes) falls on both tools, not on one tool's runs. Scorch's runs follow an untimed one
-  # of their own: on a VM whose host takes back the memory a guest frees, a run right after another tool's
-  # is slower by what that one freed (perfdata-bench.sh's timed()); perl's 20 s runs follow scorch's, which
-  # use less memory than perl.
+  # In rounds: perl's run and one of scorch to each destination, so that a slow stretch of the machine (on a
+  # VM it can last minutes) falls on both tools, not on one tool's runs. Every timed run follows an untimed
+  # run of the same command to the same destination: on a VM whose host takes back the memory a guest
+  # frees, the first touch of memory nothing used lately is dear, a write's page cache too (scorch to a file
+  # right after its own run to a file 0.63-0.80 s, after runs to a pipe and /dev/null 1.1-1.3 s, all of the
+  # difference in the kernel's copy into the page cache), so each run is timed as right after itself.
   for ((i = 0; i < (prun > RUNS ? prun : RUNS); i++)); do
     echo "  round $((i + 1))" >&2
-    if [ "$i" -lt "$prun" ]; then once perl file perl "$SC_PL" "$f"; fi
+    if [ "$i" -lt "$prun" ]; then
+      once perl-warm file perl "$SC_PL" "$f"
+      once perl file perl "$SC_PL" "$f"
+    fi
     if [ "$i" -lt "$RUNS" ]; then
-      "$SCORCH" collapse "$f" > /dev/null 2>&1 || true
-      for d in "${dests[@]}"; do once "scorch-$d" "$d" "$SCORCH" collapse "$f"; done
+      for d in "${dests[@]}"; do
+        once "scorch-warm" "$d" "$SCORCH" collapse "$f"
+        once "scorch-$d" "$d" "$SCORCH" collapse "$f"
+      done
     fi
   done
+  rm -f "$TMP"/runs.*-warm "$TMP"/failed.*-warm
   tp=$(summary perl)
   chk=-
   if [ "$CHECK" = 1 ]; then echo "  checking outputs ..." >&2; chk=$(check "$f" "$w"); fi
@@ -262,8 +271,12 @@ if [ "$BIG_MB" -gt 0 ]; then
   n=$(samples "$f" big)
   echo "== big: $mb MB, $n samples (scorch only)" >&2
   for ((i = 0; i < RUNS; i++)); do
-    for d in "${dests[@]}"; do once "scorch-$d" "$d" "$SCORCH" collapse "$f"; done
+    for d in "${dests[@]}"; do
+      once scorch-warm "$d" "$SCORCH" collapse "$f"
+      once "scorch-$d" "$d" "$SCORCH" collapse "$f"
+    done
   done
+  rm -f "$TMP"/runs.*-warm "$TMP"/failed.*-warm
   for d in "${dests[@]}"; do
     table+=("$(row big "$mb" "$n" scorch "$d" "$RUNS" "$(summary "scorch-$d")" - -)")
   done
