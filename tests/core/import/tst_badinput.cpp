@@ -338,19 +338,19 @@ private Q_SLOTS:
                 QStringLiteral(": corrupt compressed record at byte offset 624: 8 bytes, shorter than its "
                                "16-byte header"));
 
-        // folded counts with 5 decimals, written as speedscope and read back: the total keeps them
-        const auto roundTrip = [&](const char* file, int64_t total) {
+        // folded counts with decimals, written as speedscope and read back: the total keeps them
+        const auto roundTrip = [&](const char* file, int64_t total, int decimals = 5) {
             covered << QString::fromLatin1(file);
             const Profile folded = importProfile(path(file));
             QCOMPARE(folded.meta.format, Format::Folded);
-            QCOMPARE(folded.costTypes[0].decimals, 5);
+            QCOMPARE(folded.costTypes[0].decimals, decimals);
             QCOMPARE(folded.tree.grandTotal(0), total);
             std::ostringstream json;
             writeSpeedscope(folded, SpeedscopeOptions{}, json);
             const Profile back =
                 importProfile(memoryByteSource(json.str(), "back.speedscope.json"), "back.speedscope.json");
             QCOMPARE(back.meta.format, Format::Speedscope);
-            QCOMPARE(back.costTypes[0].decimals, 5);
+            QCOMPARE(back.costTypes[0].decimals, decimals);
             QCOMPARE(back.tree.grandTotal(0), total);
         };
         // 8801.19435 (fuzz_export: the speedscope importer kept 3 decimals, 8856.194)
@@ -360,6 +360,11 @@ private Q_SLOTS:
         // 88012.19435: the fifth decimal of the speedscope weight was taken for a rounding error of the
         // fourth (fuzz_export: the total came back as 88069.1944)
         roundTrip("export-speedscope-fifth-decimal.folded", 8806919435);
+        if (QTest::currentTestFailed())
+            return;
+        // 88.1109435: the speedscope importer kept 6 decimals at most (fuzz_export: 141.110944 came back for
+        // 141.1109435)
+        roundTrip("export-speedscope-seventh-decimal.folded", 1411109435, 7);
         if (QTest::currentTestFailed())
             return;
 

@@ -163,7 +163,9 @@ public:
             }
         }
         // cost types in order of first use; fractional counts or bytes keep 3 decimals, or as many as their
-        // weights have, up to 6 (a round trip of a folded profile with 5-decimal counts keeps them)
+        // weights have, up to 9 as folded counts do (a round trip of a folded profile with 7-decimal counts
+        // keeps them), as long as the sum of the weights in those units stays below 2^53, so that every
+        // weight and every sum is exact as a double and far from int64's limit
         std::vector<uint32_t> typeOf(m_profiles.size());
         std::vector<double> scaleOf(m_profiles.size());
         for (std::size_t pi = 0; pi < m_profiles.size(); ++pi) {
@@ -185,11 +187,18 @@ public:
                     // fourth)
                     return std::abs(x - std::round(x)) <= 1e-12 * std::max(1.0, std::abs(x));
                 };
+                constexpr int kMaxDecimals = 9; // as folded counts have at most (text/foldedimport.cpp)
+                double sumAbs = 0;
+                for (std::size_t e = 0; e < costs.size(); ++e)
+                    sumAbs += std::abs(costs.weight(e));
+                const auto fits = [sumAbs](int d) {
+                    return sumAbs * static_cast<double>(pow10(d)) < 0x1p53;
+                };
                 for (std::size_t e = 0; e < costs.size(); ++e) {
                     const double w = costs.weight(e);
                     if (!whole(w, decimals))
                         decimals = std::max(decimals, 3);
-                    while (decimals < 6 && !whole(w, decimals))
+                    while (decimals < kMaxDecimals && !whole(w, decimals) && fits(decimals + 1))
                         ++decimals;
                 }
             }
