@@ -195,7 +195,11 @@ private Q_SLOTS:
             scorch::detail::probeMappedPages(text, (std::size_t(16) << 20) - 4096);
         QCOMPARE(small.touchNs, 0.0);
         QVERIFY(!small.readInstead);
-        QCOMPARE(scorch::procKilobytes("/proc/self/status", "RssFile"), after);
+        // (not exactly `after`: the calls since may have paged in a page or two of the libraries' code, which
+        // counts in RssFile too; a clean clone's CI at ab157c6 saw 11924 -> 11928 KiB. A probe would touch 2
+        // MiB.)
+        const long long end = scorch::procKilobytes("/proc/self/status", "RssFile");
+        QVERIFY2(end - after < 256, std::to_string(end - after).c_str());
         ::munmap(map, size);
     }
 
