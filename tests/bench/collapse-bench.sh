@@ -146,6 +146,14 @@ once() {
     <<< "$line")" >&2
 }
 
+# settled KEY DEST CMD...: once KEY, right after an untimed run of the same command to the same destination
+# (why: the rounds' loop below)
+settled() {
+  once "$1-warm" "${@:2}"
+  rm -f "$TMP/runs.$1-warm" "$TMP/failed.$1-warm"
+  once "$@"
+}
+
 # summary KEY: "median_wall_s max_rss_kib median_cpu_s median_minor_faults" of KEY's runs, or "FAIL" if one
 # failed; KEY's runs are cleared
 summary() {
@@ -239,18 +247,11 @@ for w in "${workloads[@]}"; do
   # difference in the kernel's copy into the page cache), so each run is timed as right after itself.
   for ((i = 0; i < (prun > RUNS ? prun : RUNS); i++)); do
     echo "  round $((i + 1))" >&2
-    if [ "$i" -lt "$prun" ]; then
-      once perl-warm file perl "$SC_PL" "$f"
-      once perl file perl "$SC_PL" "$f"
-    fi
+    if [ "$i" -lt "$prun" ]; then settled perl file perl "$SC_PL" "$f"; fi
     if [ "$i" -lt "$RUNS" ]; then
-      for d in "${dests[@]}"; do
-        once "scorch-warm" "$d" "$SCORCH" collapse "$f"
-        once "scorch-$d" "$d" "$SCORCH" collapse "$f"
-      done
+      for d in "${dests[@]}"; do settled "scorch-$d" "$d" "$SCORCH" collapse "$f"; done
     fi
   done
-  rm -f "$TMP"/runs.*-warm "$TMP"/failed.*-warm
   tp=$(summary perl)
   chk=-
   if [ "$CHECK" = 1 ]; then echo "  checking outputs ..." >&2; chk=$(check "$f" "$w"); fi
@@ -271,12 +272,8 @@ if [ "$BIG_MB" -gt 0 ]; then
   n=$(samples "$f" big)
   echo "== big: $mb MB, $n samples (scorch only)" >&2
   for ((i = 0; i < RUNS; i++)); do
-    for d in "${dests[@]}"; do
-      once scorch-warm "$d" "$SCORCH" collapse "$f"
-      once "scorch-$d" "$d" "$SCORCH" collapse "$f"
-    done
+    for d in "${dests[@]}"; do settled "scorch-$d" "$d" "$SCORCH" collapse "$f"; done
   done
-  rm -f "$TMP"/runs.*-warm "$TMP"/failed.*-warm
   for d in "${dests[@]}"; do
     table+=("$(row big "$mb" "$n" scorch "$d" "$RUNS" "$(summary "scorch-$d")" - -)")
   done
