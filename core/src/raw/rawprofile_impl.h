@@ -71,7 +71,10 @@ struct RawProfileBuilder::Impl {
     };
     static_assert(sizeof(Stack) == 32);
     std::vector<Stack> stacks;
-    detail::MappedArray<uint32_t> stackAddrs;    ///< root -> leaf address ids, concatenated
+    detail::MappedArray<uint32_t> stackAddrs; ///< root -> leaf address ids, concatenated
+    /// pipelineSamples(): at most so many bytes of stackAddrs' pages are mapped in ahead of the merging
+    /// thread
+    static constexpr std::size_t kIdsMappedAhead = std::size_t(16) << 20;
     bool finished = false;                       ///< finish() freed what adding samples needs
     std::vector<std::vector<int64_t>> stackCost; ///< [type][stack]
     detail::IndexTable stackTable;

@@ -7,12 +7,15 @@
 // samples). mremap() moves the pages instead: each element is written once, each page zeroed once.
 #pragma once
 
+#include "util/aheadmapper.h"
 #include "util/hugepages.h"
 
 #include <sys/mman.h>
 
 #include <cstddef>
 #include <cstring>
+#include <memory>
+#include <mutex>
 #include <new>
 #include <span>
 #include <type_traits>
@@ -33,18 +36,22 @@ public:
     MappedArray(MappedArray&& o) noexcept
         : m_data(std::exchange(o.m_data, nullptr))
         , m_size(std::exchange(o.m_size, 0))
-        , m_bytes(std::exchange(o.m_bytes, 0)) {}
+        , m_bytes(std::exchange(o.m_bytes, 0))
+        , m_ahead(std::move(o.m_ahead)) {}
     MappedArray& operator=(MappedArray&& o) noexcept {
         if (this != &o) {
             release();
             m_data = std::exchange(o.m_data, nullptr);
             m_size = std::exchange(o.m_size, 0);
             m_bytes = std::exchange(o.m_bytes, 0);
+            m_ahead = std::move(o.m_ahead);
         }
         return *this;
     }
 
     std::size_t size() const { return m_size; }
+    /// Elements the mapping has room for.
+    std::size_t capacity() const { return m_bytes / sizeof(T); }
     bool empty() const { return m_size == 0; }
     T* data() { return m_data; }
     const T* data() const { return m_data; }
@@ -60,6 +67,8 @@ public:
         reserve(m_size + items.size());
         std::memcpy(static_cast<void*>(m_data + m_size), items.data(), items.size_bytes());
         m_size += items.size();
+        if (m_ahead)
+            m_ahead->wrote(m_size * sizeof(T));
     }
     void push_back(const T& x) { append(std::span<const T>(&x, 1)); }
 
@@ -71,19 +80,26 @@ public:
         bytes = std::max<std::size_t>(roundUp(bytes, kPageBytes), 64 * 1024);
         if (bytes >= 2 * kHugePageBytes) // whole huge pages, so that the last one can be one too
             bytes = roundUp(bytes, kHugePageBytes);
+        std::unique_lock<std::mutex> moving;
+        if (m_ahead)
+            moving = std::unique_lock(m_ahead->mapLock());
         void* p = m_data ? ::mremap(m_data, m_bytes, bytes, MREMAP_MAYMOVE)
                          : ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED)
             throw std::bad_alloc();
         m_data = static_cast<T*>(p);
         m_bytes = bytes;
+        if (m_ahead)
+            m_ahead->mapping(reinterpret_cast<char*>(m_data), m_bytes);
         adviseHugePages(m_data, m_bytes);
     }
 
     /// Gives back the pages that hold only elements before n, rounded down to whole huge pages from 2 MiB on
     /// (those elements read as zero afterwards; the size stays): for a reader done with the front of a large
-    /// array, whose memory may then serve what it writes.
+    /// array, whose memory may then serve what it writes. No more pages are mapped in ahead (mapAhead()) from
+    /// then on: the array is being read, not grown.
     void discardFront(std::size_t n) {
+        m_ahead.reset();
         const auto begin = reinterpret_cast<std::uintptr_t>(m_data);
         std::uintptr_t end = begin + std::min(n, m_size) * sizeof(T);
         end = roundDown(end, end - begin >= kHugePageBytes ? kHugePageBytes : kPageBytes);
@@ -91,8 +107,24 @@ public:
             ::madvise(m_data, end - begin, MADV_DONTNEED);
     }
 
-    /// Empties the array and gives its memory back.
+    /// From now on, a thread of its own maps in up to `distance` bytes of pages past the elements written
+    /// (AheadMapper, once the array has grown past `distance`), until discardFront() or release(); nothing
+    /// where the kernel cannot.
+    void mapAhead(std::size_t distance) {
+        if (!AheadMapper::supported())
+            return;
+        m_ahead = std::make_unique<AheadMapper>(distance);
+        std::lock_guard lock(m_ahead->mapLock());
+        m_ahead->mapping(reinterpret_cast<char*>(m_data), m_bytes);
+    }
+    /// Bytes from the start mapped in ahead of the writer so far (0 without mapAhead()).
+    std::size_t mappedAhead() const { return m_ahead ? m_ahead->mappedIn() : 0; }
+    /// Nothing more is mapped in ahead until the next append (AheadMapper::idle(); true without a thread).
+    bool aheadIdle() const { return !m_ahead || m_ahead->idle(); }
+
+    /// Empties the array and gives its memory back (and stops mapping in ahead).
     void release() {
+        m_ahead.reset();
         if (m_data)
             ::munmap(m_data, m_bytes);
         m_data = nullptr;
@@ -103,7 +135,8 @@ public:
 private:
     T* m_data = nullptr;
     std::size_t m_size = 0;
-    std::size_t m_bytes = 0; ///< of the mapping
+    std::size_t m_bytes = 0;              ///< of the mapping
+    std::unique_ptr<AheadMapper> m_ahead; ///< mapAhead()
 };
 
 } // namespace scorch::detail

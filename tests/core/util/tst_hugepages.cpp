@@ -2,11 +2,13 @@
 // pages inside the bytes they are given (never a page that a neighbouring allocation shares) and nothing for
 // small arrays.
 // probeMappedPages() (util/mappedpages.h) times pages of a file mapping and gives them back.
-// MappedArray (util/mappedarray.h) keeps its elements as its mapping grows and moves. procKilobytes()
+// MappedArray (util/mappedarray.h) keeps its elements as its mapping grows and moves, and maps in pages ahead
+// of its writer on request (util/aheadmapper.h). procKilobytes()
 // (scorch/procstatus.h) reads the memory figures these are measured by.
 #include "scorch/hugepages.h"
 #include "scorch/procstatus.h"
 #include "testutil.h"
+#include "util/aheadmapper.h"
 #include "util/hugepages.h"
 #include "util/mappedarray.h"
 #include "util/mappedpages.h"
@@ -259,6 +261,68 @@ private Q_SLOTS:
         b.push_back(3); // usable again
         QCOMPARE(b.size(), std::size_t(1));
         QCOMPARE(b[0], 3u);
+    }
+
+    // mapAhead(distance): once the array has grown past the distance, a thread of its own maps in the pages
+    // up to the distance past the elements written (pages the writer never touched), none beyond; the
+    // elements keep their values through the array's moves meanwhile; discardFront() stops it
+    void mappedArrayMapsAheadOfItsWriter() {
+        if (!scorch::detail::AheadMapper::supported())
+            QSKIP("this kernel cannot map pages in ahead (MADV_POPULATE_WRITE: Linux 5.14 on)");
+        constexpr std::size_t page = 4096, mib = std::size_t(1) << 20, huge = 2 * mib, distance = 8 * mib;
+        scorch::detail::MappedArray<uint32_t> a;
+        a.mapAhead(distance);
+        std::vector<uint32_t> run;
+        uint32_t next = 0;
+        const auto appendUpTo = [&](std::size_t bytes) { // in runs of 1 to 4 999 elements
+            for (uint32_t k = 1; a.size() * 4 < bytes; k = k * 7 % 4999 + 1) {
+                run.resize(std::min<std::size_t>(k, bytes / 4 - a.size()));
+                std::iota(run.begin(), run.end(), next);
+                next += static_cast<uint32_t>(run.size());
+                a.append(run);
+            }
+        };
+        appendUpTo(distance / 2); // not past the distance yet: nothing mapped in ahead
+        QCOMPARE(a.mappedAhead(), std::size_t(0));
+        // grown to 40 MiB, moved by mremap() on the way (a neighbouring mapping leaves no room to grow in
+        // place)
+        std::vector<void*> neighbours;
+        std::size_t moves = 0;
+        for (std::size_t upTo = distance; upTo <= 40 * mib; upTo += 4 * mib) {
+            const uint32_t* before = a.data();
+            appendUpTo(upTo);
+            moves += a.data() != before;
+            neighbours.push_back(::mmap(nullptr, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+            QVERIFY(neighbours.back() != MAP_FAILED);
+        }
+        QVERIFY2(moves >= 2, "the array never moved");
+        const std::size_t written = a.size() * 4;
+        QCOMPARE(written, 40 * mib);
+        // once the thread has nothing more to do: at least half the distance mapped in ahead (wrote() asks
+        // for the whole distance again from there), at most all of it
+        QTRY_VERIFY_WITH_TIMEOUT(a.mappedAhead() >= written + distance / 2 && a.aheadIdle(), 60000);
+        QVERIFY(a.mappedAhead() <= written + distance);
+        const auto at = [&](std::size_t offset) {
+            return reinterpret_cast<std::uintptr_t>(a.data()) + offset;
+        };
+        // the pages past the last huge page written into, up to half the distance: mapped in, not by the
+        // writer
+        const std::uintptr_t from = scorch::detail::roundUp(at(written), huge);
+        const std::uintptr_t to = scorch::detail::roundDown(at(written + distance / 2), huge);
+        QVERIFY(to > from);
+        QCOMPARE(residentPages(reinterpret_cast<void*>(from), to - from), (to - from) / page);
+        // and none past the distance (and the huge page it ends in)
+        const std::uintptr_t beyond = scorch::detail::roundUp(at(written + distance), huge);
+        const std::uintptr_t end = at(a.capacity() * 4);
+        QVERIFY2(end > beyond, "the mapping ends within the distance: the test's sizes no longer fit");
+        QCOMPARE(residentPages(reinterpret_cast<void*>(beyond), end - beyond), std::size_t(0));
+        for (std::size_t i = 0; i < a.size(); ++i)
+            if (a[i] != i)
+                QFAIL(qPrintable(QString("element %1 is %2").arg(i).arg(a[i])));
+        a.discardFront(1000); // (read from the front now: no more mapping in ahead)
+        QCOMPARE(a.mappedAhead(), std::size_t(0));
+        for (void* p : neighbours)
+            ::munmap(p, page);
     }
 
     // discardFront(n): the pages holding only elements before n are given back (not resident, read as zero),
