@@ -79,7 +79,7 @@ void AheadMapper::run() {
     const auto limit = [this] { // what is wanted and inside the mapping
         return std::min(m_wanted.load(), m_bytes.load());
     };
-    for (;;) {
+    while (!m_stop.load()) { // (checked between steps: a destructor waits for one step at most)
         bool more = false;
         {
             std::lock_guard map(m_mapLock);

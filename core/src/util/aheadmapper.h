@@ -61,7 +61,7 @@ private:
     std::atomic<std::size_t> m_bytes{0}; ///< the mapping's length (0: none); written under m_mapLock
     std::mutex m_wakeMutex;
     std::condition_variable m_wake;
-    bool m_stop = false; ///< under m_wakeMutex
+    std::atomic<bool> m_stop{false}; ///< set under m_wakeMutex
     std::thread m_thread;
 };
 
