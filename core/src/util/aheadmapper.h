@@ -4,9 +4,9 @@
 // The first write to an anonymous page faults, and the kernel zeroes the page first; on a VM whose host
 // takes back the guest's free memory, the host backs it anew too (the PVM guest: ~2.2 ms a MiB, a page
 // reached for the first time in a while). The thread merging fp-large.data's samples spent 37 % of its time
-// there, mostly in the 180 MB of its stacks' address ids (MappedArray), while the other core idled a third of
-// the time: that thread is what the reading waits for. Here another thread takes those faults ahead of it
-// (MADV_POPULATE_WRITE, Linux 5.14 on: the pages are mapped in, their contents left as they are).
+// there, mostly in the 180 MB of its stacks' address ids (MappedArray), while the other core idled about a
+// quarter of the time: that thread is what the reading waits for. Here another thread takes those faults
+// ahead of it (MADV_POPULATE_WRITE, Linux 5.14 on: the pages are mapped in, their contents left as they are).
 //
 // At most `distance` bytes past what is written are mapped in (memory held before it is used), so that the
 // peak grows by that at most while the array grows. The thread starts once the array has grown past
