@@ -46,11 +46,7 @@ AheadMapper::~AheadMapper() {
 
 void AheadMapper::mapping(char* base, std::size_t bytes) {
     m_base = base;
-    m_bytes = base ? bytes : 0;
-    if (!base) { // (a new mapping starts from nothing mapped in)
-        m_done = 0;
-        m_wanted = 0;
-    }
+    m_bytes = bytes;
     if (m_sleeping.load()) { // (more may be wanted now that the mapping grew)
         std::lock_guard lock(m_wakeMutex);
         m_wake.notify_all();
@@ -58,8 +54,6 @@ void AheadMapper::mapping(char* base, std::size_t bytes) {
 }
 
 void AheadMapper::want(std::size_t upTo) {
-    if (!supported())
-        return;
     m_wanted = roundUp(upTo, kPageBytes);
     // the thread starts once the array is past the distance: small arrays never need it
     if (!m_thread.joinable()) {
@@ -84,11 +78,12 @@ void AheadMapper::run() {
         {
             std::lock_guard map(m_mapLock);
             const std::size_t done = m_done.load(), upTo = limit();
-            if (m_base && done < upTo) { // (m_base is null exactly when m_bytes is 0)
+            if (done < upTo) { // (m_bytes is 0 until there is a mapping)
                 const std::size_t to = std::min(upTo, roundDown(done, kStep) + kStep);
 #ifdef MADV_POPULATE_WRITE
                 if (::madvise(m_base + done, to - done, MADV_POPULATE_WRITE) != 0)
-                    return; // (out of memory, or the kernel cannot: the writer faults its pages itself)
+                    return; // (out of memory, or the kernel cannot, see supported(): the writer faults its
+                            // pages itself)
 #endif
                 m_done = to;
                 more = to < upTo;

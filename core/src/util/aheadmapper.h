@@ -28,10 +28,10 @@ public:
     AheadMapper(const AheadMapper&) = delete;
     AheadMapper& operator=(const AheadMapper&) = delete;
 
-    /// The array's mapping: its start and length (whole pages). Call with mapLock() held, after creating,
-    /// moving or unmapping it (base nullptr: none); the bytes mapped in so far keep their offsets.
+    /// The array's mapping: its start and length (whole pages). Call with mapLock() held, after creating or
+    /// moving it (the bytes mapped in so far keep their offsets); nothing is mapped in before the first call.
     void mapping(char* base, std::size_t bytes);
-    /// Held while the array's mapping is moved or unmapped: the thread maps in pages only while it holds it.
+    /// Held while the array's mapping is made or moved: the thread maps in pages only while it holds it.
     std::mutex& mapLock() { return m_mapLock; }
     /// The writer has written the first `bytes` of the array: pages up to `bytes` + distance are wanted.
     /// Cheap when nothing needs doing (an atomic load and a compare); never waits on the thread's work.
@@ -44,7 +44,8 @@ public:
     /// The thread found nothing (more) to map in and waits for the writer (for tests: until the next
     /// wrote(), mappedIn() stays as it is).
     bool idle() const { return m_idle.load(); }
-    /// False where the kernel cannot map pages in ahead (before Linux 5.14): wrote() then does nothing.
+    /// False where the kernel cannot map pages in ahead (before Linux 5.14): an AheadMapper's thread would
+    /// stop at its first call (MappedArray::mapAhead() makes none).
     static bool supported();
 
 private:
@@ -57,8 +58,8 @@ private:
     std::atomic<bool> m_sleeping{false};  ///< the thread waits for more wanted
     std::atomic<bool> m_idle{false};      ///< it found nothing to do (idle())
     std::mutex m_mapLock;                 ///< guards m_base and the mapping against moves
-    char* m_base = nullptr;
-    std::atomic<std::size_t> m_bytes{0}; ///< the mapping's length (0: none); written under m_mapLock
+    char* m_base = nullptr;               ///< the mapping (mapping()), under m_mapLock
+    std::atomic<std::size_t> m_bytes{0};  ///< its length (0: none yet); written under m_mapLock
     std::mutex m_wakeMutex;
     std::condition_variable m_wake;
     std::atomic<bool> m_stop{false}; ///< set under m_wakeMutex

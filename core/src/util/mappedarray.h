@@ -114,8 +114,10 @@ public:
         if (!AheadMapper::supported())
             return;
         m_ahead = std::make_unique<AheadMapper>(distance);
-        std::lock_guard lock(m_ahead->mapLock());
-        m_ahead->mapping(reinterpret_cast<char*>(m_data), m_bytes);
+        if (m_data) { // (else reserve() tells it of the mapping it makes)
+            std::lock_guard lock(m_ahead->mapLock());
+            m_ahead->mapping(reinterpret_cast<char*>(m_data), m_bytes);
+        }
     }
     /// Bytes from the start mapped in ahead of the writer so far (0 without mapAhead()).
     std::size_t mappedAhead() const { return m_ahead ? m_ahead->mappedIn() : 0; }
