@@ -23,9 +23,21 @@ inline uint64_t hashRaw(const RawFrame& f) {
 /// fp-large, tens of millions of lookups for the frames of new stacks).
 class FrameIndex {
 public:
-    /// The id of `f`; when it is new, `fresh` becomes its id and `inserted` is set.
-    uint32_t findOrInsert(const RawFrame& f, uint32_t fresh, bool& inserted) {
-        const uint64_t h = hashRaw(f);
+    /// The id of the frame `f` of hash `h` (hashRaw()) where the small table of recent frames holds it, else
+    /// kNotRecent, after asking for the big table's slot where findOrInsert() will look: the frames of a new
+    /// stack are asked for so first, then the others found in the big table, their cache misses overlapping
+    /// instead of one after the other (on fp-large 1.8 M of 25 M lookups).
+    static constexpr uint32_t kNotRecent = UINT32_MAX;
+    uint32_t findRecent(const RawFrame& f, uint64_t h) const {
+        const Slot& recent = m_recent[(h >> 40) & (kRecent - 1)];
+        if (recent.tag != 0 && holds(recent, f, f.returnAddress ? 1 : 0))
+            return (recent.tag >> 1) - 1;
+        if (!m_slots.empty())
+            __builtin_prefetch(&m_slots[h & (m_slots.size() - 1)]);
+        return kNotRecent;
+    }
+    /// The id of `f`, whose hashRaw() is `h`; when it is new, `fresh` becomes its id and `inserted` is set.
+    uint32_t findOrInsert(const RawFrame& f, uint64_t h, uint32_t fresh, bool& inserted) {
         const uint32_t ra = f.returnAddress ? 1 : 0;
         // the frames of new stacks are mostly those of the stacks just before: found in a small table that
         // stays in the cache before the big one is asked (on fp-large, 25 M lookups of 360 k frames)

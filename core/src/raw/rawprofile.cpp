@@ -271,8 +271,21 @@ void RawProfileBuilder::Impl::addSampleLocked(uint32_t thread, std::span<const R
             for (; p < end; p += 64)
                 __builtin_prefetch(p);
         }
-        for (auto it = leafToRoot.rbegin(); it != leafToRoot.rend(); ++it)
-            ids.push_back(addrId(*it));
+        // Their ids: most from the small table of recent frames, the others then from the big table, asked
+        // for meanwhile (findRecent()). In the order of the frames, so that new ones are numbered root first.
+        const std::size_t depth = leafToRoot.size();
+        ids.resize(depth);
+        auto& lookups = scratchLookups;
+        lookups.clear();
+        for (std::size_t k = 0; k < depth; ++k) {
+            const RawFrame& f = leafToRoot[depth - 1 - k];
+            const uint64_t hf = detail::hashRaw(f);
+            ids[k] = addrIndex.findRecent(f, hf);
+            if (ids[k] == detail::FrameIndex::kNotRecent)
+                lookups.emplace_back(static_cast<uint32_t>(k), hf);
+        }
+        for (const auto& [k, hf] : lookups)
+            ids[k] = addrId(leafToRoot[depth - 1 - k], hf);
         s = static_cast<uint32_t>(stacks.size());
         stacks.push_back({thread, static_cast<uint32_t>(stackAddrs.size()), static_cast<uint32_t>(ids.size()),
                           false, 0, h});

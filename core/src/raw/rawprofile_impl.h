@@ -79,6 +79,7 @@ struct RawProfileBuilder::Impl {
     std::vector<std::vector<int64_t>> stackCost; ///< [type][stack]
     detail::IndexTable stackTable;
     std::vector<uint32_t> scratch;
+    std::vector<std::pair<uint32_t, uint64_t>> scratchLookups; ///< a new stack's frames not found recent
     std::vector<uint32_t> batchStacks; ///< pipelineSamples(): per sample of a batch, its likely stack
     std::vector<uint32_t> dirty;       ///< stacks with samples since the last snapshot
     uint64_t samples = 0;
@@ -126,9 +127,9 @@ struct RawProfileBuilder::Impl {
     AddressCosts addressCosts(const std::vector<ModuleReport>& reports,
                               std::vector<uint32_t>* entryOf = nullptr);
 
-    uint32_t addrId(const RawFrame& f) {
+    uint32_t addrId(const RawFrame& f, uint64_t h) {
         bool inserted = false;
-        const uint32_t id = addrIndex.findOrInsert(f, static_cast<uint32_t>(addrs.size()), inserted);
+        const uint32_t id = addrIndex.findOrInsert(f, h, static_cast<uint32_t>(addrs.size()), inserted);
         if (!inserted)
             return id;
         addrs.push_back(f);
