@@ -80,8 +80,11 @@ struct RawProfileBuilder::Impl {
     detail::IndexTable stackTable;
     std::vector<uint32_t> scratch;
     std::vector<std::pair<uint32_t, uint64_t>> scratchLookups; ///< a new stack's frames not found recent
-    std::vector<uint32_t> batchStacks; ///< pipelineSamples(): per sample of a batch, its likely stack
-    std::vector<uint32_t> dirty;       ///< stacks with samples since the last snapshot
+    std::vector<uint32_t> batchStacks; ///< pipelineSamples(): per sample of a run, its likely stack
+    /// pipelineSamples(): samples asked for ahead and merged a run at a time (fp-large, the merging thread's
+    /// addSampleLocked(): 1110 -> 830 samples at 2 kHz with 256 against whole batches; 64 and 128 alike)
+    static constexpr std::size_t kMergeRun = 256;
+    std::vector<uint32_t> dirty; ///< stacks with samples since the last snapshot
     uint64_t samples = 0;
     double timeMin = 0, timeMax = 0;
     bool hasTime = false;

@@ -6,6 +6,7 @@
 #include "scorch/costs.h"
 #include "scorch/rawprofile.h"
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -35,26 +36,68 @@ public:
     };
     std::size_t size() const { return m_samples.size(); }
     bool empty() const { return m_samples.empty(); }
-    /// Calls f(const Sample&) for each sample, in the order added.
-    template <typename F>
-    void forEach(F&& f) const {
-        std::size_t frame = 0, cost = 0;
-        for (const Entry& e : m_samples) {
-            f(Sample{e.thread, std::span<const RawFrame>(m_frames.data() + frame, e.frames),
-                     std::span<const CostValue>(m_costs.data() + cost, e.costs), e.time, e.cpu, e.hash});
-            frame += e.frames;
-            cost += e.costs;
-        }
-    }
 
 private:
-    friend class SamplePipeline;
     struct Entry {
         uint32_t thread, frames, costs;
         int32_t cpu;
         double time;
         uint64_t hash;
     };
+
+public:
+    /// Consecutive samples of a batch, gone through like the batch.
+    class Run {
+    public:
+        /// Calls f(const Sample&) for each sample, in the order added.
+        template <typename F>
+        void forEach(F&& f) const {
+            const RawFrame* frame = m_frames;
+            const CostValue* cost = m_costs;
+            for (const Entry& e : m_entries) {
+                f(Sample{e.thread, std::span<const RawFrame>(frame, e.frames),
+                         std::span<const CostValue>(cost, e.costs), e.time, e.cpu, e.hash});
+                frame += e.frames;
+                cost += e.costs;
+            }
+        }
+
+    private:
+        friend class SampleBatch;
+        std::span<const Entry> m_entries;
+        const RawFrame* m_frames = nullptr;
+        const CostValue* m_costs = nullptr;
+    };
+    /// Calls f(const Sample&) for each sample, in the order added.
+    template <typename F>
+    void forEach(F&& f) const {
+        Run all;
+        all.m_entries = m_samples;
+        all.m_frames = m_frames.data();
+        all.m_costs = m_costs.data();
+        all.forEach(f);
+    }
+    /// Calls g(const Run&) for runs of `n` samples (the last may be shorter), in order.
+    template <typename G>
+    void forEachRun(std::size_t n, G&& g) const {
+        const RawFrame* frame = m_frames.data();
+        const CostValue* cost = m_costs.data();
+        for (std::size_t from = 0; from < m_samples.size(); from += n) {
+            Run run;
+            run.m_entries =
+                std::span<const Entry>(m_samples).subspan(from, std::min(n, m_samples.size() - from));
+            run.m_frames = frame;
+            run.m_costs = cost;
+            for (const Entry& e : run.m_entries) {
+                frame += e.frames;
+                cost += e.costs;
+            }
+            g(run);
+        }
+    }
+
+private:
+    friend class SamplePipeline;
     void clear() {
         m_samples.clear();
         m_frames.clear();

@@ -1,7 +1,8 @@
 // The sample pipeline between the perf.data reader and the merging thread (raw/samplepipeline.h): every
 // sample merged once, in order, across many batches; the producer runs up to kMaxQueued batches ahead of a
 // consumer that is held up, and no further; drain() waits for the last sample; an error in merging reaches
-// the producer. Waits for counts and states with generous time-outs, never for a time.
+// the producer; a batch gone through in runs of samples (forEachRun()) is the batch. Waits for counts and
+// states with generous time-outs, never for a time.
 #include "raw/samplepipeline.h"
 
 #include "patience.h"
@@ -55,6 +56,27 @@ void addNumbered(SamplePipeline& pipe, uint64_t i) {
              static_cast<int32_t>(i % 2), i * 11);
 }
 
+/// A sample of i % 4 + 1 frames and i % 3 costs, each saying which sample it is of.
+void addVaried(SamplePipeline& pipe, uint64_t i) {
+    std::vector<RawFrame> frames;
+    for (uint64_t k = 0; k <= i % 4; ++k)
+        frames.push_back({ModuleHandle{}, i * 8 + k, false});
+    std::vector<CostValue> costs;
+    for (uint64_t k = 0; k < i % 3; ++k)
+        costs.push_back({static_cast<uint32_t>(k), static_cast<int64_t>(i)});
+    pipe.add(0, frames, costs, static_cast<double>(i), 0, i);
+}
+
+/// What a consumer saw of a sample: its number and whether its frames and costs were its own.
+bool isSample(const SampleBatch::Sample& s, uint64_t i) {
+    bool own = s.stackHash == i && s.leafToRoot.size() == i % 4 + 1 && s.costs.size() == i % 3;
+    for (std::size_t k = 0; own && k < s.leafToRoot.size(); ++k)
+        own = s.leafToRoot[k].address == i * 8 + k;
+    for (std::size_t k = 0; own && k < s.costs.size(); ++k)
+        own = s.costs[k].costType == k && s.costs[k].value == static_cast<int64_t>(i);
+    return own;
+}
+
 } // namespace
 
 class TestSamplePipeline : public QObject {
@@ -88,6 +110,45 @@ private Q_SLOTS:
         QCOMPARE(seen.size(), std::size_t(first + 5000));
         for (std::size_t i = 0; i < seen.size(); ++i)
             QCOMPARE(seen[i], uint64_t(i));
+    }
+
+    void runsOfABatchAreItsSamplesInOrder() {
+        // forEachRun(n), as the merging goes through a batch a run at a time: for runs of one sample, of a
+        // few, of the merging's length, of a whole batch and longer, every sample once, in order, with its
+        // own frames and costs (of different counts, so that a run's start in them is computed)
+        const std::size_t lengths[] = {1, 7, 256, SamplePipeline::kBatchSamples,
+                                       SamplePipeline::kBatchSamples + 1};
+        std::vector<std::vector<uint64_t>> seen(std::size(lengths));
+        std::vector<std::size_t> runs(std::size(lengths));
+        bool intact = true;
+        SamplePipeline pipe([&](const SampleBatch& batch) {
+            for (std::size_t l = 0; l < std::size(lengths); ++l)
+                batch.forEachRun(lengths[l], [&](const SampleBatch::Run& run) {
+                    std::size_t samples = 0;
+                    run.forEach([&](const SampleBatch::Sample& s) {
+                        intact = intact && isSample(s, s.stackHash);
+                        seen[l].push_back(s.stackHash);
+                        ++samples;
+                    });
+                    intact = intact && samples >= 1 && samples <= lengths[l];
+                    ++runs[l];
+                });
+        });
+        const uint64_t n = SamplePipeline::kBatchSamples * 3 + 300;
+        for (uint64_t i = 0; i < n; ++i)
+            addVaried(pipe, i);
+        pipe.drain();
+        QVERIFY(intact);
+        for (std::size_t l = 0; l < std::size(lengths); ++l) {
+            QCOMPARE(seen[l].size(), std::size_t(n));
+            for (std::size_t i = 0; i < n; ++i)
+                QCOMPARE(seen[l][i], uint64_t(i));
+        }
+        // four batches (three full, one of 300): so many runs of each length
+        QCOMPARE(runs[0], std::size_t(n));
+        QCOMPARE(runs[1], std::size_t(3 * ((SamplePipeline::kBatchSamples + 6) / 7) + (300 + 6) / 7));
+        QCOMPARE(runs[3], std::size_t(4));
+        QCOMPARE(runs[4], std::size_t(4));
     }
 
     void producerRunsAheadOfAHeldConsumer() {
