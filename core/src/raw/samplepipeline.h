@@ -77,9 +77,10 @@ public:
         all.m_costs = m_costs.data();
         all.forEach(f);
     }
-    /// Calls g(const Run&) for runs of `n` samples (the last may be shorter), in order.
+    /// Calls g(const Run&) for runs of `n` samples (the last may be shorter; n = 0 counts as 1), in order.
     template <typename G>
     void forEachRun(std::size_t n, G&& g) const {
+        n = std::max<std::size_t>(n, 1);
         const RawFrame* frame = m_frames.data();
         const CostValue* cost = m_costs.data();
         for (std::size_t from = 0; from < m_samples.size(); from += n) {
