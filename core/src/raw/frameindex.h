@@ -23,29 +23,27 @@ inline uint64_t hashRaw(const RawFrame& f) {
 /// fp-large, tens of millions of lookups for the frames of new stacks).
 class FrameIndex {
 public:
-    /// The id of the frame `f` of hash `h` (hashRaw()) where the small table of recent frames holds it, else
-    /// kNotRecent, after asking for the big table's slot where findOrInsert() will look: the frames of a new
-    /// stack are asked for so first, then the others found in the big table, their cache misses overlapping
-    /// instead of one after the other (on fp-large 1.8 M of 25 M lookups).
+    /// The id of the frame `f` of hash `h` (hashRaw()) where the small table of recent frames holds it (the
+    /// frames of new stacks are mostly those of the stacks just before: on fp-large 93 % of 25 M lookups of
+    /// 360 k frames are answered there, from the cache), else kNotRecent, after asking for the big table's
+    /// slot where findOrInsert() will look: the frames of a new stack are asked for so first, then the others
+    /// found in the big table, their cache misses overlapping instead of one after the other (on fp-large
+    /// 1.8 M).
     static constexpr uint32_t kNotRecent = UINT32_MAX;
     uint32_t findRecent(const RawFrame& f, uint64_t h) const {
-        const Slot& recent = m_recent[(h >> 40) & (kRecent - 1)];
+        const Slot& recent = m_recent[recentAt(h)];
         if (recent.tag != 0 && holds(recent, f, f.returnAddress ? 1 : 0))
-            return (recent.tag >> 1) - 1;
+            return idOf(recent);
         if (!m_slots.empty())
             __builtin_prefetch(&m_slots[h & (m_slots.size() - 1)]);
         return kNotRecent;
     }
-    /// The id of `f`, whose hashRaw() is `h`; when it is new, `fresh` becomes its id and `inserted` is set.
+    /// The id of `f`, whose hashRaw() is `h`, from the big table, which holds every frame: the rest of a
+    /// lookup that findRecent() did not answer (it is not asked again). When `f` is new, `fresh` becomes its
+    /// id and `inserted` is set. Either way `f` goes into the recent table.
     uint32_t findOrInsert(const RawFrame& f, uint64_t h, uint32_t fresh, bool& inserted) {
         const uint32_t ra = f.returnAddress ? 1 : 0;
-        // the frames of new stacks are mostly those of the stacks just before: found in a small table that
-        // stays in the cache before the big one is asked (on fp-large, 25 M lookups of 360 k frames)
-        Slot& recent = m_recent[(h >> 40) & (kRecent - 1)];
-        if (recent.tag != 0 && holds(recent, f, ra)) {
-            inserted = false;
-            return (recent.tag >> 1) - 1;
-        }
+        Slot& recent = m_recent[recentAt(h)];
         if ((m_size + 1) * 2 > m_slots.size())
             grow();
         const std::size_t mask = m_slots.size() - 1;
@@ -63,7 +61,7 @@ public:
             if (holds(s, f, ra)) {
                 recent = s;
                 inserted = false;
-                return (s.tag >> 1) - 1;
+                return idOf(s);
             }
         }
     }
@@ -75,6 +73,8 @@ private:
         uint32_t module = 0;
         uint32_t tag = 0; ///< (id + 1) << 1 | returnAddress; 0 = empty
     };
+    static std::size_t recentAt(uint64_t h) { return (h >> 40) & (kRecent - 1); }
+    static uint32_t idOf(const Slot& s) { return (s.tag >> 1) - 1; }
     static bool holds(const Slot& s, const RawFrame& f, uint32_t returnAddress) {
         return s.address == f.address && s.module == f.module.value && (s.tag & 1) == returnAddress;
     }
