@@ -3,8 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <streambuf>
 #include <vector>
+
+struct iovec;
 
 namespace scorch {
 
@@ -32,6 +35,9 @@ public:
 
     /// Writes what is buffered and gives back the reserved blocks not written; false if a write failed.
     bool finish();
+    /// Writes what is buffered, then `pieces` with writev() (for output gathered from many places: no copy
+    /// into the buffer first); false if a write failed.
+    bool writeGathered(std::span<iovec> pieces);
     /// errno of the first failed write, or 0.
     int error() const { return m_error; }
     /// Whether blocks are reserved ahead of the writes (decided by the constructor; off after a failed

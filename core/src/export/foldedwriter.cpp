@@ -1,10 +1,15 @@
 #include "scorch/foldedwriter.h"
 
 #include "export/overlappedoutput.h"
+#include "scorch/fileoutput.h"
 #include "util/phasetimer.h"
 
 #include <algorithm>
+#include <cstring>
+#include <memory>
 #include <ostream>
+
+#include <sys/uio.h>
 
 namespace scorch {
 
@@ -63,16 +68,21 @@ public:
         , m_names(p.frames.size())
         , m_named(p.frames.size(), 0) {}
 
-    void setRootNames(std::vector<std::string> names) { m_rootNames = std::move(names); }
+    void setRootNames(std::vector<std::string> names) {
+        m_rootNames = std::move(names);
+        for (std::string& n : m_rootNames)
+            n += ';';
+    }
 
-    /// The frame names of a line, root first.
+    /// The frame names of a line, root first; in memory, each is followed by a ';' (so that a writer may
+    /// take a name and its separator as one piece).
     void segments(const Line& l, std::vector<std::string_view>& out) {
         out.clear();
         for (NodeId n = l.node; n != kRootNode; n = m_p.tree.parent(n))
             out.push_back(name(m_p.tree.frame(n)));
         std::reverse(out.begin(), out.end());
         if (l.thread != kNoThread && !out.empty())
-            out.front() = m_rootNames[l.thread];
+            out.front() = rootName(l);
     }
 
     /// Bytewise comparison of the stacks "seg;seg;...;seg" of two lines (stackcollapse sorts the stack
@@ -111,7 +121,10 @@ public:
 
 private:
     std::string_view rootName(const Line& l) const {
-        return l.thread == kNoThread ? std::string_view() : std::string_view(m_rootNames[l.thread]);
+        if (l.thread == kNoThread)
+            return {};
+        const std::string& n = m_rootNames[l.thread];
+        return {n.data(), n.size() - 1};
     }
     /// Two different names at the same position decide unless one is a prefix of the other.
     int decide(std::string_view p, std::string_view q, const Line& x, const Line& y) {
@@ -135,12 +148,14 @@ private:
             advance(m_sy, j, oj);
         }
     }
+    /// (stored with a ';' after it: a segment's view is followed by its separator, see segments())
     std::string_view name(FrameId f) {
         if (!m_named[f.value]) {
-            m_names[f.value] = foldedFrameName(m_p, f, m_o);
+            m_names[f.value] = foldedFrameName(m_p, f, m_o) + ';';
             m_named[f.value] = 1;
         }
-        return m_names[f.value];
+        const std::string& n = m_names[f.value];
+        return {n.data(), n.size() - 1};
     }
     static int byteAt(const std::vector<std::string_view>& s, std::size_t i, std::size_t o) {
         if (i >= s.size())
@@ -166,13 +181,23 @@ private:
     std::vector<std::string_view> m_sx, m_sy;
 };
 
+/// A line's summed counts and how to write them.
+struct LineCounts {
+    int64_t sum, sum2;
+    int decimals, decimals2;
+    bool two;
+};
+constexpr std::size_t kTailMax = 64; // " COUNT COUNT2\n": two int64 with a decimal point, at most 2 * 22 + 3
+
 int64_t rescale(int64_t v, int from, int to) {
     return to >= from ? mulCost(v, pow10(to - from)) : v / pow10(from - to);
 }
 
-} // namespace
-
-void writeFolded(const Profile& p, const FoldedOptions& o, std::ostream& out) {
+/// The lines of the folded output in order, identical stacks summed: emit(writer, line, counts) for each
+/// with a non-zero count, until it returns false.
+/// (The names the writer gives stay valid as long as it lives.)
+template <typename Emit>
+void forEachFoldedLine(const Profile& p, const FoldedOptions& o, Writer& writer, Emit&& emit) {
     if (o.costType < 0 || static_cast<std::size_t>(o.costType) >= p.costTypes.size())
         return;
     const auto type = static_cast<std::size_t>(o.costType);
@@ -191,7 +216,6 @@ void writeFolded(const Profile& p, const FoldedOptions& o, std::ostream& out) {
         return two ? costs[static_cast<std::size_t>(o.secondCostType)][i] : 0;
     };
 
-    Writer writer(p, o);
     std::vector<Line> lines;
     bool processRoots = false;
     p.tree.forEachChild(kRootNode, [&](NodeId c) {
@@ -256,11 +280,6 @@ void writeFolded(const Profile& p, const FoldedOptions& o, std::ostream& out) {
     detail::trace(sorted ? "folded output: in order already" : "folded output: sorted");
     const int decimals = p.costTypes[type].decimals;
     const int decimals2 = two ? p.costTypes[static_cast<std::size_t>(o.secondCostType)].decimals : 0;
-    // 1 MiB buffers, each written by a second thread while the next is formatted
-    constexpr std::size_t kBuffer = std::size_t(1) << 20;
-    std::string buffer;
-    buffer.reserve(kBuffer);
-    detail::OverlappedOutput output(out, kBuffer);
     for (std::size_t i = 0; i < lines.size();) {
         int64_t sum = 0, sum2 = 0;
         std::size_t j = i;
@@ -268,21 +287,109 @@ void writeFolded(const Profile& p, const FoldedOptions& o, std::ostream& out) {
             addCost(sum, lines[j].a);
             addCost(sum2, lines[j].b);
         }
-        if (sum || sum2) {
-            writer.write(lines[i], buffer);
-            buffer.push_back(' ');
-            buffer += formatCostValue(sum, decimals);
-            if (two) {
-                buffer.push_back(' ');
-                buffer += formatCostValue(sum2, decimals2);
-            }
-            buffer.push_back('\n');
-        }
-        if (buffer.size() > kBuffer - 65536)
-            output.put(buffer);
+        if ((sum || sum2) && !emit(writer, lines[i], LineCounts{sum, sum2, decimals, decimals2, two}))
+            return;
         i = j;
     }
     detail::trace("folded output: formatted");
+}
+
+/// A line's end, " COUNT[ COUNT2]\n", into `out` (at least kTailMax bytes); its length.
+std::size_t formatTail(const LineCounts& c, char* out) {
+    std::size_t n = 0;
+    auto put = [&](int64_t v, int decimals) {
+        out[n++] = ' ';
+        const std::string text = formatCostValue(v, decimals);
+        std::memcpy(out + n, text.data(), text.size());
+        n += text.size();
+    };
+    put(c.sum, c.decimals);
+    if (c.two)
+        put(c.sum2, c.decimals2);
+    out[n++] = '\n';
+    return n;
+}
+
+/// Lines written to a FileOutputBuffer as pieces gathered by writev(): the frame names straight from the
+/// writer's table, so that the text is copied once, by the kernel (fp-medium: 842 MB of folded stacks, 73
+/// frames a line, ~350 bytes a frame).
+class GatherOutput {
+public:
+    explicit GatherOutput(FileOutputBuffer& out)
+        : m_out(out) {}
+
+    /// Queues `n` bytes at `p`, which must stay valid until the next flush().
+    void piece(const char* p, std::size_t n) {
+        if (m_count == kPieces)
+            flush();
+        m_iov[m_count++] = {const_cast<char*>(p), n};
+    }
+    /// Queues a line's end.
+    void tail(const LineCounts& c) {
+        if (m_count == kPieces || m_tailUsed + kTailMax > sizeof m_tails)
+            flush(); // (not in piece() below: that would free the room of this tail before writing it)
+        char* const at = m_tails + m_tailUsed;
+        const std::size_t n = formatTail(c, at);
+        m_tailUsed += n;
+        piece(at, n);
+    }
+    /// Writes what is queued; false once a write failed (nothing is written after it).
+    bool flush() {
+        if (!m_failed && !m_out.writeGathered({m_iov, m_count}))
+            m_failed = true;
+        m_count = 0;
+        m_tailUsed = 0;
+        return !m_failed;
+    }
+    bool failed() const { return m_failed; }
+
+private:
+    static constexpr std::size_t kPieces = 1024; // IOV_MAX on Linux: one writev() each
+    FileOutputBuffer& m_out;
+    bool m_failed = false;
+    iovec m_iov[kPieces];
+    std::size_t m_count = 0;
+    char m_tails[kPieces * kTailMax];
+    std::size_t m_tailUsed = 0;
+};
+
+} // namespace
+
+void writeFolded(const Profile& p, const FoldedOptions& o, std::ostream& out) {
+    Writer names(p, o); // outlives the last write: gathered pieces are its names
+    if (auto* file = dynamic_cast<FileOutputBuffer*>(out.rdbuf())) {
+        // a file (the command line's standard output or an AtomicFile): the names gathered, not copied first.
+        // `scorch collapse fp-medium.txt > FILE` (2-vCPU VM): the output 200 -> 168 ms, CPU 0.99 -> 0.85 s.
+        // Not for a pipe: there the copy on a second thread overlaps the reader's, and gathering was slower.
+        out.flush();
+        auto output = std::make_unique<GatherOutput>(*file);
+        std::vector<std::string_view> segments;
+        forEachFoldedLine(p, o, names, [&](Writer& writer, const Line& line, const LineCounts& counts) {
+            writer.segments(line, segments);
+            for (std::size_t i = 0; i < segments.size(); ++i) // each name followed by its ';' in memory
+                output->piece(segments[i].data(), segments[i].size() + (i + 1 < segments.size()));
+            output->tail(counts);
+            return !output->failed();
+        });
+        if (!output->flush())
+            out.setstate(std::ios::badbit);
+        detail::trace("folded output: written");
+        return;
+    }
+    // elsewhere (a pipe, a string): 1 MiB buffers, each written by a second thread while the next is
+    // formatted
+    constexpr std::size_t kBuffer = std::size_t(1) << 20;
+    std::string buffer;
+    buffer.reserve(kBuffer);
+    detail::OverlappedOutput output(out, kBuffer);
+    char tail[kTailMax];
+    forEachFoldedLine(p, o, names, [&](Writer& writer, const Line& line, const LineCounts& counts) {
+        writer.write(line, buffer);
+        buffer.append(tail, formatTail(counts, tail));
+        if (buffer.size() > kBuffer - 65536)
+            output.put(buffer);
+        return true;
+    });
     output.finish(buffer);
     detail::trace("folded output: written");
 }

@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -113,6 +115,36 @@ bool FileOutputBuffer::writeAll(const char* data, std::size_t size) {
         data += n;
         size -= static_cast<std::size_t>(n);
         m_end += static_cast<std::uint64_t>(n);
+    }
+    return true;
+}
+
+bool FileOutputBuffer::writeGathered(std::span<iovec> pieces) {
+    if (!flushBuffer())
+        return false;
+    std::size_t size = 0;
+    for (const iovec& v : pieces)
+        size += v.iov_len;
+    reserveFor(size);
+    std::size_t i = 0;
+    while (i < pieces.size()) {
+        const int count = static_cast<int>(std::min<std::size_t>(pieces.size() - i, IOV_MAX));
+        const ssize_t n = ::writev(m_fd, pieces.data() + i, count);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            m_error = n < 0 ? errno : EIO;
+            return false;
+        }
+        m_end += static_cast<std::uint64_t>(n);
+        // past what was written: whole pieces, then the front of a partly written one
+        auto left = static_cast<std::size_t>(n);
+        for (; i < pieces.size() && left >= pieces[i].iov_len; ++i)
+            left -= pieces[i].iov_len;
+        if (left) {
+            pieces[i].iov_base = static_cast<char*>(pieces[i].iov_base) + left;
+            pieces[i].iov_len -= left;
+        }
     }
     return true;
 }

@@ -1,21 +1,29 @@
 // speedscope writer: schema rules and round trips over every corpus input; atomic file writing;
 // FileOutputBuffer.
 #include "exporttestutil.h"
+#include "patience.h"
 
 #include "scorch/export.h"
 #include "scorch/fileoutput.h"
+#include "scorch/foldedwriter.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
 
+#include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <fcntl.h>
 #include <fstream>
 #include <linux/magic.h>
+#include <pthread.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/vfs.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace scorch;
@@ -183,6 +191,131 @@ private Q_SLOTS:
         QVERIFY(!buffer.finish());
         QCOMPARE(buffer.error(), ENOSPC);
         close(fd);
+    }
+
+    /// Folded stacks written to a file through FileOutputBuffer (the command line's standard output,
+    /// AtomicFile) are gathered from the frame names by writev() rather than copied into a buffer: the same
+    /// bytes as into a string, over every importable corpus input, with and without comm-PID roots and
+    /// annotations.
+    void foldedThroughAFileBufferIsTheSame() {
+        SCORCH_REQUIRE_CORPUS();
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QByteArray path = dir.filePath(QStringLiteral("out.folded")).toUtf8();
+        std::size_t mostPieces = 0; // of one output: each frame name with its ';', each line's count
+        for (const QString& input : test::importableCorpusInputs()) {
+            const Profile p = importProfile(input.toStdString());
+            FoldedOptions plain, annotated;
+            annotated.includePid = annotated.annotateKernel = annotated.annotateJit = true;
+            for (const FoldedOptions& o : {plain, annotated}) {
+                const std::string expected =
+                    test::written([&](std::ostream& out) { writeFolded(p, o, out); });
+                const int fd = open(path.constData(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+                QVERIFY(fd >= 0);
+                FileOutputBuffer buffer(fd);
+                std::ostream out(&buffer);
+                out << "before\n"; // buffered: written ahead of the gathered pieces
+                writeFolded(p, o, out);
+                out << "after\n";
+                QVERIFY(out.flush());
+                QVERIFY(buffer.finish());
+                close(fd);
+                QVERIFY2(test::readAll(QString::fromUtf8(path)).toStdString() ==
+                             "before\n" + expected + "after\n",
+                         qPrintable(input));
+                const auto count = [&](char c) {
+                    return static_cast<std::size_t>(std::count(expected.begin(), expected.end(), c));
+                };
+                mostPieces = std::max(mostPieces, count(';') + 2 * count('\n'));
+            }
+        }
+        // one output of several writev() calls (1024 pieces each), so lines cut across them
+        QVERIFY2(mostPieces > 4 * 1024, QByteArray::number(static_cast<qulonglong>(mostPieces)).constData());
+    }
+
+    /// Stacks deeper than a writev() takes pieces (1024): lines cut anywhere, the line's count last.
+    void foldedDeepStacksThroughAFileBuffer() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QByteArray path = dir.filePath(QStringLiteral("out.folded")).toUtf8();
+        const QString input = dir.filePath(QStringLiteral("deep.folded"));
+        for (const int depth : {1022, 1023, 1024, 1025, 2047, 2048, 3000}) {
+            { // a recursion `depth` frames deep (the first line of the output), then shallow stacks
+                QFile f(input);
+                QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+                QByteArray deep = "a_main";
+                for (int i = 1; i < depth; ++i)
+                    deep += ";recurse_" + QByteArray::number(i % 7);
+                f.write(deep + " 17\n" + deep + ";leaf 5\nb_main;work 3\nb_main;idle 2\n");
+            }
+            const Profile p = importProfile(input.toStdString());
+            const std::string expected = test::written([&](std::ostream& out) { writeFolded(p, {}, out); });
+            QCOMPARE(static_cast<int>(std::count(expected.begin(), expected.end(), '\n')), 4);
+            const int fd = open(path.constData(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+            QVERIFY(fd >= 0);
+            {
+                FileOutputBuffer buffer(fd);
+                std::ostream out(&buffer);
+                writeFolded(p, {}, out);
+                QVERIFY(out.flush());
+            }
+            close(fd);
+            QVERIFY2(test::readAll(QString::fromUtf8(path)).toStdString() == expected,
+                     qPrintable(QString::number(depth)));
+        }
+    }
+
+    /// A writev() cut short (a signal while it waits for room in a pipe) goes on from the middle of the piece
+    /// where it stopped; a failed one (a full device) ends the writing with its errno.
+    void gatheredWritesResumeAfterAPartialWrite() {
+        int fds[2];
+        QVERIFY(pipe2(fds, O_CLOEXEC) == 0);
+        const int capacity = fcntl(fds[1], F_GETPIPE_SZ);
+        QVERIFY(capacity > 0);
+        // pieces of 1000 bytes: the pipe (a multiple of 4096) fills in the middle of one
+        const std::string bytes = patterned(std::size_t(4) * static_cast<std::size_t>(capacity), 5);
+        std::vector<iovec> pieces;
+        for (std::size_t i = 0; i < bytes.size(); i += 1000)
+            pieces.push_back(
+                {const_cast<char*>(bytes.data() + i), std::min<std::size_t>(1000, bytes.size() - i)});
+        struct sigaction action {
+        }, previous{};
+        action.sa_handler = [](int) {
+        }; // no SA_RESTART: the write returns what it wrote so far
+        QVERIFY(sigaction(SIGUSR1, &action, &previous) == 0);
+        std::atomic<bool> ok{false};
+        std::thread writer([&] {
+            FileOutputBuffer buffer(fds[1]);
+            ok = buffer.writeGathered(pieces) && buffer.finish();
+        });
+        int queued = 0; // until the pipe is full: then the writer waits inside writev() for room
+        QVERIFY(QTest::qWaitFor([&] { return ioctl(fds[0], FIONREAD, &queued) == 0 && queued >= capacity; },
+                                test::kPatienceMs));
+        QVERIFY(pthread_kill(writer.native_handle(), SIGUSR1) == 0);
+        std::string read;
+        char chunk[65536];
+        while (read.size() < bytes.size()) {
+            const ssize_t n = ::read(fds[0], chunk, sizeof chunk);
+            if (n < 0 && errno == EINTR)
+                continue;
+            QVERIFY(n > 0);
+            read.append(chunk, static_cast<std::size_t>(n));
+        }
+        writer.join();
+        sigaction(SIGUSR1, &previous, nullptr);
+        close(fds[0]);
+        close(fds[1]);
+        QVERIFY(ok);
+        QVERIFY(read == bytes);
+
+        const int full = open("/dev/full", O_WRONLY | O_CLOEXEC);
+        if (full < 0)
+            QSKIP("no /dev/full here");
+        FileOutputBuffer buffer(full);
+        QVERIFY(!buffer.writeGathered(pieces));
+        QCOMPARE(buffer.error(), ENOSPC);
+        QVERIFY(!buffer.writeGathered(pieces)); // nothing written after a failure
+        close(full);
     }
 
     /// Every importable corpus input, every cost type: the speedscope output follows the schema rules and
