@@ -187,7 +187,6 @@ struct LineCounts {
     int decimals, decimals2;
     bool two;
 };
-constexpr std::size_t kTailMax = 64; // " COUNT COUNT2\n": two int64 with a decimal point, at most 2 * 22 + 3
 
 int64_t rescale(int64_t v, int from, int to) {
     return to >= from ? mulCost(v, pow10(to - from)) : v / pow10(from - to);
@@ -294,20 +293,15 @@ void forEachFoldedLine(const Profile& p, const FoldedOptions& o, Writer& writer,
     detail::trace("folded output: formatted");
 }
 
-/// A line's end, " COUNT[ COUNT2]\n", into `out` (at least kTailMax bytes); its length.
-std::size_t formatTail(const LineCounts& c, char* out) {
-    std::size_t n = 0;
-    auto put = [&](int64_t v, int decimals) {
-        out[n++] = ' ';
-        const std::string text = formatCostValue(v, decimals);
-        std::memcpy(out + n, text.data(), text.size());
-        n += text.size();
-    };
-    put(c.sum, c.decimals);
-    if (c.two)
-        put(c.sum2, c.decimals2);
-    out[n++] = '\n';
-    return n;
+/// Appends a line's end, " COUNT[ COUNT2]\n", to `out`.
+void appendTail(const LineCounts& c, std::string& out) {
+    out.push_back(' ');
+    out += formatCostValue(c.sum, c.decimals);
+    if (c.two) {
+        out.push_back(' ');
+        out += formatCostValue(c.sum2, c.decimals2);
+    }
+    out.push_back('\n');
 }
 
 /// Lines written to a FileOutputBuffer as pieces gathered by writev(): the frame names straight from the
@@ -326,12 +320,16 @@ public:
     }
     /// Queues a line's end.
     void tail(const LineCounts& c) {
-        if (m_count == kPieces || m_tailUsed + kTailMax > sizeof m_tails)
-            flush(); // (not in piece() below: that would free the room of this tail before writing it)
-        char* const at = m_tails + m_tailUsed;
-        const std::size_t n = formatTail(c, at);
-        m_tailUsed += n;
-        piece(at, n);
+        m_text.clear();
+        appendTail(c, m_text);
+        if (m_count == kPieces || m_tailUsed + m_text.size() > m_tails.size())
+            flush(); // (not in piece() below: that would free the room of this end before it is written)
+        if (m_text.size() > m_tails.size())
+            m_tails.resize(m_text.size()); // (only when empty, just flushed: no piece points into it)
+        char* const at = m_tails.data() + m_tailUsed;
+        std::memcpy(at, m_text.data(), m_text.size());
+        m_tailUsed += m_text.size();
+        piece(at, m_text.size());
     }
     /// Writes what is queued; false once a write failed (nothing is written after it).
     bool flush() {
@@ -349,8 +347,9 @@ private:
     bool m_failed = false;
     iovec m_iov[kPieces];
     std::size_t m_count = 0;
-    char m_tails[kPieces * kTailMax];
+    std::vector<char> m_tails = std::vector<char>(kPieces * 48); ///< the queued lines' ends
     std::size_t m_tailUsed = 0;
+    std::string m_text; ///< a line's end, formatted
 };
 
 } // namespace
@@ -382,10 +381,9 @@ void writeFolded(const Profile& p, const FoldedOptions& o, std::ostream& out) {
     std::string buffer;
     buffer.reserve(kBuffer);
     detail::OverlappedOutput output(out, kBuffer);
-    char tail[kTailMax];
     forEachFoldedLine(p, o, names, [&](Writer& writer, const Line& line, const LineCounts& counts) {
         writer.write(line, buffer);
-        buffer.append(tail, formatTail(counts, tail));
+        appendTail(counts, buffer);
         if (buffer.size() > kBuffer - 65536)
             output.put(buffer);
         return true;
