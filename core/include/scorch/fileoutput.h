@@ -54,6 +54,9 @@ protected:
 private:
     bool flushBuffer();
     bool writeAll(const char* data, std::size_t size);
+    /// writev() until all of `pieces` is written (advancing them past partial writes); false, with m_error
+    /// set, when a write failed or one had failed before.
+    bool writePieces(std::span<iovec> pieces);
     void reserveFor(std::size_t size);
     void release();
 

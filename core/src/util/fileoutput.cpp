@@ -101,33 +101,23 @@ bool FileOutputBuffer::flushBuffer() {
 }
 
 bool FileOutputBuffer::writeAll(const char* data, std::size_t size) {
-    if (m_error != 0)
-        return false;
-    reserveFor(size);
-    while (size > 0) {
-        const ssize_t n = ::write(m_fd, data, size);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            m_error = n < 0 ? errno : EIO;
-            return false;
-        }
-        data += n;
-        size -= static_cast<std::size_t>(n);
-        m_end += static_cast<std::uint64_t>(n);
-    }
-    return true;
+    iovec piece{const_cast<char*>(data), size};
+    return writePieces({&piece, 1});
 }
 
 bool FileOutputBuffer::writeGathered(std::span<iovec> pieces) {
-    if (!flushBuffer())
+    return flushBuffer() && writePieces(pieces);
+}
+
+bool FileOutputBuffer::writePieces(std::span<iovec> pieces) {
+    if (m_error != 0)
         return false;
     std::size_t size = 0;
     for (const iovec& v : pieces)
         size += v.iov_len;
     reserveFor(size);
     std::size_t i = 0;
-    while (i < pieces.size()) {
+    while (size > 0) {
         const int count = static_cast<int>(std::min<std::size_t>(pieces.size() - i, IOV_MAX));
         const ssize_t n = ::writev(m_fd, pieces.data() + i, count);
         if (n < 0 && errno == EINTR)
@@ -137,6 +127,7 @@ bool FileOutputBuffer::writeGathered(std::span<iovec> pieces) {
             return false;
         }
         m_end += static_cast<std::uint64_t>(n);
+        size -= static_cast<std::size_t>(n);
         // past what was written: whole pieces, then the front of a partly written one
         auto left = static_cast<std::size_t>(n);
         for (; i < pieces.size() && left >= pieces[i].iov_len; ++i)
