@@ -11,6 +11,8 @@
 #include <QString>
 #include <QTest>
 
+#include <algorithm>
+#include <cstring>
 #include <initializer_list>
 #include <map>
 #include <string>
@@ -35,6 +37,27 @@ inline int mappingsOf(const std::string& path) {
         n += line.endsWith(suffix) ? 1 : 0;
     return n;
 }
+
+/// A source that is neither mapped nor seekable and gives at most `step` bytes a read(), like a pipe.
+class PipeSource : public ByteSource {
+public:
+    explicit PipeSource(const std::string& bytes, std::size_t step = 4096)
+        : m_bytes(bytes)
+        , m_step(step) {}
+    std::size_t read(char* buffer, std::size_t n) override {
+        n = std::min({n, m_step, m_bytes.size() - m_pos});
+        std::memcpy(buffer, m_bytes.data() + m_pos, n);
+        m_pos += n;
+        return n;
+    }
+    uint64_t consumed() const override { return m_pos; }
+    uint64_t totalSize() const override { return 0; }
+
+private:
+    const std::string& m_bytes;
+    std::size_t m_step;
+    std::size_t m_pos = 0;
+};
 
 /// A profile from folded-stack text, e.g. "main;a;b 3\nmain;c 1\n".
 inline Profile fromFolded(const std::string& text, const ImportOptions& options = {}) {

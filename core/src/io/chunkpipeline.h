@@ -1,10 +1,12 @@
 // Internal: the streaming, chunk-parallel import pipeline of the text importers, and the sequential read loop
 // (readRest) of the importers that walk one stream.
 //
-// A reader (the calling thread) pulls bytes from a ByteSource, cuts them into chunks of about
-// ImportOptions::chunkBytes on record boundaries, and hands them to worker threads. Each worker owns one
-// ChunkParser and one TreeBuilder for its whole life; at the end the builders are merged. Memory stays
-// bounded by (queue length x chunk size) plus the builders, whatever the input size.
+// The input is cut into chunks of about ImportOptions::chunkBytes on record boundaries, parsed by worker
+// threads. Input in memory (or a file mapping) is cut in place by the calling thread and pushed to them;
+// input that is read, the workers read for themselves, taking turns, each parsing the chunk it has just
+// read (the calling thread is one of them). Each worker owns one ChunkParser and one TreeBuilder for its
+// whole life; at the end the builders are merged. Memory stays bounded by (workers or queue length x chunk
+// size) plus the builders, whatever the input size.
 #pragma once
 
 #include "scorch/builder.h"

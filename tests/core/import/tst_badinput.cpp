@@ -121,26 +121,8 @@ private Q_SLOTS:
     void hugeFirstLineDoesNotHideTheFormat() {
         std::string text(17u << 20, 'x'); // a 17 MiB first line
         text += " 5\nmain;a 1\nmain;b 2\nmain;c 3\n";
-        /// A source that is not mapped and gives a few KiB at a time, like a pipe.
-        class PipeSource : public ByteSource {
-        public:
-            explicit PipeSource(const std::string& bytes)
-                : m_bytes(bytes) {}
-            std::size_t read(char* buffer, std::size_t n) override {
-                n = std::min({n, std::size_t(4096), m_bytes.size() - m_pos});
-                std::memcpy(buffer, m_bytes.data() + m_pos, n);
-                m_pos += n;
-                return n;
-            }
-            uint64_t consumed() const override { return m_pos; }
-            uint64_t totalSize() const override { return 0; }
-
-        private:
-            const std::string& m_bytes;
-            std::size_t m_pos = 0;
-        };
         for (const bool pipe : {false, true}) {
-            const Profile p = pipe ? importProfile(std::make_unique<PipeSource>(text), "pipe.folded")
+            const Profile p = pipe ? importProfile(std::make_unique<test::PipeSource>(text), "pipe.folded")
                                    : test::fromText(text, "longfirst.folded");
             QCOMPARE(p.meta.format, Format::Folded);
             QCOMPARE(p.tree.grandTotal(0), int64_t(6));

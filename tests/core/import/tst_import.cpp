@@ -193,6 +193,88 @@ private Q_SLOTS:
         }
     }
 
+    // Input that is read (not mapped) is pulled by the workers themselves, one chunk at a time each. With
+    // over-long lines (skipped by the reader where they start a record, or inside a chunk by a worker),
+    // garbage lines and
+    // chunks of 4 KiB, two workers give what one thread does, and what the in-memory (cut in place, pushed)
+    // path does: the same stacks, samples and warnings at the same file lines.
+    void workersThatReadForThemselvesMatchOneThread() {
+        std::string text;
+        uint64_t line = 0, samples = 0;
+        std::vector<uint64_t> badLines;
+        for (int i = 0; text.size() < (3u << 20); ++i) {
+            if (i % 211 == 5) { // where a record starts: skipped by the reader, before any chunk holds it
+                text += std::string(20000 + i % 5000, 'H') + '\n';
+                badLines.push_back(++line);
+            }
+            text += "prog " + std::to_string(100 + i % 5) + " " + std::to_string(i) + ".000001: 1 cycles:\n";
+            ++line;
+            ++samples;
+            for (int d = 0; d < 2 + i % 13; ++d) {
+                if (i % 101 == 7 && d == 1) { // over the 8 KiB limit: skipped, the stack goes on
+                    text += "\t    401000 " + std::string(9000 + i % 3000, 'L') + " (/usr/bin/prog)\n";
+                    badLines.push_back(++line);
+                } else if (i % 149 == 3 && d == 0) {
+                    text += "\t\x01\x02 not a frame\n";
+                    badLines.push_back(++line);
+                }
+                text += "\t    " + std::to_string(400000 + d * 16 + i % 7) + " fn_" + std::to_string(d) +
+                        "_" + std::to_string(i % (3 + d)) + " (/usr/bin/prog)\n";
+                ++line;
+            }
+            text += '\n';
+            ++line;
+        }
+        ImportOptions o;
+        o.chunkBytes = 4096;
+        o.maxLineBytes = 8192;
+        o.threads = 1;
+        const Profile one = importProfile(std::make_unique<test::PipeSource>(text, 3000), "one.perf", o);
+        o.threads = 2;
+        const Profile two = importProfile(std::make_unique<test::PipeSource>(text, 3000), "two.perf", o);
+        const Profile inPlace = test::fromText(text, "inplace.perf", o);
+        for (const Profile* p : {&one, &two, &inPlace}) {
+            QCOMPARE(p->meta.samples, samples);
+            QCOMPARE(p->meta.warningCount, uint64_t(badLines.size()));
+            QCOMPARE(p->meta.warnings.size(), std::min(badLines.size(), ProfileMeta::kMaxKeptWarnings));
+            for (std::size_t k = 0; k < p->meta.warnings.size(); ++k)
+                QCOMPARE(p->meta.warnings[k].line, badLines[k]);
+            QCOMPARE(folded(*p), folded(one));
+            QCOMPARE(p->threads.size(), one.threads.size());
+        }
+        QVERIFY(folded(one).find("prog;fn_2_1;fn_1_1;fn_0_1 ") != std::string::npos);
+
+        // cancelled from a progress callback (which now comes from either worker) and a source that fails
+        // mid-way: both stop the workers and reach the caller
+        std::atomic<bool> cancel{false};
+        std::atomic<int> calls{0};
+        ImportControl stopper;
+        stopper.cancel = &cancel;
+        stopper.progress = [&](uint64_t, uint64_t) {
+            if (++calls == 50)
+                cancel = true;
+        };
+        QVERIFY_THROWS_EXCEPTION(
+            ImportCancelled,
+            importProfile(std::make_unique<test::PipeSource>(text, 3000), "cancel.perf", o, stopper));
+        QVERIFY(calls < 60);
+        class FailingSource : public test::PipeSource {
+        public:
+            using test::PipeSource::PipeSource;
+            std::size_t read(char* buffer, std::size_t n) override {
+                if (consumed() > (1u << 20))
+                    throw ImportError("fails.perf: read error at byte offset " + std::to_string(consumed()));
+                return test::PipeSource::read(buffer, n);
+            }
+        };
+        try {
+            importProfile(std::make_unique<FailingSource>(text, 3000), "fails.perf", o);
+            QFAIL("a failing source was accepted");
+        } catch (const ImportError& e) {
+            QVERIFY2(std::string(e.what()).starts_with("fails.perf: read error at byte offset 10"), e.what());
+        }
+    }
+
     // An uncompressed file is parsed where it is mapped or read() into buffers (ImportOptions::fileAccess,
     // Auto choosing by a probe of the mapping's pages): the same profile either way, chunk boundaries
     // included.
