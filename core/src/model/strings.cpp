@@ -58,10 +58,18 @@ StringTable::StringTable(Hashing hashing)
 uint64_t StringTable::hash(std::string_view s) const {
     if (m_hashing == Hashing::Full || s.size() <= 96)
         return hashBytes(s);
-    const std::size_t mid = s.size() / 2 - 8;
-    uint64_t h = hashBytes(s.substr(0, 32), s.size());
-    h = hashBytes(s.substr(mid, 16), h);
-    return hashBytes(s.substr(s.size() - 32), h);
+    // the length and 80 of the bytes: the first 32, 16 from the middle and the last 32, in one pass
+    constexpr uint64_t k0 = 0xa0761d6478bd642full, k1 = 0xe7037ed1a0b428dbull, k2 = 0x8ebc6af09c88c6e3ull;
+    const std::size_t n = s.size();
+    uint64_t w[10];
+    std::memcpy(w, s.data(), 32);
+    std::memcpy(w + 4, s.data() + n / 2 - 8, 16);
+    std::memcpy(w + 6, s.data() + n - 32, 32);
+    uint64_t h = mix64(w[0] ^ k1, w[1] ^ k0 ^ n), h2 = mix64(w[2] ^ k2, w[3] ^ k1);
+    h = mix64(w[4] ^ k2, w[5] ^ h);
+    h2 = mix64(w[6] ^ k1, w[7] ^ h2);
+    h = mix64(w[8] ^ k0, w[9] ^ h ^ k2);
+    return mix64(h ^ h2, k0 ^ n);
 }
 
 StringTable::StringTable(StringTable&&) noexcept = default;

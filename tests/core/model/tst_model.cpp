@@ -78,6 +78,33 @@ private Q_SLOTS:
         }
     }
 
+    // Sampled hashing looks at 80 bytes of a long string; strings that differ only elsewhere hash alike but
+    // are still told apart (compared whole), and those that differ in the sampled bytes are found too
+    void sampledHashingComparesWholeStrings() {
+        StringTable t(StringTable::Hashing::Sampled);
+        std::vector<std::string> keys;
+        for (int i = 0; i < 300; ++i) {
+            std::string s(200, 'k');
+            s[40] = static_cast<char>('!' + i % 90); // outside the first 32, middle 16 and last 32 bytes
+            s[60] = static_cast<char>('!' + i / 90);
+            keys.push_back(s);
+            std::string m = s, e = s;
+            m[100] = '#'; // in the middle slice, and in the last 32 bytes
+            e[190] = '#';
+            keys.push_back(m);
+            keys.push_back(e);
+        }
+        std::vector<uint32_t> ids;
+        for (const std::string& k : keys)
+            ids.push_back(t.intern(k).value);
+        QCOMPARE(t.size(), keys.size() + 1);
+        for (std::size_t i = 0; i < keys.size(); ++i) {
+            QCOMPARE(t.find(keys[i]).value, ids[i]);
+            QCOMPARE(t.view(StringId{ids[i]}), std::string_view(keys[i]));
+        }
+        QCOMPARE(t.find(std::string(200, 'k')).value, 0u);
+    }
+
     void frameInterning() {
         StringTable s;
         FrameTable f;
