@@ -167,6 +167,19 @@ private Q_SLOTS:
         QCOMPARE(detectFormat(std::string("ab\0cd", 5)), Format::Binary);
     }
 
+    // The frame-line cache first tries the line that followed the previous one last time: callers that
+    // change from sample to sample (names of one length, one address) are still told apart.
+    void frameLineCacheFollowsChangingCallers() {
+        std::string text;
+        const char* callers[] = {"callA", "callB", "callA", "callC", "callC", "callB"};
+        for (int i = 0; i < 6; ++i)
+            text += "prog 1 " + std::to_string(i + 1) + ".0: 1 cycles:\n\t1 leaf (m)\n\t2 " + callers[i] +
+                    " (m)\n\t3 main (m)\n\n";
+        const Profile p = test::fromText(text, "callers.perf");
+        QCOMPARE(folded(p),
+                 std::string("prog;main;callA;leaf 2\nprog;main;callB;leaf 2\nprog;main;callC;leaf 2\n"));
+    }
+
     void parallelImportMatchesSingleThreaded() {
         SCORCH_REQUIRE_CORPUS();
         for (const char* rel : {"perf-script/inputs/flamegraph/example-perf-stacks.txt.gz",

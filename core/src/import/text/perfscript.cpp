@@ -157,6 +157,7 @@ private:
         // Like the Perl script, a header that follows a sample without a blank line continues its stack.
         m_active = true;
         m_line = lineNo;
+        m_prevKey = 0;
         if (h.comm != m_lastComm || h.pid != m_lastPid || h.tid != m_lastTid) {
             m_lastCommStorage.assign(h.comm);
             m_lastComm = m_lastCommStorage;
@@ -196,8 +197,12 @@ private:
             return false;
         const bool whole = m_options.perfAddresses || i >= line.size() || line[i] == '(';
         const std::string_view keyText = whole ? line.substr(pc0) : line.substr(i);
+        // A frame's caller is mostly the one it had last time: that line is compared first, and only when it
+        // differs is the line looked up by its hash.
         Cache& cache = m_cache[m_java ? 1 : 0];
-        StringId key = cache.keys.find(keyText);
+        const uint32_t guess = cache.next[m_prevKey];
+        StringId key =
+            guess && cache.keys.view(StringId{guess}) == keyText ? StringId{guess} : cache.keys.find(keyText);
         if (!key) {
             if (!parseFrameLine(line, pc, sym, mod))
                 return false;
@@ -205,11 +210,15 @@ private:
                 m_cache[0] = Cache();
                 m_cache[1] = Cache();
                 m_pool.clear();
+                m_prevKey = 0;
             }
             key = cache.keys.intern(keyText);
             cache.groups.resize(key.value + 1);
+            cache.next.resize(key.value + 1);
             cache.groups[key.value] = makeGroup(pc, sym, mod, lineNo);
         }
+        cache.next[m_prevKey] = key.value;
+        m_prevKey = key.value;
         const auto [offset, count] = cache.groups[key.value];
         m_afterFrame = true;
         m_groupStart = m_frames.size();
@@ -457,8 +466,11 @@ private:
     struct Cache {
         StringTable keys{StringTable::Hashing::Sampled};   // frame line text (see frameLine)
         std::vector<std::pair<uint32_t, uint32_t>> groups; // key id -> (offset, count) in m_pool
+        std::vector<uint32_t> next = {0}; // key id -> the key of the line after it last time (0: none yet);
+                                          // [0]: of a sample's first frame line
     };
-    Cache m_cache[2]; // [comm starts with "java"]
+    uint32_t m_prevKey = 0; // the key of the sample's previous frame line, 0 at its start
+    Cache m_cache[2];       // [comm starts with "java"]
     std::vector<FrameId> m_pool;
 };
 
