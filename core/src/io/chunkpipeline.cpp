@@ -499,7 +499,11 @@ PipelineResult runPipelineOnce(ByteSource& source, std::string head, Boundary bo
     std::unique_ptr<ChunkParser> inlineParser;
     uint64_t index = 0, bytes = 0;
 
-    /// Small inputs (one chunk, already at the end) are parsed on this thread.
+    /// Whether a first chunk this big starts the workers: small inputs (one chunk, already at the end) are
+    /// parsed on this thread.
+    const auto needsWorkers = [&](const OwnedChunk& first) {
+        return threads > 1 && first.text.size() >= chunkBytes / 2;
+    };
     auto parseHere = [&](OwnedChunk chunk) {
         if (!inlineParser)
             inlineParser = makeParser();
@@ -507,7 +511,7 @@ PipelineResult runPipelineOnce(ByteSource& source, std::string head, Boundary bo
                    options.maxLineBytes);
     };
     auto dispatch = [&](OwnedChunk chunk) {
-        if (!workers && !inlineParser && threads > 1 && chunk.text.size() >= chunkBytes / 2)
+        if (!workers && !inlineParser && needsWorkers(chunk))
             workers = std::make_unique<Workers>(threads, threads * 2, makeParser, control.cancel, pool,
                                                 options.maxLineBytes, options.maxNodes);
         if (!workers)
@@ -562,7 +566,7 @@ PipelineResult runPipelineOnce(ByteSource& source, std::string head, Boundary bo
             first.emplace();
             if (!reader->next(*first)) {
                 first.reset();
-            } else if (threads > 1 && first->text.size() >= chunkBytes / 2) {
+            } else if (needsWorkers(*first)) {
                 workers =
                     std::make_unique<Workers>(threads, 0, makeParser, control.cancel, pool,
                                               options.maxLineBytes, options.maxNodes, [&](OwnedChunk& chunk) {
