@@ -6,7 +6,8 @@
 // input that is read, the workers read for themselves, taking turns, each parsing the chunk it has just
 // read (the calling thread is one of them). Each worker owns one ChunkParser and one TreeBuilder for its
 // whole life; at the end the builders are merged. Memory stays bounded by (workers or queue length x chunk
-// size) plus the builders, whatever the input size.
+// size) plus the builders, whatever the input size. The reading half (buffers, where to cut, ChunkReader) is
+// in chunkreader.h.
 #pragma once
 
 #include "scorch/builder.h"
