@@ -3,11 +3,8 @@
 #pragma once
 
 #include <cstdint>
-#include <span>
 #include <streambuf>
 #include <vector>
-
-struct iovec;
 
 namespace scorch {
 
@@ -35,9 +32,6 @@ public:
 
     /// Writes what is buffered and gives back the reserved blocks not written; false if a write failed.
     bool finish();
-    /// Writes what is buffered, then `pieces` with writev() (for output gathered from many places: no copy
-    /// into the buffer first); false if a write failed.
-    bool writeGathered(std::span<iovec> pieces);
     /// errno of the first failed write, or 0.
     int error() const { return m_error; }
     /// Whether blocks are reserved ahead of the writes (decided by the constructor; off after a failed
@@ -53,10 +47,9 @@ protected:
 
 private:
     bool flushBuffer();
+    /// write() until all of it is written (going on after partial writes); false, with m_error set, when a
+    /// write failed or one had failed before.
     bool writeAll(const char* data, std::size_t size);
-    /// writev() until all of `pieces` is written (advancing them past partial writes); false, with m_error
-    /// set, when a write failed or one had failed before.
-    bool writePieces(std::span<iovec> pieces);
     void reserveFor(std::size_t size);
     void release();
 

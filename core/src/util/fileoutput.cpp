@@ -3,12 +3,10 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <climits>
 #include <cstring>
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -101,25 +99,11 @@ bool FileOutputBuffer::flushBuffer() {
 }
 
 bool FileOutputBuffer::writeAll(const char* data, std::size_t size) {
-    iovec piece{const_cast<char*>(data), size};
-    return writePieces({&piece, 1});
-}
-
-bool FileOutputBuffer::writeGathered(std::span<iovec> pieces) {
-    return flushBuffer() && writePieces(pieces);
-}
-
-bool FileOutputBuffer::writePieces(std::span<iovec> pieces) {
     if (m_error != 0)
         return false;
-    std::size_t size = 0;
-    for (const iovec& v : pieces)
-        size += v.iov_len;
     reserveFor(size);
-    std::size_t i = 0;
     while (size > 0) {
-        const int count = static_cast<int>(std::min<std::size_t>(pieces.size() - i, IOV_MAX));
-        const ssize_t n = ::writev(m_fd, pieces.data() + i, count);
+        const ssize_t n = ::write(m_fd, data, size);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0) {
@@ -127,15 +111,8 @@ bool FileOutputBuffer::writePieces(std::span<iovec> pieces) {
             return false;
         }
         m_end += static_cast<std::uint64_t>(n);
+        data += n;
         size -= static_cast<std::size_t>(n);
-        // past what was written: whole pieces, then the front of a partly written one
-        auto left = static_cast<std::size_t>(n);
-        for (; i < pieces.size() && left >= pieces[i].iov_len; ++i)
-            left -= pieces[i].iov_len;
-        if (left) {
-            pieces[i].iov_base = static_cast<char*>(pieces[i].iov_base) + left;
-            pieces[i].iov_len -= left;
-        }
     }
     return true;
 }

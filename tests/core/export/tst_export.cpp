@@ -21,7 +21,6 @@
 #include <pthread.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 #include <sys/vfs.h>
 #include <thread>
 #include <unistd.h>
@@ -194,15 +193,14 @@ private Q_SLOTS:
     }
 
     /// Folded stacks written to a file through FileOutputBuffer (the command line's standard output,
-    /// AtomicFile) are gathered from the frame names by writev() rather than copied into a buffer: the same
-    /// bytes as into a string, over every importable corpus input, with and without comm-PID roots and
-    /// annotations.
+    /// AtomicFile), formatted a MiB at a time and written by this thread: the same bytes as into a string
+    /// (written by a second thread), over every importable corpus input, with and without comm-PID roots and
+    /// annotations, after and before what the stream buffered.
     void foldedThroughAFileBufferIsTheSame() {
         SCORCH_REQUIRE_CORPUS();
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const QByteArray path = dir.filePath(QStringLiteral("out.folded")).toUtf8();
-        std::size_t mostPieces = 0; // of one output: each frame name with its ';', each line's count
         for (const QString& input : test::importableCorpusInputs()) {
             const Profile p = importProfile(input.toStdString());
             FoldedOptions plain, annotated;
@@ -214,7 +212,7 @@ private Q_SLOTS:
                 QVERIFY(fd >= 0);
                 FileOutputBuffer buffer(fd);
                 std::ostream out(&buffer);
-                out << "before\n"; // buffered: written ahead of the gathered pieces
+                out << "before\n"; // buffered: written ahead of the formatted lines
                 writeFolded(p, o, out);
                 out << "after\n";
                 QVERIFY(out.flush());
@@ -223,61 +221,60 @@ private Q_SLOTS:
                 QVERIFY2(test::readAll(QString::fromUtf8(path)).toStdString() ==
                              "before\n" + expected + "after\n",
                          qPrintable(input));
-                const auto count = [&](char c) {
-                    return static_cast<std::size_t>(std::count(expected.begin(), expected.end(), c));
-                };
-                mostPieces = std::max(mostPieces, count(';') + 2 * count('\n'));
             }
         }
-        // one output of several writev() calls (1024 pieces each), so lines cut across them
-        QVERIFY2(mostPieces > 4 * 1024, QByteArray::number(static_cast<qulonglong>(mostPieces)).constData());
     }
 
-    /// Stacks deeper than a writev() takes pieces (1024): lines cut anywhere, the line's count last.
-    void foldedDeepStacksThroughAFileBuffer() {
+    /// Output of several MiB through a FileOutputBuffer: a buffer written whenever it passes 960 KiB, lines
+    /// that make it pass anywhere, and single lines longer than the whole buffer (1 MiB), each line's count
+    /// last; the same bytes as into a string.
+    void foldedLongLinesThroughAFileBuffer() {
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const QByteArray path = dir.filePath(QStringLiteral("out.folded")).toUtf8();
-        const QString input = dir.filePath(QStringLiteral("deep.folded"));
-        for (const int depth : {1022, 1023, 1024, 1025, 2047, 2048, 3000}) {
-            { // a recursion `depth` frames deep (the first line of the output), then shallow stacks
-                QFile f(input);
-                QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
-                QByteArray deep = "a_main";
+        const QString input = dir.filePath(QStringLiteral("long.folded"));
+        { // stacks of 3000 to 60001 frames (under the importer's 65536; the deepest lines near 2 MB)
+            QFile f(input);
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            int n = 0;
+            for (const int depth : {3000, 60001, 12345, 50000, 59999, 4096, 45000}) {
+                QByteArray line = "main_" + QByteArray::number(n++);
                 for (int i = 1; i < depth; ++i)
-                    deep += ";recurse_" + QByteArray::number(i % 7);
-                f.write(deep + " 17\n" + deep + ";leaf 5\nb_main;work 3\nb_main;idle 2\n");
+                    line += ";a_function_with_a_longer_name_" + QByteArray::number(i % 97);
+                f.write(line + " " + QByteArray::number(depth) + "\n");
             }
-            const Profile p = importProfile(input.toStdString());
-            const std::string expected = test::written([&](std::ostream& out) { writeFolded(p, {}, out); });
-            QCOMPARE(static_cast<int>(std::count(expected.begin(), expected.end(), '\n')), 4);
-            const int fd = open(path.constData(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-            QVERIFY(fd >= 0);
-            {
-                FileOutputBuffer buffer(fd);
-                std::ostream out(&buffer);
-                writeFolded(p, {}, out);
-                QVERIFY(out.flush());
-            }
-            close(fd);
-            QVERIFY2(test::readAll(QString::fromUtf8(path)).toStdString() == expected,
-                     qPrintable(QString::number(depth)));
         }
+        const Profile p = importProfile(input.toStdString());
+        const std::string expected = test::written([&](std::ostream& out) { writeFolded(p, {}, out); });
+        QCOMPARE(static_cast<int>(std::count(expected.begin(), expected.end(), '\n')), 7);
+        QVERIFY2(expected.size() > std::size_t(6) << 20, QByteArray::number(qulonglong(expected.size())));
+        std::size_t longest = 0;
+        for (std::size_t at = 0, nl; (nl = expected.find('\n', at)) != std::string::npos; at = nl + 1)
+            longest = std::max(longest, nl - at);
+        QVERIFY2(longest > std::size_t(1) << 20, QByteArray::number(qulonglong(longest)));
+        const int fd = open(path.constData(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        QVERIFY(fd >= 0);
+        {
+            FileOutputBuffer buffer(fd);
+            std::ostream out(&buffer);
+            writeFolded(p, {}, out);
+            QVERIFY(out.flush());
+            QVERIFY(buffer.finish());
+        }
+        close(fd);
+        QVERIFY(test::readAll(QString::fromUtf8(path)).toStdString() == expected);
     }
 
-    /// A writev() cut short (a signal while it waits for room in a pipe) goes on from the middle of the piece
-    /// where it stopped; a failed one (a full device) ends the writing with its errno.
-    void gatheredWritesResumeAfterAPartialWrite() {
+    /// A large write cut short (a signal while it waits for room in a pipe) goes on from where it stopped; a
+    /// failed one (a full device) ends the writing with its errno.
+    void writesResumeAfterAPartialWrite() {
         int fds[2];
         QVERIFY(pipe2(fds, O_CLOEXEC) == 0);
         const int capacity = fcntl(fds[1], F_GETPIPE_SZ);
         QVERIFY(capacity > 0);
-        // pieces of 1000 bytes: the pipe (a multiple of 4096) fills in the middle of one
-        const std::string bytes = patterned(std::size_t(4) * static_cast<std::size_t>(capacity), 5);
-        std::vector<iovec> pieces;
-        for (std::size_t i = 0; i < bytes.size(); i += 1000)
-            pieces.push_back(
-                {const_cast<char*>(bytes.data() + i), std::min<std::size_t>(1000, bytes.size() - i)});
+        // a block of 16 pipes' worth, at least 1 MiB: written as it is, in one write() that the pipe cuts
+        const std::string bytes = patterned(
+            std::max<std::size_t>(std::size_t(16) * static_cast<std::size_t>(capacity), 1 << 20), 5);
         struct sigaction action {
         }, previous{};
         action.sa_handler = [](int) {
@@ -286,15 +283,21 @@ private Q_SLOTS:
         std::atomic<bool> ok{false};
         std::thread writer([&] {
             FileOutputBuffer buffer(fds[1]);
-            ok = buffer.writeGathered(pieces) && buffer.finish();
+            std::ostream out(&buffer);
+            out << "head\n"; // buffered, then written before the block
+            out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+            ok = out.flush() && buffer.finish();
         });
-        int queued = 0; // until the pipe is full: then the writer waits inside writev() for room
-        QVERIFY(QTest::qWaitFor([&] { return ioctl(fds[0], FIONREAD, &queued) == 0 && queued >= capacity; },
-                                test::kPatienceMs));
+        // until the pipe is full: then the writer waits inside write() for room (each of its pages holds one
+        // write's bytes, so the head's page holds 5)
+        int queued = 0;
+        QVERIFY(
+            QTest::qWaitFor([&] { return ioctl(fds[0], FIONREAD, &queued) == 0 && queued > capacity - 4096; },
+                            test::kPatienceMs));
         QVERIFY(pthread_kill(writer.native_handle(), SIGUSR1) == 0);
         std::string read;
         char chunk[65536];
-        while (read.size() < bytes.size()) {
+        while (read.size() < bytes.size() + 5) {
             const ssize_t n = ::read(fds[0], chunk, sizeof chunk);
             if (n < 0 && errno == EINTR)
                 continue;
@@ -306,15 +309,20 @@ private Q_SLOTS:
         close(fds[0]);
         close(fds[1]);
         QVERIFY(ok);
-        QVERIFY(read == bytes);
+        QVERIFY(read == "head\n" + bytes);
 
         const int full = open("/dev/full", O_WRONLY | O_CLOEXEC);
         if (full < 0)
             QSKIP("no /dev/full here");
         FileOutputBuffer buffer(full);
-        QVERIFY(!buffer.writeGathered(pieces));
+        std::ostream out(&buffer);
+        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+        QVERIFY(!out);
         QCOMPARE(buffer.error(), ENOSPC);
-        QVERIFY(!buffer.writeGathered(pieces)); // nothing written after a failure
+        out.clear();
+        out << "more";
+        QVERIFY(!out.flush()); // nothing written after a failure
+        QCOMPARE(buffer.error(), ENOSPC);
         close(full);
     }
 
