@@ -67,6 +67,10 @@ public:
 
     /// Creating more nodes than this throws LimitExceeded.
     void setMaxNodes(std::size_t maxNodes) { m_maxNodes = maxNodes; }
+    /// false: timed samples are not kept in a SampleStore (the profile gets none; their times still give
+    /// ProfileMeta::timeStart/timeEnd), for a profile read only for its aggregated tree (ImportOptions::
+    /// sampleStore). Set before adding samples, the same in builders that are merged.
+    void setKeepSamples(bool keep) { m_keepSamples = keep; }
 
     uint64_t samples() const { return m_samples; }
     std::size_t nodeCount() const { return m_parent.size(); }
@@ -144,6 +148,7 @@ private:
     std::vector<LastPath> m_lastPaths;
     uint64_t m_position = 0;
     std::size_t m_maxNodes = SIZE_MAX;
+    bool m_keepSamples = true;
     uint64_t m_samples = 0;
     uint64_t m_timedSamples = 0; // the part of m_samples added by addTimedSample()
     double m_timeMin = 0, m_timeMax = 0;

@@ -47,6 +47,10 @@ struct ImportOptions {
     std::size_t maxStackDepth = 65536;
     /// A profile with more call tree nodes than this is refused with an error (memory protection).
     std::size_t maxNodes = 100'000'000;
+    /// Keep every sample's time, thread and stack (Profile::samples: the timeline, time ranges). false, for
+    /// a profile read only for its call tree (`scorch collapse` without --time or --thread), saves the
+    /// store's memory and time; the text importers (perf script, folded) honour it, the others keep theirs.
+    bool sampleStore = true;
     /// Skip detection and read the input as this format (Format::Unknown = detect).
     Format format = Format::Unknown;
     /// Raw addresses (perf.data, Scorch recordings) are named from the binaries, debug info and kernel

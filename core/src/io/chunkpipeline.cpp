@@ -155,8 +155,8 @@ public:
 
     Workers(unsigned count, std::size_t capacity,
             const std::function<std::unique_ptr<ChunkParser>()>& makeParser, const std::atomic<bool>* cancel,
-            BufferPool& pool, std::size_t maxLine, std::size_t maxNodes, Pull pull = {})
-        : m_maxLine(maxLine)
+            BufferPool& pool, const ImportOptions& options, Pull pull = {})
+        : m_maxLine(options.maxLineBytes)
         , m_capacity(capacity)
         , m_cancel(cancel)
         , m_pool(pool)
@@ -164,7 +164,8 @@ public:
         m_slots.resize(count);
         for (auto& slot : m_slots) {
             slot.parser = makeParser();
-            slot.builder.setMaxNodes(maxNodes);
+            slot.builder.setMaxNodes(options.maxNodes);
+            slot.builder.setKeepSamples(options.sampleStore);
         }
         for (unsigned i = 0; i + (m_pull ? 1 : 0) < count; ++i)
             m_threads.emplace_back([this, i] { run(m_slots[i]); });
@@ -299,6 +300,7 @@ PipelineResult runPipelineOnce(ByteSource& source, std::string head, Boundary bo
 
     PipelineResult result;
     result.builder.setMaxNodes(options.maxNodes);
+    result.builder.setKeepSamples(options.sampleStore);
     Diagnostics readerDiagnostics;
     BufferPool pool;
     std::optional<ChunkReader> reader; // (read input; outlives the workers that pull from it)
@@ -320,8 +322,8 @@ PipelineResult runPipelineOnce(ByteSource& source, std::string head, Boundary bo
     };
     auto dispatch = [&](OwnedChunk chunk) {
         if (!workers && !inlineParser && needsWorkers(chunk))
-            workers = std::make_unique<Workers>(threads, threads * 2, makeParser, control.cancel, pool,
-                                                options.maxLineBytes, options.maxNodes);
+            workers =
+                std::make_unique<Workers>(threads, threads * 2, makeParser, control.cancel, pool, options);
         if (!workers)
             return parseHere(std::move(chunk));
         if (!workers->push(std::move(chunk)) && workers->error())
@@ -375,15 +377,14 @@ PipelineResult runPipelineOnce(ByteSource& source, std::string head, Boundary bo
             if (!reader->next(*first)) {
                 first.reset();
             } else if (needsWorkers(*first)) {
-                workers =
-                    std::make_unique<Workers>(threads, 0, makeParser, control.cancel, pool,
-                                              options.maxLineBytes, options.maxNodes, [&](OwnedChunk& chunk) {
-                                                  if (!first)
-                                                      return reader->next(chunk);
-                                                  chunk = std::move(*first);
-                                                  first.reset();
-                                                  return true;
-                                              });
+                workers = std::make_unique<Workers>(threads, 0, makeParser, control.cancel, pool, options,
+                                                    [&](OwnedChunk& chunk) {
+                                                        if (!first)
+                                                            return reader->next(chunk);
+                                                        chunk = std::move(*first);
+                                                        first.reset();
+                                                        return true;
+                                                    });
                 workers->work();
                 workers->finish(); // (before the reader's counts are read)
             } else {

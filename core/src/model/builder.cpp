@@ -201,9 +201,11 @@ void TreeBuilder::addTimedSample(uint32_t thread, std::span<const FrameId> rootT
     } else {
         addSample(thread, rootToLeaf, costs, sampleCount, lines);
     }
-    m_timedSamples += sampleCount;
-    m_timed.add(timeNs, thread, lineStack(m_lastLeaf, m_sampleLeafLine, m_sampleLines), cpu, costs,
-                m_position >> 32);
+    if (m_keepSamples) {
+        m_timedSamples += sampleCount;
+        m_timed.add(timeNs, thread, lineStack(m_lastLeaf, m_sampleLeafLine, m_sampleLines), cpu, costs,
+                    m_position >> 32);
+    }
     noteTime(static_cast<double>(timeNs) * 1e-9);
 }
 
@@ -299,9 +301,11 @@ void TreeBuilder::merge(TreeBuilder&& other) {
         // half of what merging the workers of a big file cost).
         const std::size_t maxNodes = m_maxNodes;
         const uint64_t position = m_position;
+        const bool keepSamples = m_keepSamples;
         *this = std::move(other);
         m_maxNodes = maxNodes;
         m_position = position;
+        m_keepSamples = keepSamples;
         other = TreeBuilder();
         return;
     }

@@ -4,6 +4,7 @@
 
 #include "scorch/analysis.h"
 #include "scorch/foldedwriter.h"
+#include "scorch/samples.h"
 
 #include <QTemporaryDir>
 
@@ -204,6 +205,48 @@ private Q_SLOTS:
             for (std::size_t t = 0; t < a.costTypes.size(); ++t)
                 QCOMPARE(b.costTypes[t].name, a.costTypes[t].name);
         }
+    }
+
+    // ImportOptions::sampleStore = false (`scorch collapse` without --time or --thread): timed perf script
+    // input, on one thread and on two workers merging hundreds of chunks, gives the same call tree,
+    // per-thread costs, source-line costs, sample count and time span as with the store, and no SampleStore;
+    // with the store (the default) the same inputs have one.
+    void withoutTheSampleStore() {
+        SCORCH_REQUIRE_CORPUS();
+        std::vector<std::string> paths;
+        for (const char* rel : {"perf-script/inputs/flamegraph/example-perf-stacks.txt.gz",
+                                "perf-script/inputs/firefox-profiler/upgrades/graphviz.perf.gz"})
+            paths.push_back((test::corpusDir() + u'/' + QString::fromUtf8(rel)).toStdString());
+        paths.push_back(fixture("perf/hot-srcline.perf")); // with source lines
+        for (const std::string& path : paths) {
+            for (const unsigned threads : {1u, 2u}) {
+                ImportOptions with;
+                with.threads = threads;
+                with.chunkBytes = 4096;
+                ImportOptions without = with;
+                without.sampleStore = false;
+                const Profile a = importProfile(path, with), b = importProfile(path, without);
+                QVERIFY2(a.samples && a.samples->size() == a.meta.samples, path.c_str());
+                QVERIFY2(!b.samples, path.c_str());
+                QCOMPARE(b.costTypes.size(), a.costTypes.size());
+                for (int t = 0; t < static_cast<int>(a.costTypes.size()); ++t) { // each thread's, each type
+                    FoldedOptions perThread;
+                    perThread.includeTid = true;
+                    perThread.costType = t;
+                    QCOMPARE(folded(b, perThread), folded(a, perThread));
+                }
+                QCOMPARE(folded(b), folded(a));
+                QCOMPARE(b.tree.size(), a.tree.size());
+                QCOMPARE(b.meta.samples, a.meta.samples);
+                QVERIFY(a.meta.timeStart && a.meta.timeEnd);
+                QCOMPARE(b.meta.timeStart, a.meta.timeStart);
+                QCOMPARE(b.meta.timeEnd, a.meta.timeEnd);
+                QCOMPARE(b.lineCosts.line, a.lineCosts.line);
+                QCOMPARE(b.lineCosts.self, a.lineCosts.self);
+                QCOMPARE(b.lineCosts.total, a.lineCosts.total);
+            }
+        }
+        QVERIFY(!importProfile(paths.back()).lineCosts.line.empty()); // (the fixture has source lines)
     }
 
     // Input that is read (not mapped) is pulled by the workers themselves, one chunk at a time each. With
