@@ -5,6 +5,7 @@
 #include "util/phasetimer.h"
 
 #include <algorithm>
+#include <optional>
 #include <ostream>
 
 namespace scorch {
@@ -304,37 +305,34 @@ void writeFolded(const Profile& p, const FoldedOptions& o, std::ostream& out) {
     constexpr std::size_t kBuffer = std::size_t(1) << 20;
     std::string buffer;
     buffer.reserve(kBuffer);
-    if (dynamic_cast<FileOutputBuffer*>(out.rdbuf())) {
-        // A file (the command line's standard output when it is one, AtomicFile's temporary file): each
-        // formatted MiB written at once by this thread, while it is still in this core's caches (the stream
-        // buffer passes blocks this big straight to write()). `scorch collapse fp-medium.txt > FILE` (2 vCPU
-        // PVM guest, 2026-12-07): the output phase 165 -> 139 ms against writev() of the frame names (no
-        // copy before the kernel's, but 1024 pieces of ~350 bytes a call) and 158 ms with a second thread
-        // writing each buffer while this one formats the next (the cache lines then move between the cores).
-        forEachFoldedLine(p, o, names, [&](Writer& writer, const Line& line, const LineCounts& counts) {
-            writer.write(line, buffer);
-            appendTail(counts, buffer);
-            if (buffer.size() > kBuffer - 65536) {
-                out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-                buffer.clear();
-            }
-            return static_cast<bool>(out); // (nothing is written after a failed write)
-        });
-        out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-        detail::trace("folded output: written");
-        return;
-    }
-    // elsewhere (a pipe, a string): 1 MiB buffers, each written by a second thread while the next is
-    // formatted (into a pipe, the copy on the second thread overlaps the reader's)
-    detail::OverlappedOutput output(out, kBuffer);
+    // Into a file (the command line's standard output when it is one, AtomicFile's temporary file) each
+    // formatted MiB is written at once by this thread, while it is still in this core's caches (the stream
+    // buffer passes blocks this big straight to write()). `scorch collapse fp-medium.txt > FILE` (2 vCPU PVM
+    // guest, 2026-12-07): the output phase 165 -> 139 ms against writev() of the frame names (no copy before
+    // the kernel's, but 1024 pieces of ~350 bytes a call) and 158 ms with a second thread writing each buffer
+    // while this one formats the next (the cache lines then move between the cores). Elsewhere (a pipe, a
+    // string) that second thread writes: into a pipe its copy overlaps the reader's.
+    std::optional<detail::OverlappedOutput> overlapped;
+    if (!dynamic_cast<FileOutputBuffer*>(out.rdbuf()))
+        overlapped.emplace(out, kBuffer);
     forEachFoldedLine(p, o, names, [&](Writer& writer, const Line& line, const LineCounts& counts) {
         writer.write(line, buffer);
         appendTail(counts, buffer);
-        if (buffer.size() > kBuffer - 65536)
-            output.put(buffer);
-        return true;
+        if (buffer.size() <= kBuffer - 65536)
+            return true;
+        if (overlapped) {
+            overlapped->put(
+                buffer); // (the stream is the writer thread's now: its errors come back from here)
+            return true;
+        }
+        out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+        buffer.clear();
+        return static_cast<bool>(out); // (nothing is written after a failed write)
     });
-    output.finish(buffer);
+    if (overlapped)
+        overlapped->finish(buffer);
+    else
+        out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
     detail::trace("folded output: written");
 }
 

@@ -119,6 +119,13 @@ bool isValidUtf8(std::string_view s) {
 
 namespace {
 
+/// What every builder of the pipeline (the workers', the merged one) takes from the options: they must
+/// agree, or a merge would mix their rules.
+void prepareBuilder(TreeBuilder& builder, const ImportOptions& options) {
+    builder.setMaxNodes(options.maxNodes);
+    builder.setKeepSamples(options.sampleStore);
+}
+
 /// Drops the mapped pages wholly inside `text` (those it shares with the next or previous chunk stay until
 /// the mapping ends): the parsed part of a multi-GB input need not stay resident. The kernel maps them again
 /// from the page cache should they be touched.
@@ -164,8 +171,7 @@ public:
         m_slots.resize(count);
         for (auto& slot : m_slots) {
             slot.parser = makeParser();
-            slot.builder.setMaxNodes(options.maxNodes);
-            slot.builder.setKeepSamples(options.sampleStore);
+            prepareBuilder(slot.builder, options);
         }
         for (unsigned i = 0; i + (m_pull ? 1 : 0) < count; ++i)
             m_threads.emplace_back([this, i] { run(m_slots[i]); });
@@ -299,8 +305,7 @@ PipelineResult runPipelineOnce(ByteSource& source, std::string head, Boundary bo
     const bool mapped = !mapping.bytes.empty();
 
     PipelineResult result;
-    result.builder.setMaxNodes(options.maxNodes);
-    result.builder.setKeepSamples(options.sampleStore);
+    prepareBuilder(result.builder, options);
     Diagnostics readerDiagnostics;
     BufferPool pool;
     std::optional<ChunkReader> reader; // (read input; outlives the workers that pull from it)
