@@ -17,9 +17,6 @@ int run(const Command&, const Args& args) {
     folded.annotateJit = args.has("--jit") || args.has("--all");
     ProfileArgs profile = profileArgs(args);
     profile.import.perfAddresses = args.has("--addrs");
-    // the folded lines come from the call tree alone: each sample's time, thread and stack are kept only
-    // for --time and --thread (fp-medium's perf script: ~10 ms less, 2 vCPU guest)
-    profile.import.sampleStore = !profile.time.empty() || !profile.threads.empty();
     if (args.operands.empty())
         return usageError(collapseCommand(), "collapse: no FILE given");
     return withProfile(args.operands.front(), profile, [&](Profile& p) {

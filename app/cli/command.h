@@ -77,6 +77,8 @@ struct ProfileArgs {
     std::vector<std::string> threads;     ///< --thread NAME|TID, repeatable
     std::vector<TransformArg> transforms; ///< --focus, --merge, ... in command-line order
 };
+/// The options every profile-reading command shares. Without --time and --thread no per-sample store is
+/// kept (ImportOptions::sampleStore): a command that shows one sets it again.
 ProfileArgs profileArgs(const Args& args);
 
 /// What --time and --thread chose from a profile's timeline, for a command that shows it (info).

@@ -148,7 +148,8 @@ void printTimeline(std::ostream& o, const Profile& p, const Selection& s) {
 int run(const Command&, const Args& args) {
     if (args.operands.empty())
         return usageError(infoCommand(), "info: no FILE given");
-    const ProfileArgs profile = profileArgs(args);
+    ProfileArgs profile = profileArgs(args);
+    profile.import.sampleStore = true; // (the timeline)
     return withProfile(args.operands.front(), profile, [&](Profile& p, const Selection& selection) {
         CostChoice choice;
         if (const std::string error = chooseCostType(p, profile.event, choice); !error.empty())

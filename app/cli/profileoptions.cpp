@@ -88,6 +88,9 @@ ProfileArgs profileArgs(const Args& args) {
     p.time = args.value("--time");
     p.threads = args.values("--thread");
     p.transforms = transformArgs(args);
+    // The commands read the call tree alone; each sample's time, thread and stack are kept only for --time
+    // and --thread to select from (and for `info`'s timeline, which asks for them).
+    p.import.sampleStore = !p.time.empty() || !p.threads.empty();
     return p;
 }
 

@@ -48,8 +48,9 @@ struct ImportOptions {
     /// A profile with more call tree nodes than this is refused with an error (memory protection).
     std::size_t maxNodes = 100'000'000;
     /// Keep every sample's time, thread and stack (Profile::samples: the timeline, time ranges). false, for
-    /// a profile read only for its call tree (`scorch collapse` without --time or --thread), saves the
-    /// store's memory and time; the text importers (perf script, folded) honour it, the others keep theirs.
+    /// a profile read only for its call tree (the command line's commands without --time or --thread), saves
+    /// the store's memory and time; the text importers (perf script, folded) honour it, the others keep
+    /// theirs.
     bool sampleStore = true;
     /// Skip detection and read the input as this format (Format::Unknown = detect).
     Format format = Format::Unknown;
