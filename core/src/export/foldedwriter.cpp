@@ -321,8 +321,8 @@ void writeFolded(const Profile& p, const FoldedOptions& o, std::ostream& out) {
         if (buffer.size() <= kBuffer - 65536)
             return true;
         if (overlapped) {
-            overlapped->put(
-                buffer); // (the stream is the writer thread's now: its errors come back from here)
+            // (the stream is the writer thread's now: its errors come back from here)
+            overlapped->put(buffer);
             return true;
         }
         out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));

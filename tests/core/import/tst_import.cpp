@@ -207,11 +207,11 @@ private Q_SLOTS:
         }
     }
 
-    // ImportOptions::sampleStore = false (`scorch collapse` without --time or --thread): timed perf script
-    // input, on one thread and on two workers merging hundreds of chunks, gives the same call tree, costs of
-    // every type per thread and stack, source-line costs, sample count and time span as with the store, and
-    // no SampleStore; with the store (the default) the same inputs have one. (Compared through their folded
-    // stacks: two workers number the tree's nodes in whichever order they made them.)
+    // ImportOptions::sampleStore = false (the command line's commands without --time or --thread): timed perf
+    // script input, on one thread and on two workers merging hundreds of chunks, gives the same call tree,
+    // costs of every type per thread and stack, source-line costs, sample count and time span as with the
+    // store, and no SampleStore; with the store (the default) the same inputs have one. (Compared through
+    // their folded stacks: two workers number the tree's nodes in whichever order they made them.)
     void withoutTheSampleStore() {
         SCORCH_REQUIRE_CORPUS();
         std::vector<std::string> paths;
